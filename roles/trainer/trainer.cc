@@ -306,17 +306,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                        fmt::format("{:.3f}", seconds_since(t_start)),
                        fmt::format("{:.6g}", v.l1_visited),
                        fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited)});
-      // Spearman(log p, log R) exists for BitSequence only (NaN elsewhere): log it where defined.
-      const std::string spearman =
-          std::isnan(v.spearman_logp_logr)
-              ? std::string()
-              : fmt::format(", Spearman(log p, log R) {:.4f}", v.spearman_logp_logr);
-      spdlog::info(
-          "validation at iteration {}: L1 exact {:.5f}, L1 sampled ({} samples) {:.5f}, JSD "
-          "{:.5f}, |logZ error| {:.4f}, modes found {}/{}, L1 visited (mean, last {}) {:.3g}{} "
-          "({:.2f} s)",
-          it, v.l1_exact, v.n_samples, v.l1_sampled, v.jsd, v.log_z_error, v.n_modes_found,
-          v.n_modes_total, v.n_visited, v.l1_visited, spearman, v.seconds);
+      spdlog::info("validation at iteration {}: {} ({:.2f} s)", it, core::describe(v), v.seconds);
       if (last) {
         FinalMetrics f;
         f.l1_exact = v.l1_exact;

@@ -1,6 +1,8 @@
 #include "runtime/gfn/validation.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/nn/module.h>
 
 #include <algorithm>
@@ -201,6 +203,29 @@ ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor
   r.log_z_error = std::abs(r.log_z - r.log_z_true);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::string describe(const ValidationResult& v) {
+  std::vector<std::string> parts;
+  if (!std::isnan(v.l1_exact)) parts.push_back(fmt::format("L1 exact {:.5f}", v.l1_exact));
+  if (v.n_samples > 0 && !std::isnan(v.l1_sampled)) {
+    parts.push_back(fmt::format("L1 sampled ({} samples) {:.5f}", v.n_samples, v.l1_sampled));
+  }
+  if (!std::isnan(v.jsd)) parts.push_back(fmt::format("JSD {:.5f}", v.jsd));
+  if (!std::isnan(v.log_z_error)) {
+    parts.push_back(fmt::format("|logZ error| {:.4f}", v.log_z_error));
+  } else {
+    parts.push_back(fmt::format("logZ {:.4f}", v.log_z));
+  }
+  parts.push_back(fmt::format("modes found {}/{}", v.n_modes_found, v.n_modes_total));
+  if (!std::isnan(v.l1_visited)) {
+    parts.push_back(fmt::format("L1 visited (mean, last {}) {:.3g}", v.n_visited, v.l1_visited));
+  }
+  if (!std::isnan(v.spearman_logp_logr)) {
+    parts.push_back(
+        fmt::format("Spearman(log p, log R) {:.4f} ({} test)", v.spearman_logp_logr, v.n_test));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 }  // namespace gfn::core

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "runtime/config/options.h"
@@ -124,6 +125,13 @@ struct ValidationResult {
   std::int64_t n_modes_total = 0;
   double seconds = 0;  ///< wall time of validate()
 };
+
+/// The metrics of `v` as one log line, each only where it is defined (not NaN), e.g.
+/// "L1 exact 0.01234, L1 sampled (200000 samples) 0.01300, JSD 0.00012, |logZ error| 0.0031,
+/// modes found 4/4, L1 visited (mean, last 12928) 0.106"; a non-enumerable environment
+/// (BitSequence) shows its logZ, modes and Spearman(log p, log R) instead of NaN L1s.
+/// Pure function; no unit suffix other than the sample counts.
+std::string describe(const ValidationResult& v);
 
 /// All metrics above; n_samples = options.n_samples (0 skips the sampled L1).
 /// `modes` and `visited` may be null (then modes found = 0, l1_visited = NaN).

@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
   std::string gfn_train, repo = ".", out_dir = "runs/quality-matrix";
   std::string table_path = "tools/quality-matrix/last_table.md", only;
   int tb_seeds = 3;
+  int seeds = 0;
+  std::string seeds_for;
   long long iterations = 0;
   long long validation_samples = 0;
   double timeout_s = 1800;
@@ -68,6 +70,15 @@ int main(int argc, char** argv) {
   app.add_option("--table", table_path, "markdown output (relative to --repo unless absolute)");
   app.add_option("--only", only, "run only the cells whose id matches this regex (ECMAScript)");
   app.add_option("--tb-seeds", tb_seeds, "seeds 1..n for the TB cells")->check(CLI::Range(1, 10));
+  auto* seeds_for_opt =
+      app.add_option("--seeds-for", seeds_for,
+                     "give the cells whose id matches this regex (ECMAScript) seeds 1..--seeds "
+                     "(the verdict stays on seed 1; the table adds mean ± std and how many seeds "
+                     "are within the bar)");
+  app.add_option("--seeds", seeds, "number of seeds of the --seeds-for cells")
+      ->check(CLI::Range(1, 100))
+      ->needs(seeds_for_opt);
+  seeds_for_opt->needs("--seeds");
   app.add_option("--iterations", iterations, "override train.n_iterations (smoke runs)")
       ->check(CLI::Range(1LL, 1000000LL));
   app.add_option("--validation-samples", validation_samples,
@@ -113,6 +124,21 @@ int main(int argc, char** argv) {
       }
       cells = std::move(kept);
       to_run = std::move(kept_run);
+    }
+    if (!seeds_for.empty()) {
+      const std::regex pattern(seeds_for);
+      bool any = false;
+      for (auto& c : cells) {
+        if (!std::regex_search(c.id, pattern)) continue;
+        any = true;
+        c.seeds.clear();
+        for (int s = 1; s <= seeds; ++s) c.seeds.push_back(static_cast<std::uint64_t>(s));
+      }
+      if (!any) {
+        fmt::print(stderr, "gfn-quality-matrix: error: --seeds-for '{}' matches no cell\n",
+                   seeds_for);
+        return 2;
+      }
     }
     for (auto& c : cells) {
       if (validation_samples > 0) c.validation_samples = validation_samples;

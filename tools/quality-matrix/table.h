@@ -23,7 +23,8 @@ struct CellResult {
 /// distribution of the terminating states visited during training) AT THE VALIDATION
 /// torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(), and the
 /// sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set. A FAIL says by how
-/// much (value, bound, excess in percent); a run without a judged row FAILs.
+/// much (value, bound, excess in percent); a run without a judged row FAILs. With more than
+/// one judged run (several seeds) it adds "; k/n seeds <= bound" (shown, not judged).
 std::string verdict(const CellResult& r);
 
 /// Mean and sample standard deviation (n - 1) of `values`; std is 0 for one value.

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
@@ -268,6 +269,37 @@ TEST(BitSequenceTestSet, SpearmanOnANonEnumerableSequence) {
   EXPECT_EQ(r.n_test, 120);
   EXPECT_GE(r.spearman_logp_logr, -1.0);
   EXPECT_LE(r.spearman_logp_logr, 1.0);
+}
+
+// The trainer's validation log line (describe): NaN metrics are left out, defined ones kept.
+TEST(ValidationDescribe, ShowsOnlyDefinedMetrics) {
+  ValidationResult exact;
+  exact.l1_exact = 0.5;
+  exact.jsd = 0.25;
+  exact.l1_sampled = 0.125;
+  exact.n_samples = 1000;
+  exact.log_z_error = 0.0625;
+  exact.n_modes_found = 3;
+  exact.n_modes_total = 4;
+  exact.l1_visited = 0.106;
+  exact.n_visited = 12928;
+  EXPECT_EQ(describe(exact),
+            "L1 exact 0.50000, L1 sampled (1000 samples) 0.12500, JSD 0.25000, |logZ error| "
+            "0.0625, modes found 3/4, L1 visited (mean, last 12928) 0.106");
+
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ValidationResult bits;  // a non-enumerable environment (BitSequence)
+  bits.exact = false;
+  bits.l1_exact = bits.jsd = bits.l1_sampled = bits.log_z_error = nan;
+  bits.n_samples = 1000;
+  bits.log_z = 2.5;
+  bits.n_modes_found = 1;
+  bits.n_modes_total = 60;
+  bits.spearman_logp_logr = 0.75;
+  bits.n_test = 120;
+  const std::string line = describe(bits);
+  EXPECT_EQ(line, "logZ 2.5000, modes found 1/60, Spearman(log p, log R) 0.7500 (120 test)");
+  EXPECT_EQ(line.find("nan"), std::string::npos);
 }
 
 }  // namespace
