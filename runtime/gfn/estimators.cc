@@ -4,8 +4,12 @@
 #include <torch/autograd.h>
 #include <torch/nn/modules/activation.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "runtime/gfn/plain_loops.h"
 
 namespace gfn::core {
 namespace {
@@ -154,6 +158,59 @@ struct NetsForward {
   std::vector<at::Tensor> acts, heads;
 };
 
+// The plain loops of the MLP forward and backward below, compiled for AVX2 as well as the
+// baseline (GCC function multiversioning: the loader picks the clone the CPU supports).
+// Why: this library is built for baseline x86-64 (SSE2), where the compiler vectorizes
+// these loops 4 floats wide and spilled a register inside the ReLU-backward loop; the
+// AVX2 clone halves the instructions. Every clone computes the same values (selects,
+// copies and float additions in the same order: no FMA involved).
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define GFN_LOOP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GFN_LOOP_CLONES
+#endif
+
+// y[i] = max(y[i], 0) in place: clamp_min(0)'s values (NaN stays NaN; -0.0 may keep its
+// sign, an equal value).
+GFN_LOOP_CLONES void relu_in_place(float* __restrict y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+}
+
+// d[i] = 0 where out[i] <= 0: at::threshold_backward(d, out, 0)'s values, in place.
+GFN_LOOP_CLONES void relu_backward_in_place(float* __restrict d, const float* __restrict out,
+                                            std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) d[i] = out[i] <= 0.0f ? 0.0f : d[i];
+}
+
+bool is_plain_float(const at::Tensor& t) {
+  return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu();
+}
+
+// at::linear(x, w, b) (then ReLU if relu), same values. With plain_loops_enabled() and
+// contiguous float32 CPU tensors, the bias is copied into the output rows by memcpy and the
+// GEMM accumulates onto it with addmm_out(y, y, x, w^T): the same GEMM call (beta = 1 on
+// the same C) as addmm's, so bit-identical, and still recorded as aten::addmm (the GEMM
+// probe of tools/gfn-bench-train); ReLU is one loop in place. Why: at 2-D h8 the table's
+// forward runs on 64 rows, where at::linear's broadcast copy of the bias (a TensorIterator)
+// and relu_'s dispatch cost more than their arithmetic.
+at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                          bool relu) {
+  if (!plain_loops_enabled() || !is_plain_float(x) || !is_plain_float(w) || !is_plain_float(b) ||
+      x.dim() != 2 || w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) ||
+      x.size(1) != w.size(1)) {
+    at::Tensor y = at::linear(x, w, b);
+    return relu ? y.relu_() : y;
+  }
+  const std::int64_t m = x.size(0), n = w.size(0);
+  at::Tensor y = at::empty({m, n}, at::kFloat);
+  float* yd = y.data_ptr<float>();
+  const float* bd = b.data_ptr<float>();
+  for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
+  at::addmm_out(y, y, x, w.t());
+  if (relu) relu_in_place(yd, m * n);
+  return y;
+}
+
 void run_nets(const std::vector<Net>& nets, const at::Tensor& x, NetsForward& out) {
   at::NoGradGuard no_grad;
   for (const Net& net : nets) {
@@ -161,12 +218,12 @@ void run_nets(const std::vector<Net>& nets, const at::Tensor& x, NetsForward& ou
     out.acts.push_back(x);
     for (std::int64_t i = 0; i < net.n_trunk; ++i) {
       const auto w = static_cast<std::size_t>(2 * i);
-      h = at::linear(h, net.params[w], net.params[w + 1]).relu_();
+      h = linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true);
       out.acts.push_back(h);
     }
     for (std::size_t k = 0; k < net.heads.size(); ++k) {
       const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
-      out.heads.push_back(at::linear(h, net.params[w], net.params[w + 1]));
+      out.heads.push_back(linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false));
     }
   }
 }
@@ -244,9 +301,10 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
         give(w, dy.t().mm(x));
       }
       if (at::Tensor* g = sink(w + 1)) {
-        g->add_(dy.sum(0));
+        if (!plain_loops_enabled() || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
       } else {
-        give(w + 1, dy.sum(0));
+        at::Tensor db = at::zeros({dy.size(1)}, at::kFloat);
+        give(w + 1, plain_loops_enabled() && add_column_sums(db, dy) ? db : dy.sum(0));
       }
     };
     std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
@@ -282,10 +340,7 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
         out.scalar_type() != at::kFloat) {
       return at::threshold_backward(dh, out, 0);
     }
-    float* d = dh.data_ptr<float>();
-    const float* o = out.data_ptr<float>();
-    const std::int64_t n = dh.numel();
-    for (std::int64_t i = 0; i < n; ++i) d[i] = o[i] <= 0.0f ? 0.0f : d[i];
+    relu_backward_in_place(dh.data_ptr<float>(), out.data_ptr<float>(), dh.numel());
     return dh;
   }
 };

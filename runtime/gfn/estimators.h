@@ -101,12 +101,14 @@ class GFlowNetModel : public torch::nn::Module {
 };
 
 /// model.forward(x, 0) (PF, PB and logF on all M rows of x float32 [M, input_dim]) with a
-/// hand-written backward: the forward runs WITHOUT autograd (same ATen ops as
-/// model.forward, bit-identical values) keeping every layer's activations, and the
+/// hand-written backward: the forward runs WITHOUT autograd (bit-identical values to
+/// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops unless
+/// GFN_PLAIN_LOOPS=0, plain_loops.h) keeping every layer's activations, and the
 /// outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow [M] if the
 /// model has a logF head) come out of ONE autograd node (RecordedMlp in estimators.cc)
 /// whose backward runs the MLPs' backward with the minimal GEMMs per Linear layer
-/// (grad-weight mm, grad-input mm except for the first layer; bias gradients as sums),
+/// (grad-weight mm, grad-input mm except for the first layer; bias gradients as column
+/// sums in ATen's summation order, add_column_sums in plain_loops.h),
 /// instead of ~3 autograd nodes, transposes and one AccumulateGrad per parameter.
 /// A uniform PB returns constant zeros (no gradient), as model.forward.
 ///

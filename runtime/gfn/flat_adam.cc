@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "runtime/gfn/plain_loops.h"
 
 namespace gfn::core {
 namespace {
@@ -31,14 +34,15 @@ namespace {
 // two. detect_rounding() asks ATen which, and the matching loop runs; everything else is
 // compiled without contraction (fp-contract=off) so no other multiply-add is fused.
 struct Coeffs {
-  float decay;     // 1 - lr * weight_decay           (p.mul_)
-  float beta1;     //                                  (exp_avg.mul_)
-  float one_m_b1;  // 1 - beta1                        (exp_avg.add_ alpha)
-  float beta2;     //                                  (exp_avg_sq.mul_)
-  float one_m_b2;  // 1 - beta2                        (exp_avg_sq.addcmul_ value)
-  float sqrt_bc2;  // sqrt(1 - beta2^t)                (sqrt() / sqrt(bias_correction2))
-  float eps;       //                                  (add_(eps))
-  float neg_step;  // -lr / (1 - beta1^t)              (p.addcdiv_ value)
+  float decay;         // 1 - lr * weight_decay           (p.mul_)
+  float beta1;         //                                  (exp_avg.mul_)
+  float one_m_b1;      // 1 - beta1                        (exp_avg.add_ alpha)
+  float beta2;         //                                  (exp_avg_sq.mul_)
+  float one_m_b2;      // 1 - beta2                        (exp_avg_sq.addcmul_ value)
+  float sqrt_bc2;      // sqrt(1 - beta2^t)                (sqrt() / sqrt(bias_correction2))
+  float inv_sqrt_bc2;  // RN(1 / sqrt_bc2) (divide_exact)
+  float eps;           //                                  (add_(eps))
+  float neg_step;      // -lr / (1 - beta1^t)              (p.addcdiv_ value)
 };
 
 // This file is compiled with -ffp-contract=off (no multiply-add is fused unless written
@@ -51,7 +55,28 @@ struct Coeffs {
 #define GFN_ADAM_FMA_TARGET
 #endif
 
-template <bool kFma>
+// RN(x / d), the correctly rounded quotient, for float x >= 0 (or NaN / +inf) and a
+// divisor d in (0, 1] with r = RN(1 / d), without a division. Why: the AdamW loop is bound by
+// the divider (two divisions and a square root per element; ~0.1 ms per step at 2-D h8),
+// and one of the divisions is by the constant sqrt(1 - beta2^t). Two Newton corrections
+// with exact FMA residuals: q0 = RN(x r) is within ~1.5 ulp of x / d, q1 = RN(q0 + e0 r)
+// within 1 ulp (faithful), and by Markstein's theorem (r within half an ulp of 1 / d, q1
+// faithful, e1 = x - d q1 exact by FMA) q2 = RN(q1 + e1 r) = RN(x / d). No underflow: the
+// loop runs with FTZ/DAZ, so x = sqrt(v) is 0 or >= 1e-19 and the residuals stay normal;
+// x r overflows only where x / d does (x <= sqrt(FLT_MAX) and 1 / d <= 32 at beta2 =
+// 0.999). x = +inf (or an overflowing x r): q0 = +inf is returned (the residuals would be
+// NaN), as the division would give. Checked against the
+// hardware division by tests/runtime/gfn/flat_adam_test.cc (bit-identity with AdamW on
+// ~10^7 values of widely spread magnitudes). FMA kernel only (std::fma is an instruction).
+inline __attribute__((always_inline)) float divide_exact(float x, float d, float r) {
+  const float q0 = x * r;
+  const float q1 = std::fma(std::fma(-q0, d, x), r, q0);
+  const float q2 = std::fma(std::fma(-q1, d, x), r, q1);
+  return q0 > std::numeric_limits<float>::max() ? q0 : q2;
+}
+
+// kExactDivide (FMA kernel only): the division by sqrt_bc2 as divide_exact.
+template <bool kFma, bool kExactDivide>
 inline __attribute__((always_inline)) void adamw_loop(float* __restrict p,
                                                       const float* __restrict g,
                                                       float* __restrict m, float* __restrict v,
@@ -64,21 +89,29 @@ inline __attribute__((always_inline)) void adamw_loop(float* __restrict p,
     float vi = v[i] * c.beta2;                                        // exp_avg_sq.mul_(b2)
     const float sg = c.one_m_b2 * gi;                                 // .addcmul_(g, g,
     vi = kFma ? std::fma(sg, gi, vi) : vi + sg * gi;                  //          1 - b2)
-    const float denom = std::sqrt(vi) / c.sqrt_bc2 + c.eps;           // sqrt / sqrt_bc2 + eps
-    p[i] = pi + c.neg_step * mi / denom;                              // p.addcdiv_(m, d, s)
+    const float root = std::sqrt(vi);                                 // sqrt() /
+    const float scaled = kFma && kExactDivide                         //   sqrt_bc2
+                             ? divide_exact(root, c.sqrt_bc2, c.inv_sqrt_bc2)
+                             : root / c.sqrt_bc2;
+    const float denom = scaled + c.eps;   // + eps
+    p[i] = pi + c.neg_step * mi / denom;  // p.addcdiv_(m, d, s)
     m[i] = mi;
     v[i] = vi;
   }
 }
 
 GFN_ADAM_FMA_TARGET void adamw_fused_fma(float* p, const float* g, float* m, float* v,
-                                         std::int64_t n, const Coeffs& c) {
-  adamw_loop<true>(p, g, m, v, n, c);
+                                         std::int64_t n, const Coeffs& c, bool exact_divide) {
+  if (exact_divide) {
+    adamw_loop<true, true>(p, g, m, v, n, c);
+  } else {
+    adamw_loop<true, false>(p, g, m, v, n, c);
+  }
 }
 
 void adamw_fused_separate(float* p, const float* g, float* m, float* v, std::int64_t n,
                           const Coeffs& c) {
-  adamw_loop<false>(p, g, m, v, n, c);
+  adamw_loop<false, false>(p, g, m, v, n, c);
 }
 
 // Flush-to-zero and denormals-are-zero for the fused loop only (restored afterwards).
@@ -245,6 +278,7 @@ void FlatAdamW::step() {
                    static_cast<float>(beta2_),
                    static_cast<float>(1 - beta2_),
                    static_cast<float>(std::sqrt(bias2)),
+                   1.0f / static_cast<float>(std::sqrt(bias2)),
                    static_cast<float>(eps_),
                    static_cast<float>(-lr / bias1)};
     float* p = f.params.data_ptr<float>();
@@ -254,7 +288,7 @@ void FlatAdamW::step() {
     const std::int64_t n = f.params.numel();
     const FlushDenormals flush;
     if (kernel_ == Kernel::kFusedFma) {
-      adamw_fused_fma(p, g, m, v, n, c);
+      adamw_fused_fma(p, g, m, v, n, c, plain_loops_enabled());
     } else {
       adamw_fused_separate(p, g, m, v, n, c);
     }

@@ -17,6 +17,10 @@
 // flat buffers instead (9 ops per group):
 //   p *= 1 - lr * weight_decay;   m = b1 m + (1-b1) g;   v = b2 v + (1-b2) g^2
 //   p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// The FMA kernel divides by sqrt(1 - beta2^t) without a division instruction (two Newton
+// corrections with FMA residuals, correctly rounded by Markstein's theorem: the same bits;
+// the loop is bound by the divider, two divisions and a square root per element), unless
+// GFN_PLAIN_LOOPS=0 (plain_loops.h; A/B switch).
 // Two differences: (1) a parameter outside the loss's graph has a zero gradient (a view
 // that is always defined) instead of none, so AdamW would skip it while here it takes a
 // step with g = 0 (no change unless weight decay is on or it had gradients before).

@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -17,6 +18,7 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -170,16 +172,21 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
 // into an [S, A] table in transition order, then ATen's log-softmax backward: the same
 // values as trajectory_balance(table_log_probs(...)) through TableLogProbsNode.
 // Replaces ~20 ATen ops and ~8 autograd nodes per iteration.
+// With loops (plain_loops_enabled()), the mean is a plain loop accumulated in double
+// (equal to ATen's mean up to its last bit; the loss value only, gradients unchanged). The
+// log-softmax, its backward and dlogZ's sum stay ATen's on purpose: the residuals and PB's
+// two-column log-softmax gradients cancel, so libm's exp or another summation order moved
+// gradients by ~3e-6 relative (tests/runtime/gfn/state_table_test.cc).
 // Inputs: pf_logits [S, A], pb_logits [S, A-1], log_z [] (variables), the masks
 // (StateSpace), rows [N], actions [N], pb_actions [N - B], traj_index [N] (int64),
-// log_rewards float32 [B], b = B. Output: loss float32 [].
+// log_rewards float32 [B], b = B, loops. Output: loss float32 [].
 struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajectoryBalanceNode> {
   static torch::autograd::variable_list forward(
       torch::autograd::AutogradContext* ctx, const at::Tensor& pf_logits,
       const at::Tensor& pb_logits, const at::Tensor& log_z, const at::Tensor& forward_masked,
       const at::Tensor& pb_masked, const at::Tensor& rows, const at::Tensor& actions,
       const at::Tensor& pb_actions, const at::Tensor& traj_index, const at::Tensor& log_rewards,
-      std::int64_t b) {
+      std::int64_t b, bool loops) {
     const at::Tensor lpf = pf_logits.masked_fill(forward_masked, kNegInf).log_softmax(1);
     const at::Tensor lpb = pb_logits.masked_fill(pb_masked, kNegInf).log_softmax(1);
     const std::int64_t n = rows.size(0), a = lpf.size(1), a_b = lpb.size(1);
@@ -210,7 +217,12 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     ctx->saved_data["residual"] = residual;
     ctx->saved_data["log_z_sizes"] = log_z.sizes().vec();
     ctx->saved_data["b"] = b;
-    return {squares.mean()};
+    if (!loops) return {squares.mean()};
+    double total = 0;
+    for (std::int64_t i = 0; i < b; ++i) total += sq[i];
+    at::Tensor loss = at::empty({}, at::kFloat);
+    *loss.data_ptr<float>() = static_cast<float>(total / static_cast<double>(b));
+    return {loss};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -240,7 +252,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
       // Masked entries: output -inf (probability 0) and never gathered, so 0 here.
       return at::_log_softmax_backward_data(grad, log_sm, 1, at::kFloat);
     };
-    torch::autograd::variable_list grads(11);
+    torch::autograd::variable_list grads(12);
     if (ctx->needs_input_grad(0)) {
       grads[0] = table_grad(lpf, actions.data_ptr<std::int64_t>(), 0, 1.0f);
     }
@@ -278,6 +290,37 @@ StateSpace::StateSpace(const Environment& e, const Preprocessor& preprocessor) :
   log_rewards = at::full({n_states}, std::numeric_limits<float>::quiet_NaN(), at::kFloat);
   log_rewards.index_copy_(0, can_exit, env.log_reward(all.index_select(0, can_exit)));
   s0 = env.state_indices(env.initial_states(1)).item<std::int64_t>();
+  states = all.contiguous();
+  // A linear state index (StateSpace::state_indices): the weight of dimension k is the index
+  // step from s0 to s0 + e_k (when that is a state); kept only if it holds on every state.
+  if (states.scalar_type() == at::kLong && states.dim() == 2 && n_states > 0) {
+    const std::int64_t d = states.size(1);
+    const std::int64_t* st = states.data_ptr<std::int64_t>();
+    const std::int64_t* base = st + s0 * d;
+    std::vector<std::int64_t> w(static_cast<std::size_t>(d), 0);
+    bool linear = true;
+    for (std::int64_t k = 0; k < d && linear; ++k) {
+      std::int64_t found = -1;
+      for (std::int64_t r = 0; r < n_states && found < 0; ++r) {
+        bool match = true;
+        for (std::int64_t j = 0; j < d && match; ++j) match = st[r * d + j] == base[j] + (j == k);
+        if (match) found = r;
+      }
+      linear = found >= 0;
+      w[static_cast<std::size_t>(k)] = found - s0;
+    }
+    std::int64_t offset = s0;
+    for (std::int64_t k = 0; k < d; ++k) offset -= base[k] * w[static_cast<std::size_t>(k)];
+    for (std::int64_t r = 0; r < n_states && linear; ++r) {
+      std::int64_t idx = offset;
+      for (std::int64_t k = 0; k < d; ++k) idx += st[r * d + k] * w[static_cast<std::size_t>(k)];
+      linear = idx == r;
+    }
+    if (linear) {
+      index_weights_ = std::move(w);
+      index_offset_ = offset;
+    }
+  }
   const StateGraph& g = env.state_graph();
   child.assign(static_cast<std::size_t>(n_states * n_actions), -1);
   for (std::int64_t s = 0; s < n_states; ++s) {
@@ -285,6 +328,42 @@ StateSpace::StateSpace(const Environment& e, const Preprocessor& preprocessor) :
       child[static_cast<std::size_t>(s * n_actions + g.edge_action[e])] = g.edge_child[e];
     }
   }
+}
+
+at::Tensor StateSpace::state_indices(const at::Tensor& x) const {
+  if (index_weights_.empty() || !plain_loops_enabled() || !x.defined() ||
+      x.scalar_type() != at::kLong || x.dim() != 2 || x.size(1) != states.size(1) ||
+      !x.device().is_cpu()) {
+    return env.state_indices(x);
+  }
+  const at::Tensor xc = x.contiguous();
+  const std::int64_t n = xc.size(0), d = xc.size(1);
+  const std::int64_t* xs = xc.data_ptr<std::int64_t>();
+  const std::int64_t* st = states.data_ptr<std::int64_t>();
+  at::Tensor out = at::empty({n}, at::kLong);
+  std::int64_t* o = out.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t* s = xs + i * d;
+    std::int64_t r = index_offset_;
+    for (std::int64_t k = 0; k < d; ++k) r += s[k] * index_weights_[static_cast<std::size_t>(k)];
+    // The state must be row r of the table (also rejects states outside the environment).
+    if (r < 0 || r >= n_states || std::memcmp(st + r * d, s, d * sizeof(std::int64_t)) != 0) {
+      return env.state_indices(x);
+    }
+    o[i] = r;
+  }
+  return out;
+}
+
+at::Tensor StateSpace::gather_states(const std::vector<std::int64_t>& rows) const {
+  const std::int64_t d = states.size(1), n = static_cast<std::int64_t>(rows.size());
+  at::Tensor out = at::empty({n, d}, at::kLong);
+  std::int64_t* o = out.data_ptr<std::int64_t>();
+  const std::int64_t* st = states.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::memcpy(o + i * d, st + rows[static_cast<std::size_t>(i)] * d, d * sizeof(std::int64_t));
+  }
+  return out;
 }
 
 bool table_manual_backward_enabled() {
@@ -303,8 +382,12 @@ StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
   table.outputs.pb_logits = out.pb_logits;
   table.outputs.log_flow = out.log_flow;
   at::NoGradGuard no_grad;
+  // On-policy: action_probabilities' ops with the inverted masks of the StateSpace (one
+  // logical_not less per iteration), same values.
   table.probs =
-      action_probabilities(out.pf_logits.detach(), space.forward_masks, options).contiguous();
+      options.temperature == 1.0 && !(options.epsilon > 0.0)
+          ? out.pf_logits.detach().masked_fill(space.forward_masked, kNegInf).softmax(1)
+          : action_probabilities(out.pf_logits.detach(), space.forward_masks, options).contiguous();
   return table;
 }
 
@@ -312,7 +395,7 @@ StateEvaluator table_evaluator(const StateTable& table, const StateSpace& space)
   return [&table, &space](const at::Tensor& states, bool with_pb) {
     // index_select's backward scatters each row's gradient back to its table row, so
     // gradients equal those of evaluating the rows themselves.
-    const at::Tensor rows = space.env.state_indices(states);
+    const at::Tensor rows = space.state_indices(states);
     StateOutputs s;
     s.pf_logits = table.outputs.pf_logits.index_select(0, rows);
     if (with_pb) s.pb_logits = table.outputs.pb_logits.index_select(0, rows);
@@ -323,7 +406,7 @@ StateEvaluator table_evaluator(const StateTable& table, const StateSpace& space)
 
 PolicyFunction table_backward_policy(const StateTable& table, const StateSpace& space) {
   return [&table, &space](const at::Tensor& states) {
-    return table.outputs.pb_logits.detach().index_select(0, space.env.state_indices(states));
+    return table.outputs.pb_logits.detach().index_select(0, space.state_indices(states));
   };
 }
 
@@ -335,7 +418,7 @@ TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& sp
       trajs.pb_actions.size(0) != n - b) {
     throw std::invalid_argument("table_log_probs: trajectories without recorded transitions");
   }
-  const at::Tensor rows = space.env.state_indices(trajs.states);  // [N]
+  const at::Tensor rows = space.state_indices(trajs.states);  // [N]
   TransitionLogProbs lp;
   if (table.manual_backward) {
     if (rows.scalar_type() != at::kLong || trajs.actions.scalar_type() != at::kLong ||
@@ -396,7 +479,7 @@ at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& s
   if (!log_z.defined() || log_z.numel() != 1 || log_z.scalar_type() != at::kFloat) {
     throw std::invalid_argument("table_trajectory_balance: log_z must be a float32 scalar");
   }
-  const at::Tensor rows = space.env.state_indices(trajs.states);  // [N]
+  const at::Tensor rows = space.state_indices(trajs.states);  // [N]
   if (rows.scalar_type() != at::kLong || trajs.actions.scalar_type() != at::kLong ||
       trajs.pb_actions.scalar_type() != at::kLong || trajs.traj_index.scalar_type() != at::kLong) {
     throw std::invalid_argument(
@@ -408,7 +491,7 @@ at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& s
   return TableTrajectoryBalanceNode::apply(
       table.outputs.pf_logits, table.outputs.pb_logits, log_z, space.forward_masked,
       space.pb_masked, rows.contiguous(), trajs.actions.contiguous(), trajs.pb_actions.contiguous(),
-      trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(), b)[0];
+      trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(), b, plain_loops_enabled())[0];
 }
 
 Trajectories sample_trajectories_from_table(const StateSpace& space, const at::Tensor& probs,
@@ -451,11 +534,15 @@ Trajectories sample_trajectories_from_table(const StateSpace& space, const at::T
     for (std::int64_t i = 0; i < m; ++i) {
       const float* row = p + index[i] * n_actions;
       const float* qi = qd + i * n_actions;
+      // Branch-free selects: which action wins is random, so a branch mispredicts about
+      // once per row (~1,000 rows per batch at 2-D h8); same first-maximum rule.
       std::int64_t action = 0;
       float best = row[0] / qi[0];
       for (std::int64_t a = 1; a < n_actions; ++a) {
         const float v = row[a] / qi[a];
-        if (v > best) best = v, action = a;
+        const bool better = v > best;
+        best = better ? v : best;
+        action = better ? a : action;
       }
       const std::int64_t id = ids[i];
       ++lengths[id];
@@ -482,20 +569,32 @@ Trajectories sample_trajectories_from_table(const StateSpace& space, const at::T
     ids.swap(next_ids), index.swap(next_index), led.swap(next_led);
   }
 
-  const at::Tensor& all = space.env.all_states();
   Trajectories out;
   out.n_trajectories = n;
   out.lengths = long_tensor(lengths);
-  const at::Tensor terminal_rows = long_tensor(terminal);
-  out.terminating_states = all.index_select(0, terminal_rows);
+  // Rows of the state table gathered by plain loops (same values as index_select; ~4 ATen
+  // ops less per batch), unless GFN_PLAIN_LOOPS=0 or the table is not int64.
+  if (plain_loops_enabled() && space.states.scalar_type() == at::kLong) {
+    out.terminating_states = space.gather_states(terminal);
+    if (record) out.states = space.gather_states(rec_rows);
+    // The table of log_reward (StateSpace): same values, without log_reward's checks.
+    out.log_rewards = at::empty({n}, at::kFloat);
+    const at::Tensor lr_table = space.log_rewards.contiguous();
+    const float* lr = lr_table.data_ptr<float>();
+    float* olr = out.log_rewards.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i) olr[i] = lr[terminal[static_cast<std::size_t>(i)]];
+  } else {
+    const at::Tensor& all = space.env.all_states();
+    const at::Tensor terminal_rows = long_tensor(terminal);
+    out.terminating_states = all.index_select(0, terminal_rows);
+    if (record) out.states = all.index_select(0, long_tensor(rec_rows));
+    out.log_rewards = space.log_rewards.index_select(0, terminal_rows);
+  }
   if (record) {
-    out.states = all.index_select(0, long_tensor(rec_rows));
     out.actions = long_tensor(rec_actions);
     out.traj_index = long_tensor(rec_ids);
     out.pb_actions = long_tensor(rec_pb);
   }
-  // The table of log_reward (StateSpace): same values, without log_reward's state checks.
-  out.log_rewards = space.log_rewards.index_select(0, terminal_rows);
   return out;
 }
 

@@ -84,6 +84,27 @@ struct StateSpace {
   at::Tensor log_rewards;
   std::vector<std::int64_t> child;  ///< [S * A]: state index of step(s, a), -1 if none
   std::int64_t s0 = 0;              ///< state index of s0
+  at::Tensor states;                ///< int64 [S, D]: env.all_states(), contiguous
+
+  /// env.state_indices(states) (int64 [N]) for states int64 [N, D] of this environment.
+  /// Speed (plain_loops.h, GFN_PLAIN_LOOPS): when the state index is a linear function of
+  /// the state (HyperGrid: sum_k s_k h^k; DiscreteEBM: sum_k (s_k + 1) 3^k; found and checked
+  /// on every state at construction), one loop computes it and checks each result against
+  /// the state table (row r must equal the state), instead of the environment's ATen ops;
+  /// any state that fails the check, other dtypes or GFN_PLAIN_LOOPS=0 use
+  /// env.state_indices (same values; its errors for invalid states).
+  at::Tensor state_indices(const at::Tensor& states) const;
+
+  /// Rows of `states` (the table's states) gathered by index: int64 [rows.size(), D], same
+  /// values as states.index_select(0, rows). Indices must be in [0, S) (not checked).
+  at::Tensor gather_states(const std::vector<std::int64_t>& rows) const;
+
+  /// True if state_indices can use the linear formula (tests).
+  bool has_linear_index() const { return !index_weights_.empty(); }
+
+ private:
+  std::vector<std::int64_t> index_weights_;  ///< w: index = offset + sum_k s_k w_k; empty if none
+  std::int64_t index_offset_ = 0;
 };
 
 /// The estimators on every state, rows in state-index order, computed with autograd.
@@ -149,7 +170,8 @@ bool table_fused_tb_enabled();
 /// autograd node (TableTrajectoryBalanceNode in state_table.cc: plain loops for the
 /// per-trajectory sums, residuals and their gradients, ATen's log-softmax and its backward
 /// on the S table rows) instead of table_log_probs' node plus trajectory_balance's ~20 ATen
-/// ops and ~8 autograd nodes: same loss (same float operations, ATen's mean) and gradients
+/// ops and ~8 autograd nodes: same loss up to its last bit (same float operations; the
+/// final mean is a loop accumulating in double, ATen's mean with GFN_PLAIN_LOOPS=0) and gradients
 /// (bit-identical in tests/runtime/gfn/state_table_test.cc up to the 1e-6 checked).
 /// Otherwise trajectory_balance(trajs, table_log_probs(table, space, trajs), log_z).
 /// Throws std::invalid_argument for trajectories without recorded transitions, malformed

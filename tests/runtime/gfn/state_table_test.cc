@@ -13,6 +13,7 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
+#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -441,6 +442,146 @@ TEST(StateTable, FusedTrajectoryBalanceEqualsUnfused) {
   }
   EXPECT_GT(checked, 100);
   EXPECT_GT(identical, 0);
+}
+
+// add_column_sums (the bias gradients of the hand-written backward) is bit-identical to
+// acc.add_(dy.sum(0)) for row counts below, at and above ATen's cascade block (16 rows),
+// widths with and without vector tails, and values of very different magnitudes (so the
+// summation order matters: a plain sequential sum differs somewhere, checked too).
+TEST(StateTable, PlainLoopsColumnSumsBitIdenticalToAten) {
+  torch::manual_seed(3);
+  int order_sensitive = 0;
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 5},
+                                                                              {15, 3},
+                                                                              {16, 8},
+                                                                              {17, 37},
+                                                                              {64, 2},
+                                                                              {64, 3},
+                                                                              {64, 256},
+                                                                              {300, 16},
+                                                                              {1026, 9},
+                                                                              {70000, 3}}) {
+    const std::int64_t m = shape.first, n = shape.second;
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+    const at::Tensor dy = torch::randn({m, n}) * torch::exp(4 * torch::randn({m, n}));
+    const at::Tensor start = torch::randn({n});
+    at::Tensor acc = start.clone();
+    if (m * n >= 32768 && at::get_num_threads() > 1) {  // ATen splits it across threads
+      EXPECT_FALSE(add_column_sums(acc, dy));
+      continue;
+    }
+    ASSERT_TRUE(add_column_sums(acc, dy));
+    const at::Tensor ref = start.clone().add_(dy.sum(0));
+    EXPECT_TRUE(torch::equal(acc, ref));
+    at::Tensor sequential = torch::zeros({n});
+    for (std::int64_t i = 0; i < m; ++i) sequential += dy[i];
+    if (!torch::equal(start + sequential, ref)) ++order_sensitive;
+  }
+  EXPECT_GT(order_sensitive, 0);
+  at::Tensor acc = torch::zeros({4});
+  EXPECT_FALSE(add_column_sums(acc, torch::ones({3, 4}, torch::kDouble)));
+  EXPECT_FALSE(add_column_sums(acc, torch::ones({4, 3}).t()));  // not contiguous
+  EXPECT_FALSE(add_column_sums(acc, torch::ones({3, 5})));      // wrong width
+  EXPECT_TRUE(torch::equal(acc, torch::zeros({4})));
+}
+
+// StateSpace::state_indices (linear formula checked against the state table) equals
+// env.state_indices on every state and on a shuffled batch, with and without
+// GFN_PLAIN_LOOPS; a state outside the table gets the environment's own answer.
+TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
+  std::vector<std::unique_ptr<Environment>> envs;
+  envs.push_back(grid(2, 8));
+  envs.push_back(grid(3, 5));
+  envs.push_back(ebm(4));
+  for (const auto& env_ptr : envs) {
+    const Environment& env = *env_ptr;
+    SCOPED_TRACE(env.name());
+    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const StateSpace space(env, *pre);
+    EXPECT_TRUE(space.has_linear_index());
+    const at::Tensor all = env.all_states();
+    const at::Tensor batch = all.index_select(0, torch::randint(all.size(0), {500}, torch::kLong));
+    for (const char* flag : {"1", "0"}) {
+      setenv("GFN_PLAIN_LOOPS", flag, 1);
+      EXPECT_TRUE(torch::equal(space.state_indices(all), env.state_indices(all)));
+      EXPECT_TRUE(torch::equal(space.state_indices(batch), env.state_indices(batch)));
+      std::vector<std::int64_t> rows = {3, 0, 7, 3};
+      EXPECT_TRUE(torch::equal(space.gather_states(rows),
+                               all.index_select(0, torch::tensor(rows, torch::kLong))));
+      unsetenv("GFN_PLAIN_LOOPS");
+    }
+    // A state outside the table: the environment's own answer (the loop's check fails).
+    const at::Tensor outside = torch::full({2, all.size(1)}, 99, torch::kLong);
+    EXPECT_TRUE(torch::equal(space.state_indices(outside), env.state_indices(outside)));
+  }
+}
+
+// The plain-loop fast paths (GFN_PLAIN_LOOPS, runtime/gfn/plain_loops.h) against the ATen
+// ops they replace, on the fused TB path of the table: the MLP forward (bias rows +
+// addmm_out, ReLU loop) gives bit-identical tables, the bias-gradient loops bit-identical
+// gradients; the fused TB node's mean (double accumulation) the loss within float rounding. A
+// hidden width of 37 exercises the vector loops' tails; tied, uniform-PB and NoisyNet models the
+// other layouts.
+TEST(StateTable, PlainLoopsEqualAtenOps) {
+  std::vector<std::unique_ptr<Environment>> envs;
+  envs.push_back(grid(2, 8));
+  envs.push_back(ebm(4));
+  int checked = 0;
+  for (const auto& env_ptr : envs) {
+    const Environment& env = *env_ptr;
+    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const StateSpace space(env, *pre);
+    for (int variant = 0; variant < 4; ++variant) {
+      config::ModelOptions mo;
+      mo.hidden_dim = 37;
+      mo.n_hidden = 3;
+      mo.tied = variant == 1;
+      mo.uniform_pb = variant == 2;
+      mo.n_noisy_layers = variant == 3 ? 2 : 0;
+      torch::manual_seed(21 + variant);
+      GFlowNetModel model(pre->output_dim(), env.n_actions(), mo);
+      {
+        torch::NoGradGuard no_grad;
+        model.log_z().fill_(0.4);
+      }
+      if (model.noisy()) {
+        at::Generator noise = at::detail::createCPUGenerator(6);
+        model.reset_noise(noise);
+      }
+      at::Generator gen = at::detail::createCPUGenerator(41 + variant);
+      const Trajectories trajs = sample_trajectories_from_table(
+          space, evaluate_state_table(model, space, {}, true).probs, 96, {}, gen);
+      SCOPED_TRACE(env.name() + " variant " + std::to_string(variant));
+      Grads result[2];
+      StateTable tables[2];
+      for (int loops = 0; loops < 2; ++loops) {
+        setenv("GFN_PLAIN_LOOPS", loops ? "1" : "0", 1);
+        tables[loops] = evaluate_state_table(model, space, {}, true);
+        model.zero_grad();
+        result[loops].loss =
+            table_trajectory_balance(tables[loops], space, trajs, model.log_z(), true);
+        result[loops].loss.backward();
+        unsetenv("GFN_PLAIN_LOOPS");
+        for (const auto& p : model.parameters()) {
+          result[loops].grads.push_back(p.grad().defined() ? p.grad().clone()
+                                                           : torch::zeros_like(p));
+        }
+      }
+      EXPECT_TRUE(torch::equal(tables[0].outputs.pf_logits, tables[1].outputs.pf_logits));
+      EXPECT_TRUE(torch::equal(tables[0].outputs.pb_logits, tables[1].outputs.pb_logits));
+      EXPECT_TRUE(torch::equal(tables[0].probs, tables[1].probs));
+      EXPECT_TRUE(near_relative(result[1].loss, result[0].loss, 1e-6));
+      ASSERT_EQ(result[0].grads.size(), result[1].grads.size());
+      double total = 0;  // the comparison is not vacuous
+      for (std::size_t i = 0; i < result[0].grads.size(); ++i) {
+        EXPECT_TRUE(torch::equal(result[1].grads[i], result[0].grads[i])) << "parameter " << i;
+        total += result[0].grads[i].abs().sum().item<double>();
+        ++checked;
+      }
+      EXPECT_GT(total, 0.0);
+    }
+  }
+  EXPECT_GT(checked, 40);
 }
 
 // The Learner (FlatAdamW: gradients written into its flat buffer) trains alike with the
