@@ -30,6 +30,12 @@ struct BenchOptions {
   std::string profile_path;
   int row_batches = 20;  ///< extra batches sampled to count rows (>= 1)
   int record_iters = 3;  ///< extra iterations whose GEMM calls are recorded (>= 1)
+  /// Paired rounds (>= 1): after the main measurement, each round times `paired_iters`
+  /// (>= 1) more iterations and then one pass of the same-shapes probe (1 block of >= 2 ms
+  /// per call), so that a swing of the machine's speed (a shared VM) hits both sides of
+  /// the ratio; BenchResult::paired_ratios has one ratio per round.
+  int paired_rounds = 15;
+  int paired_iters = 20;
 };
 
 struct BenchResult {
@@ -59,6 +65,12 @@ struct BenchResult {
   /// goal's basis, "a GEMM probe of the same shapes run in the same process".
   SameShapesProbe same_shapes;
   double same_shapes_ratio = 0;  ///< achieved_gflops / same_shapes.gflops
+  /// Per paired round: (flops.total() / median ms of the round's iterations) / the round's
+  /// same-shapes probe rate. Their median is the ratio goal's basis (side by side in time).
+  std::vector<double> paired_ratios;
+  std::vector<double> paired_ms;      ///< per round: median ms per iteration
+  std::vector<double> paired_gflops;  ///< per round: same-shapes probe rate, GFLOP/s
+  double paired_ratio_median = 0;
   /// torchgfn-equivalent (nominal) rate: flops_per_transition.total() / median time, i.e.
   /// the GEMM work of evaluating every transition (the compute-floor count).
   double nominal_gflops = 0;
@@ -72,7 +84,7 @@ struct BenchResult {
 };
 
 /// Throws std::invalid_argument for warmup < 0, iters < 1, row_batches < 1,
-/// record_iters < 1, and whatever
+/// record_iters < 1, paired_rounds < 1, paired_iters < 1, and whatever
 /// Learner's constructor throws for the configuration.
 BenchResult run_bench(const config::ExperimentConfig& config, const std::string& label,
                       const BenchOptions& options);
