@@ -22,6 +22,7 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/flat_adam.h"
 #include "runtime/gfn/losses.h"
+#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/state_table.h"
@@ -331,7 +332,16 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
 
   t = Clock::now();
   optim_->zero_grad();
-  loss.backward();
+  if (plain_loops_enabled() && loss.dim() == 0 && loss.scalar_type() == at::kFloat &&
+      loss.device().is_cpu()) {
+    // Speed (plain_loops.h): the seed gradient d loss / d loss = 1 is a constant tensor
+    // (only read by the graph's first node), so backward() need not build it with
+    // ones_like on every iteration (4 ATen calls). Same gradients.
+    static thread_local const at::Tensor unit = at::ones({}, at::kFloat);
+    loss.backward(unit);
+  } else {
+    loss.backward();
+  }
   r.seconds.backward = seconds_since(t);
   if (gradient_hook_) {
     t = Clock::now();
@@ -349,7 +359,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   }
   r.seconds.optimizer = seconds_since(t);
 
-  r.loss = loss.item<double>();
+  r.loss = scalar_value(loss);  // item<double>()'s value without its 2 dispatches
   r.log_z = log_z();
   // Mode tracking only until every mode is found: afterwards no batch can add one (saves
   // Environment::mode_hits' ATen ops on every later iteration).
@@ -380,6 +390,6 @@ ValidationResult Learner::validate(const config::ValidationOptions& options,
 
 torch::nn::Module& Learner::model() { return *model_; }
 GFlowNetModel& Learner::gflownet() { return *model_; }
-double Learner::log_z() const { return model_->log_z().item<double>(); }
+double Learner::log_z() const { return scalar_value(model_->log_z()); }
 
 }  // namespace gfn::core

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/ops/as_strided_native.h>
 
 #include <algorithm>
 #include <cmath>
@@ -172,6 +173,46 @@ bool add_column_sums(at::Tensor& acc, const at::Tensor& dy) {
                          acc.data_ptr<float>());
   acc.unsafeGetTensorImpl()->bump_version();  // as add_ would
   return true;
+}
+
+at::Tensor transposed_view(const at::Tensor& m) {
+  if (!plain_loops_enabled() || !m.defined() || m.dim() != 2 || m.layout() != at::kStrided ||
+      !m.device().is_cpu()) {
+    return m.t();
+  }
+  return at::native::as_strided_tensorimpl(m, {m.size(1), m.size(0)}, {m.stride(1), m.stride(0)},
+                                           m.storage_offset());
+}
+
+at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value) {
+  if (!plain_loops_enabled() || !x.defined() || !mask.defined() || x.scalar_type() != at::kFloat ||
+      mask.scalar_type() != at::kBool || !x.is_contiguous() || !mask.is_contiguous() ||
+      !x.device().is_cpu() || !mask.device().is_cpu() || x.sizes() != mask.sizes()) {
+    return x.detach().masked_fill(mask, value);
+  }
+  at::Tensor out = at::empty(x.sizes(), at::kFloat);
+  const float* src = x.data_ptr<float>();
+  const bool* m = mask.data_ptr<bool>();
+  float* dst = out.data_ptr<float>();
+  const std::int64_t n = x.numel();
+  for (std::int64_t i = 0; i < n; ++i) dst[i] = m[i] ? value : src[i];
+  return out;
+}
+
+at::Tensor zeros_float(std::int64_t rows, std::int64_t cols) {
+  if (!plain_loops_enabled()) return at::zeros({rows, cols}, at::kFloat);
+  at::Tensor out = at::empty({rows, cols}, at::kFloat);
+  if (rows * cols > 0) std::memset(out.data_ptr<float>(), 0, sizeof(float) * rows * cols);
+  return out;
+}
+
+double scalar_value(const at::Tensor& t) {
+  if (plain_loops_enabled() && t.defined() && t.numel() == 1 && t.device().is_cpu() &&
+      t.layout() == at::kStrided) {
+    if (t.scalar_type() == at::kFloat) return static_cast<double>(*t.data_ptr<float>());
+    if (t.scalar_type() == at::kDouble) return *t.data_ptr<double>();
+  }
+  return t.item<double>();
 }
 
 }  // namespace gfn::core

@@ -9,6 +9,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+
 namespace gfn::core {
 
 /// False if the environment variable GFN_PLAIN_LOOPS is "0" (the ATen ops, for A/B
@@ -26,5 +28,34 @@ bool plain_loops_enabled();
 /// LibTorch thread, or an undetected vector width (the caller then uses ATen). Bumps acc's
 /// version counter like an in-place ATen op. Not thread-safe for the same acc.
 bool add_column_sums(at::Tensor& acc, const at::Tensor& dy);
+
+/// The transpose of a 2-D tensor m [r, c] as a view [c, r] (m.t()'s sizes, strides, storage
+/// offset and storage), built directly (at::native::as_strided_tensorimpl) instead of
+/// through aten::t -> aten::transpose -> aten::as_strided: 3 dispatches less per GEMM
+/// operand (12 W^T / dy^T views per iteration at 2-D h8). The view has NO autograd history
+/// and does not share m's version counter: only for tensors read without autograd (no-grad
+/// forwards, hand-written backwards). A GEMM on it reads the same memory with the same
+/// strides as on m.t(), so results are bit-identical. Falls back to m.t() when
+/// GFN_PLAIN_LOOPS=0 or m is not a 2-D strided CPU tensor. Thread-safe (no shared state).
+at::Tensor transposed_view(const at::Tensor& m);
+
+/// x.masked_fill(mask, value)'s values in a new contiguous tensor, for x float32 and mask
+/// bool of the same shape (both contiguous, CPU): one copy loop instead of masked_fill's
+/// clone (empty_like, copy_) and masked_fill_ (5 dispatches, a TensorIterator each). Same
+/// bits (unmasked entries copied, masked ones set to value, NaN and -0.0 included). Falls
+/// back to x.detach().masked_fill(mask, value) otherwise or when GFN_PLAIN_LOOPS=0. The
+/// result has no autograd history in both cases (for no-grad forwards: the masked logit
+/// tables of state_table.cc). Thread-safe.
+at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value);
+
+/// at::zeros({rows, cols}, float32) without its zero_ dispatch (at::empty + memset) when
+/// plain loops are enabled; at::zeros otherwise. Same values. Thread-safe.
+at::Tensor zeros_float(std::int64_t rows, std::int64_t cols);
+
+/// The value of a one-element float32 or float64 CPU tensor as double, read from its data
+/// (what t.item<double>() returns, without the aten::item / _local_scalar_dense dispatches);
+/// t.item<double>() for other tensors or when GFN_PLAIN_LOOPS=0. Throws like item() for a
+/// tensor with more than one element. Thread-safe for concurrent readers.
+double scalar_value(const at::Tensor& t);
 
 }  // namespace gfn::core

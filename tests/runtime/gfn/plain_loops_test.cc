@@ -1,0 +1,211 @@
+// The dispatch-free helpers of runtime/gfn/plain_loops.h (transposed_view, masked_fill_copy,
+// zeros_float, scalar_value) against the ATen ops they replace, with and without
+// GFN_PLAIN_LOOPS, and the Learner's iteration with plain loops on and off (the seed gradient
+// and scalar reads of learner.cc).
+#include "runtime/gfn/plain_loops.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/registry.h"
+#include "runtime/gfn/estimators.h"
+#include "runtime/gfn/learner.h"
+#include "runtime/gfn/preprocessors.h"
+#include "runtime/gfn/state_table.h"
+
+namespace gfn::core {
+namespace {
+
+// Sets GFN_PLAIN_LOOPS for the lifetime of the object.
+struct PlainLoops {
+  explicit PlainLoops(bool on) { setenv("GFN_PLAIN_LOOPS", on ? "1" : "0", 1); }
+  ~PlainLoops() { unsetenv("GFN_PLAIN_LOOPS"); }
+};
+
+bool same_bits(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  const at::Tensor ac = a.contiguous(), bc = b.contiguous();
+  return std::memcmp(ac.data_ptr(), bc.data_ptr(), ac.numel() * ac.element_size()) == 0;
+}
+
+TEST(PlainLoopsHelpers, TransposedViewIsTheTransposeView) {
+  torch::manual_seed(3);
+  const at::Tensor base = torch::randn({7, 13});
+  // Contiguous, a column slice (storage offset, non-unit row stride) and an already
+  // transposed tensor.
+  const std::vector<at::Tensor> inputs = {base, base.narrow(1, 2, 9), base.t()};
+  for (const bool on : {true, false}) {
+    PlainLoops loops(on);
+    for (const auto& m : inputs) {
+      const at::Tensor v = transposed_view(m);
+      const at::Tensor ref = m.t();
+      EXPECT_EQ(v.sizes(), ref.sizes());
+      EXPECT_EQ(v.strides(), ref.strides());
+      EXPECT_EQ(v.storage_offset(), ref.storage_offset());
+      EXPECT_EQ(v.data_ptr(), ref.data_ptr());  // a view, no copy
+      EXPECT_TRUE(torch::equal(v, ref));
+      // The same GEMM on both operands gives the same bits.
+      const at::Tensor x = torch::randn({5, m.size(1)});
+      const at::Tensor y = torch::randn({m.size(0), 4});
+      EXPECT_TRUE(same_bits(at::mm(x, v), at::mm(x, ref)));
+      EXPECT_TRUE(same_bits(at::mm(v, y), at::mm(ref, y)));
+    }
+  }
+  // Writes through the original are seen through the view (shared storage).
+  at::Tensor w = torch::zeros({2, 3});
+  const at::Tensor wt = transposed_view(w);
+  w[1][2] = 5.0f;
+  EXPECT_EQ(wt[2][1].item<float>(), 5.0f);
+}
+
+TEST(PlainLoopsHelpers, MaskedFillCopyMatchesMaskedFill) {
+  torch::manual_seed(4);
+  at::Tensor x = torch::randn({9, 5});
+  x[0][0] = std::numeric_limits<float>::quiet_NaN();
+  x[1][1] = -0.0f;
+  x[2][2] = std::numeric_limits<float>::infinity();
+  const at::Tensor mask = torch::rand({9, 5}) < 0.4;
+  ASSERT_GT(mask.sum().item<int64_t>(), 0);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const at::Tensor ref = x.masked_fill(mask, neg_inf);
+  for (const bool on : {true, false}) {
+    PlainLoops loops(on);
+    const at::Tensor out = masked_fill_copy(x, mask, neg_inf);
+    EXPECT_TRUE(same_bits(out, ref)) << "plain loops " << on;  // NaN and -0.0 included
+    EXPECT_NE(out.data_ptr(), x.data_ptr());                   // a new tensor
+    EXPECT_TRUE(out.is_contiguous());
+    // Its log-softmax (the state table's use) is bit-identical too.
+    EXPECT_TRUE(same_bits(out.log_softmax(1), ref.log_softmax(1)));
+  }
+  // A non-contiguous input or a broadcast mask take ATen's path: same values.
+  const at::Tensor xt = torch::randn({5, 9}).t();
+  const at::Tensor row_mask = torch::rand({5}) < 0.5;
+  EXPECT_TRUE(same_bits(masked_fill_copy(xt, mask, 2.0f), xt.masked_fill(mask, 2.0f)));
+  EXPECT_TRUE(same_bits(masked_fill_copy(x, row_mask, 2.0f), x.masked_fill(row_mask, 2.0f)));
+  // An input with autograd: the result is detached, the values those of masked_fill.
+  const at::Tensor leaf = torch::randn({9, 5}).requires_grad_(true);
+  const at::Tensor out = masked_fill_copy(leaf, mask, neg_inf);
+  EXPECT_FALSE(out.requires_grad());
+  EXPECT_TRUE(same_bits(out, leaf.detach().masked_fill(mask, neg_inf)));
+}
+
+TEST(PlainLoopsHelpers, ZerosAndScalarValue) {
+  for (const bool on : {true, false}) {
+    PlainLoops loops(on);
+    const at::Tensor z = zeros_float(6, 7);
+    EXPECT_TRUE(same_bits(z, torch::zeros({6, 7})));
+    EXPECT_EQ(zeros_float(0, 3).numel(), 0);
+    const at::Tensor f = torch::full({}, 0.1f);
+    EXPECT_EQ(scalar_value(f), f.item<double>());
+    EXPECT_EQ(scalar_value(f), static_cast<double>(0.1f));
+    const at::Tensor d = torch::full({1}, 0.3, torch::kDouble);
+    EXPECT_EQ(scalar_value(d), 0.3);
+    const at::Tensor i = torch::full({}, 7, torch::kLong);
+    EXPECT_EQ(scalar_value(i), 7.0);
+    // One element of a larger tensor (storage offset) and a leaf with autograd.
+    const at::Tensor v = torch::arange(5, torch::kFloat).narrow(0, 3, 1);
+    EXPECT_EQ(scalar_value(v), 3.0);
+    EXPECT_EQ(scalar_value(torch::full({}, -2.5f).requires_grad_(true)), -2.5);
+    EXPECT_THROW(scalar_value(torch::ones({2})), c10::Error);
+  }
+}
+
+// table_trajectory_balance with plain loops writes logZ's gradient itself (no AccumulateGrad):
+// the same bits as autograd's accumulation (GFN_PLAIN_LOOPS=0) into an undefined .grad and
+// into an existing one, logZ is no longer an input of the loss node, and modifying logZ in
+// place before the backward throws.
+TEST(PlainLoopsHelpers, TableTrajectoryBalanceWritesLogZGradLikeAccumulateGrad) {
+  config::EnvOptions eo;
+  eo.ndim = 2;
+  eo.height = 5;
+  const auto env = make_environment(eo);
+  const auto pre = make_preprocessor("khot", *env);
+  const StateSpace space(*env, *pre);
+  config::ModelOptions mo;
+  mo.hidden_dim = 24;
+  torch::manual_seed(8);
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), mo);
+  {
+    torch::NoGradGuard no_grad;
+    model.log_z().fill_(0.7);
+  }
+  at::Generator gen = at::detail::createCPUGenerator(5);
+  const Trajectories trajs = sample_trajectories_from_table(
+      space, evaluate_state_table(model, space, {}, true).probs, 40, {}, gen);
+  at::Tensor grads[2][2];  // [loops][first / accumulated]
+  for (int on = 0; on < 2; ++on) {
+    PlainLoops loops(on == 1);
+    model.log_z().mutable_grad() = at::Tensor();
+    for (int pass = 0; pass < 2; ++pass) {
+      const StateTable table = evaluate_state_table(model, space, {}, true);
+      const at::Tensor loss = table_trajectory_balance(table, space, trajs, model.log_z(), true);
+      // With loops, logZ is not an input of the node (3 inputs otherwise: PF, PB, logZ).
+      std::int64_t defined_edges = 0;
+      for (const auto& e : loss.grad_fn()->next_edges()) defined_edges += e.is_valid() ? 1 : 0;
+      EXPECT_EQ(defined_edges, on == 1 ? 2 : 3);
+      loss.backward();
+      ASSERT_TRUE(model.log_z().grad().defined());
+      grads[on][pass] = model.log_z().grad().clone();
+    }
+  }
+  EXPECT_NE(grads[0][0].item<float>(), 0.0f);
+  EXPECT_TRUE(same_bits(grads[1][0], grads[0][0]));
+  EXPECT_TRUE(same_bits(grads[1][1], grads[0][1]));
+  EXPECT_TRUE(same_bits(grads[1][1], grads[0][0] + grads[0][0]));
+  {
+    PlainLoops loops(true);
+    const StateTable table = evaluate_state_table(model, space, {}, true);
+    const at::Tensor loss = table_trajectory_balance(table, space, trajs, model.log_z(), true);
+    {
+      torch::NoGradGuard no_grad;
+      model.log_z().add_(0.1);
+    }
+    EXPECT_ANY_THROW(loss.backward());  // the std::logic_error of the version check
+  }
+}
+
+// The Learner's iteration with plain loops (constant seed gradient, scalar reads, the
+// helpers above inside the state table) and without: parameters stay bit-identical over
+// several iterations (same gradients, same AdamW steps); the reported losses agree to float
+// rounding (the fused TB node's mean accumulates in double with loops) and logZ exactly.
+TEST(PlainLoopsHelpers, LearnerIterationsBitIdenticalWithAndWithoutLoops) {
+  config::EnvOptions eo;
+  eo.ndim = 2;
+  eo.height = 8;
+  config::ModelOptions mo;
+  mo.hidden_dim = 48;
+  config::TrainOptions to;
+  std::vector<double> losses[2], log_z[2];
+  std::vector<at::Tensor> params[2];
+  for (int on = 0; on < 2; ++on) {
+    PlainLoops loops(on == 1);
+    Learner learner(eo, mo, to, 17, config::ReplayOptions{});
+    ASSERT_TRUE(learner.uses_state_table());
+    for (int i = 0; i < 8; ++i) {
+      const IterationResult r = learner.train_iteration(64);
+      losses[on].push_back(r.loss);
+      log_z[on].push_back(r.log_z);
+    }
+    for (const auto& p : learner.model().parameters()) params[on].push_back(p.detach().clone());
+  }
+  for (std::size_t i = 0; i < losses[0].size(); ++i) {
+    EXPECT_NEAR(losses[1][i], losses[0][i], 1e-6 * (1 + std::abs(losses[0][i]))) << i;
+    EXPECT_EQ(log_z[1][i], log_z[0][i]) << i;
+  }
+  EXPECT_NE(log_z[1].back(), 0.0);  // logZ moved: the iterations trained
+  ASSERT_EQ(params[0].size(), params[1].size());
+  ASSERT_FALSE(params[0].empty());
+  for (std::size_t i = 0; i < params[0].size(); ++i) {
+    EXPECT_TRUE(same_bits(params[1][i], params[0][i])) << "parameter " << i;
+  }
+}
+
+}  // namespace
+}  // namespace gfn::core
