@@ -180,21 +180,14 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
 // gradients by ~3e-6 relative (tests/runtime/gfn/state_table_test.cc).
 // Inputs: pf_logits [S, A], pb_logits [S, A-1], log_z [] (variables), the masks
 // (StateSpace), rows [N], actions [N], pb_actions [N - B], traj_index [N] (int64),
-// log_rewards float32 [B], b = B, loops, log_z_direct. Output: loss float32 [].
-// log_z_direct (speed, with plain loops: table_trajectory_balance): empty, or {logZ} (a leaf
-// that requires grad) with a constant placeholder without autograd as log_z: logZ is then NOT an
-// input of the node and backward() adds its gradient (the same ATen sum) in place into logZ.grad,
-// as AccumulateGrad would (add_, or the sum itself when .grad is undefined): no AccumulateGrad
-// node, no reshape (4 ATen/engine calls per iteration). Like RecordedMlp's write_leaf_grads, logZ's
-// version is checked instead of autograd's saved-variable check.
+// log_rewards float32 [B], b = B, loops. Output: loss float32 [].
 struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajectoryBalanceNode> {
   static torch::autograd::variable_list forward(
       torch::autograd::AutogradContext* ctx, const at::Tensor& pf_logits,
       const at::Tensor& pb_logits, const at::Tensor& log_z, const at::Tensor& forward_masked,
       const at::Tensor& pb_masked, const at::Tensor& rows, const at::Tensor& actions,
       const at::Tensor& pb_actions, const at::Tensor& traj_index, const at::Tensor& log_rewards,
-      std::int64_t b, bool loops, std::vector<at::Tensor> log_z_direct) {
-    const at::Tensor& lz = log_z_direct.empty() ? log_z : log_z_direct[0];
+      std::int64_t b, bool loops) {
     // masked_fill_copy: masked_fill's values in one loop (plain_loops.h).
     const at::Tensor lpf = masked_fill_copy(pf_logits, forward_masked, kNegInf).log_softmax(1);
     const at::Tensor lpb = masked_fill_copy(pb_logits, pb_masked, kNegInf).log_softmax(1);
@@ -209,7 +202,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     std::vector<float> sum_pf(static_cast<std::size_t>(b), 0.0f), sum_pb(sum_pf);
     for (std::int64_t j = 0; j < n; ++j) sum_pf[t[j]] += f[r[j] * a + act[j]];
     for (std::int64_t j = b; j < n; ++j) sum_pb[t[j]] += g[r[j] * a_b + pb_act[j - b]];
-    const float z = *lz.data_ptr<float>();  // float32 [] (checked by the caller)
+    const float z = *log_z.data_ptr<float>();  // float32 [] (checked by the caller)
     at::Tensor residual = at::empty({b}, at::kFloat), squares = at::empty({b}, at::kFloat);
     float* res = residual.data_ptr<float>();
     float* sq = squares.data_ptr<float>();
@@ -224,11 +217,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     ctx->saved_data["pb_actions"] = pb_actions;
     ctx->saved_data["traj_index"] = traj_index;
     ctx->saved_data["residual"] = residual;
-    ctx->saved_data["log_z_sizes"] = lz.sizes().vec();
-    if (!log_z_direct.empty()) {
-      ctx->saved_data["log_z_leaf"] = lz;
-      ctx->saved_data["log_z_version"] = static_cast<std::int64_t>(lz._version());
-    }
+    ctx->saved_data["log_z_sizes"] = log_z.sizes().vec();
     ctx->saved_data["b"] = b;
     if (!loops) return {squares.mean()};
     double total = 0;
@@ -265,7 +254,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
       // Masked entries: output -inf (probability 0) and never gathered, so 0 here.
       return at::_log_softmax_backward_data(grad, log_sm, 1, at::kFloat);
     };
-    torch::autograd::variable_list grads(13);
+    torch::autograd::variable_list grads(12);
     if (ctx->needs_input_grad(0)) {
       grads[0] = table_grad(lpf, actions.data_ptr<std::int64_t>(), 0, 1.0f);
     }
@@ -274,23 +263,6 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     }
     if (ctx->needs_input_grad(2)) {
       grads[2] = d_res.sum().reshape(ctx->saved_data["log_z_sizes"].toIntVector());
-    } else if (ctx->saved_data.count("log_z_leaf") != 0) {
-      // log_z_direct: AccumulateGrad's update (no-grad mode) done here.
-      at::Tensor leaf = ctx->saved_data["log_z_leaf"].toTensor();
-      if (static_cast<std::int64_t>(leaf._version()) != ctx->saved_data["log_z_version"].toInt()) {
-        throw std::logic_error(
-            "table_trajectory_balance: logZ was modified in place between the forward and the "
-            "backward");
-      }
-      at::Tensor sum = d_res.sum();
-      at::Tensor& g = leaf.mutable_grad();
-      if (!g.defined()) {
-        g = sum.sizes() == leaf.sizes() ? sum : sum.reshape(leaf.sizes());
-      } else if (g.sizes() == sum.sizes()) {
-        g.add_(sum);
-      } else {
-        g.add_(sum.reshape(g.sizes()));
-      }
     }
     return grads;
   }
@@ -519,21 +491,10 @@ at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& s
   if (trajs.log_rewards.scalar_type() != at::kFloat) {
     throw std::invalid_argument("table_trajectory_balance: log_rewards must be float32");
   }
-  const bool loops = plain_loops_enabled();
-  // Speed (plain loops): logZ's gradient written by the node itself (log_z_direct in
-  // TableTrajectoryBalanceNode) when logZ is a leaf and the logit tables keep the node in
-  // the graph; otherwise logZ is an ordinary input.
-  const bool direct =
-      loops && at::GradMode::is_enabled() && log_z.requires_grad() && log_z.is_leaf() &&
-      (table.outputs.pf_logits.requires_grad() || table.outputs.pb_logits.requires_grad());
-  // The variable slot of logZ then holds a constant without autograd (the custom Function
-  // needs a defined tensor there; it is not read).
-  static thread_local const at::Tensor no_log_z = at::zeros({}, at::kFloat);
   return TableTrajectoryBalanceNode::apply(
-      table.outputs.pf_logits, table.outputs.pb_logits, direct ? no_log_z : log_z,
-      space.forward_masked, space.pb_masked, rows.contiguous(), trajs.actions.contiguous(),
-      trajs.pb_actions.contiguous(), trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(),
-      b, loops, direct ? std::vector<at::Tensor>{log_z} : std::vector<at::Tensor>{})[0];
+      table.outputs.pf_logits, table.outputs.pb_logits, log_z, space.forward_masked,
+      space.pb_masked, rows.contiguous(), trajs.actions.contiguous(), trajs.pb_actions.contiguous(),
+      trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(), b, plain_loops_enabled())[0];
 }
 
 Trajectories sample_trajectories_from_table(const StateSpace& space, const at::Tensor& probs,

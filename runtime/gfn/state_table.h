@@ -173,12 +173,6 @@ bool table_fused_tb_enabled();
 /// ops and ~8 autograd nodes: same loss up to its last bit (same float operations; the
 /// final mean is a loop accumulating in double, ATen's mean with GFN_PLAIN_LOOPS=0) and gradients
 /// (bit-identical in tests/runtime/gfn/state_table_test.cc up to the 1e-6 checked).
-/// With fused and plain loops (GFN_PLAIN_LOOPS, plain_loops.h), a log_z that is a leaf
-/// requiring grad is not an input of the node: its backward adds logZ's gradient (the same
-/// ATen sum, the same add_ as AccumulateGrad) in place into log_z.grad, saving the
-/// AccumulateGrad node. Caveat, as for the table's parameters (evaluate_state_table):
-/// torch::autograd::grad() does not return logZ's gradient and hooks on log_z do not run;
-/// modifying log_z in place before the backward makes it throw std::logic_error.
 /// Otherwise trajectory_balance(trajs, table_log_probs(table, space, trajs), log_z).
 /// Throws std::invalid_argument for trajectories without recorded transitions, malformed
 /// traj_index / log_rewards, non-int64 indices or a log_z that is not a float32 scalar.

@@ -117,60 +117,6 @@ TEST(PlainLoopsHelpers, ZerosAndScalarValue) {
   }
 }
 
-// table_trajectory_balance with plain loops writes logZ's gradient itself (no AccumulateGrad):
-// the same bits as autograd's accumulation (GFN_PLAIN_LOOPS=0) into an undefined .grad and
-// into an existing one, logZ is no longer an input of the loss node, and modifying logZ in
-// place before the backward throws.
-TEST(PlainLoopsHelpers, TableTrajectoryBalanceWritesLogZGradLikeAccumulateGrad) {
-  config::EnvOptions eo;
-  eo.ndim = 2;
-  eo.height = 5;
-  const auto env = make_environment(eo);
-  const auto pre = make_preprocessor("khot", *env);
-  const StateSpace space(*env, *pre);
-  config::ModelOptions mo;
-  mo.hidden_dim = 24;
-  torch::manual_seed(8);
-  GFlowNetModel model(pre->output_dim(), env->n_actions(), mo);
-  {
-    torch::NoGradGuard no_grad;
-    model.log_z().fill_(0.7);
-  }
-  at::Generator gen = at::detail::createCPUGenerator(5);
-  const Trajectories trajs = sample_trajectories_from_table(
-      space, evaluate_state_table(model, space, {}, true).probs, 40, {}, gen);
-  at::Tensor grads[2][2];  // [loops][first / accumulated]
-  for (int on = 0; on < 2; ++on) {
-    PlainLoops loops(on == 1);
-    model.log_z().mutable_grad() = at::Tensor();
-    for (int pass = 0; pass < 2; ++pass) {
-      const StateTable table = evaluate_state_table(model, space, {}, true);
-      const at::Tensor loss = table_trajectory_balance(table, space, trajs, model.log_z(), true);
-      // With loops, logZ is not an input of the node (3 inputs otherwise: PF, PB, logZ).
-      std::int64_t defined_edges = 0;
-      for (const auto& e : loss.grad_fn()->next_edges()) defined_edges += e.is_valid() ? 1 : 0;
-      EXPECT_EQ(defined_edges, on == 1 ? 2 : 3);
-      loss.backward();
-      ASSERT_TRUE(model.log_z().grad().defined());
-      grads[on][pass] = model.log_z().grad().clone();
-    }
-  }
-  EXPECT_NE(grads[0][0].item<float>(), 0.0f);
-  EXPECT_TRUE(same_bits(grads[1][0], grads[0][0]));
-  EXPECT_TRUE(same_bits(grads[1][1], grads[0][1]));
-  EXPECT_TRUE(same_bits(grads[1][1], grads[0][0] + grads[0][0]));
-  {
-    PlainLoops loops(true);
-    const StateTable table = evaluate_state_table(model, space, {}, true);
-    const at::Tensor loss = table_trajectory_balance(table, space, trajs, model.log_z(), true);
-    {
-      torch::NoGradGuard no_grad;
-      model.log_z().add_(0.1);
-    }
-    EXPECT_ANY_THROW(loss.backward());  // the std::logic_error of the version check
-  }
-}
-
 // The Learner's iteration with plain loops (constant seed gradient, scalar reads, the
 // helpers above inside the state table) and without: parameters stay bit-identical over
 // several iterations (same gradients, same AdamW steps); the reported losses agree to float
