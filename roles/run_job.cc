@@ -149,6 +149,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       so.w_reward = config.buffer.score_w_reward;
       so.w_mode_bonus = config.buffer.score_w_mode_bonus;
       so.p_norm = config.buffer.score_p_norm;
+      so.novelty = buffer::parse_novelty_method(config.buffer.score_novelty);
       so.cdist_max_bytes = static_cast<std::size_t>(config.buffer.score_cdist_max_bytes);
       so.ema_decay = config.buffer.score_ema_decay;
       options.scorer = std::make_shared<buffer::ModesScorer>(so);

@@ -79,12 +79,15 @@ std::int64_t ReplayBuffer::add(const std::vector<std::int64_t>& states,
     if (!std::isfinite(lr)) continue;
     std::vector<std::int64_t> state(states.begin() + i * ndim, states.begin() + (i + 1) * ndim);
     if (size() < capacity_) {
+      index_.insert(state.data(), ndim);
       heap_.push_back({lr, next_serial_++, std::move(state), actions_of(i)});
       std::push_heap(heap_.begin(), heap_.end(), HigherReward{});
       ++retained;
     } else if (lr > heap_.front().log_reward) {
       std::pop_heap(heap_.begin(), heap_.end(), HigherReward{});
       if (heap_.back().serial >= first_serial) --retained;  // evicted one of ours
+      index_.erase(heap_.back().state.data());
+      index_.insert(state.data(), ndim);
       heap_.back() = {lr, next_serial_++, std::move(state), actions_of(i)};
       std::push_heap(heap_.begin(), heap_.end(), HigherReward{});
       ++retained;

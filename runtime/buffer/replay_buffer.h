@@ -12,12 +12,16 @@
 // buffer per submission as a sorted container would). The sorted view needed by
 // percentiles and prioritized sampling is built on first use after an insert
 // (O(n log n)) and cached until the next insert.
+// The stored states are also kept in a StateIndex (state_index.h), updated on every
+// insert and eviction, for the scorer's nearest-neighbour queries.
 // Thread-compatible (no internal locking): one thread owns a buffer.
 
 #include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <vector>
+
+#include "runtime/buffer/state_index.h"
 
 namespace gfn::buffer {
 
@@ -73,6 +77,8 @@ class ReplayBuffer {
   /// State of the i-th stored item (heap order, 0 <= i < size()): ndim() int64 values.
   const std::int64_t* state_data(std::int64_t i) const { return heap_[i].state.data(); }
   float log_reward_at(std::int64_t i) const { return heap_[i].log_reward; }
+  /// The stored states as a nearest-neighbour index (in step with inserts and evictions).
+  const StateIndex& index() const { return index_; }
 
   /// Draws `n` items with replacement: uniformly, or (prioritized) with probability
   /// proportional to the reward exp(log_reward). Returns an empty vector when the
@@ -91,6 +97,7 @@ class ReplayBuffer {
   int ndim_ = 0;
   std::uint64_t next_serial_ = 0;
   std::vector<Entry> heap_;  ///< min-heap on log_reward
+  StateIndex index_;         ///< the states of heap_
   mutable std::vector<ReplayItem> sorted_;
   mutable bool sorted_valid_ = false;
 };

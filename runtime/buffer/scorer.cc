@@ -9,8 +9,23 @@
 
 namespace gfn::buffer {
 
-double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p,
-                   std::size_t max_bytes) {
+NoveltyMethod parse_novelty_method(const std::string& name) {
+  if (name == "index") return NoveltyMethod::kIndex;
+  if (name == "brute_force") return NoveltyMethod::kBruteForce;
+  throw std::invalid_argument(
+      fmt::format("buffer.score_novelty: unknown method '{}' (known: index, brute_force)", name));
+}
+
+std::string to_string(NoveltyMethod method) {
+  return method == NoveltyMethod::kIndex ? "index" : "brute_force";
+}
+
+double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p) {
+  return buffer.index().novelty_sum(batch.states.data(), batch.size(), batch.ndim, p);
+}
+
+double novelty_sum_reference(const BatchView& batch, const ReplayBuffer& buffer, double p,
+                             std::size_t max_bytes) {
   if (!(p > 0.0)) throw std::invalid_argument(fmt::format("novelty p-norm must be > 0, got {}", p));
   const std::int64_t m = batch.size();
   const std::int64_t n = buffer.size();
@@ -68,7 +83,10 @@ ScoreBreakdown ModesScorer::score(const BatchView& batch, const ReplayBuffer& bu
                                   std::int64_t new_modes) {
   ScoreBreakdown s;
   s.retained = buffer_before.would_retain(batch.log_rewards);
-  s.novelty_sum = novelty_sum(batch, buffer_before, options_.p_norm, options_.cdist_max_bytes);
+  s.novelty_sum =
+      options_.novelty == NoveltyMethod::kIndex
+          ? novelty_sum(batch, buffer_before, options_.p_norm)
+          : novelty_sum_reference(batch, buffer_before, options_.p_norm, options_.cdist_max_bytes);
   for (float lr : batch.log_rewards) {
     if (std::isfinite(lr)) s.reward_sum += std::exp(static_cast<double>(lr));
   }

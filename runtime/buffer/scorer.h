@@ -6,9 +6,13 @@
 //   A) retained   items of the batch the buffer keeps (ReplayBuffer::would_retain,
 //                 scored against the buffer before the insert);
 //   B) novelty    sum over the batch of the minimum p-norm distance from each batch
-//                 state to the buffer's states (before the insert), the batch x buffer
-//                 distance block computed in chunks of at most cdist_max_bytes; the
-//                 batch size (a placeholder) when the buffer is empty;
+//                 state to the buffer's states (before the insert), each minimum rounded
+//                 to float32; the batch size (a placeholder) when the buffer is empty.
+//                 Two methods give the same result: kIndex (default) asks the buffer's
+//                 nearest-neighbour index (state_index.h: exact duplicates by hash, the
+//                 rest by a k-d tree; O(batch log distinct)); kBruteForce is the plain
+//                 reference, the batch x buffer distance block computed in chunks of at
+//                 most cdist_max_bytes (O(batch capacity ndim); the tests' oracle);
 //   C) reward     sum of exp(log_reward) over the batch (non-finite values skipped);
 //   D) mode bonus number of modes never seen by this manager before.
 // score_before_ema = w_retained*A + w_novelty*B + w_reward*C + w_mode_bonus*D, and
@@ -19,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/buffer/replay_buffer.h"
@@ -53,22 +58,34 @@ class Scorer {
                                std::int64_t new_modes) = 0;
 };
 
+/// How the novelty term is computed (YAML buffer.score_novelty: index | brute_force).
+enum class NoveltyMethod { kIndex, kBruteForce };
+/// "index" | "brute_force"; throws std::invalid_argument naming buffer.score_novelty.
+NoveltyMethod parse_novelty_method(const std::string& name);
+std::string to_string(NoveltyMethod method);
+
 struct ModesScorerOptions {
   double w_retained = 1.0;
   double w_novelty = 1.0;
   double w_reward = 0.0;
   double w_mode_bonus = 10.0;
-  double p_norm = 2.0;                                   ///< > 0 (Minkowski p of torch.cdist)
-  std::size_t cdist_max_bytes = std::size_t{256} << 20;  ///< bytes of one distance block
-  double ema_decay = 0.9;                                ///< in [0, 1)
+  double p_norm = 2.0;  ///< > 0 (Minkowski p of torch.cdist)
+  /// kBruteForce: bytes of one float32 distance block.
+  std::size_t cdist_max_bytes = std::size_t{256} << 20;
+  double ema_decay = 0.9;  ///< in [0, 1)
+  NoveltyMethod novelty = NoveltyMethod::kIndex;
 };
 
-/// Σ_i min_j ||batch_i - buffer_j||_p over the batch, buffer rows processed in
-/// chunks so that one float32 distance block [n, chunk] stays within max_bytes
-/// (chunk >= 1). Returns batch.size() when the buffer is empty. Throws
-/// std::invalid_argument if p <= 0 or the buffer's ndim differs from the batch's.
-double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p,
-                   std::size_t max_bytes);
+/// Σ_i min_j ||batch_i - buffer_j||_p over the batch through the buffer's index
+/// (ReplayBuffer::index(), StateIndex::novelty_sum). Returns batch.size() when the buffer
+/// is empty. Throws std::invalid_argument if p <= 0 or the buffer's ndim differs from
+/// the batch's.
+double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p);
+/// The same sum by brute force (the reference): every batch row against every stored
+/// row, buffer rows processed in chunks so that one float32 distance block [n, chunk]
+/// stays within max_bytes (chunk >= 1). Same errors.
+double novelty_sum_reference(const BatchView& batch, const ReplayBuffer& buffer, double p,
+                             std::size_t max_bytes);
 
 class ModesScorer : public Scorer {
  public:

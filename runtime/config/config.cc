@@ -269,6 +269,8 @@ const std::vector<Field>& registry() {
       field("buffer.score_w_mode_bonus", &C::buffer, &BufferOptions::score_w_mode_bonus,
             non_negative()),
       field("buffer.score_p_norm", &C::buffer, &BufferOptions::score_p_norm, positive()),
+      field("buffer.score_novelty", &C::buffer, &BufferOptions::score_novelty,
+            one_of({"index", "brute_force"})),
       field("buffer.score_cdist_max_bytes", &C::buffer, &BufferOptions::score_cdist_max_bytes,
             at_least(std::int64_t{1})),
       field("buffer.score_ema_decay", &C::buffer, &BufferOptions::score_ema_decay,

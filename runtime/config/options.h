@@ -130,7 +130,9 @@ struct BufferOptions {
   double score_w_reward = 0.0;
   double score_w_mode_bonus = 10.0;
   double score_p_norm = 2.0;  ///< Minkowski p of the novelty distances
-  std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< novelty block cap, bytes
+  /// Novelty method: "index" (nearest-neighbour index) | "brute_force" (the reference).
+  std::string score_novelty = "index";
+  std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< brute_force block cap, bytes
   double score_ema_decay = 0.9;                                  ///< [0, 1)
   double drain_timeout_s = 60.0;        ///< bound of the drain of pending sends/SCOREs before EXIT
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)

@@ -164,12 +164,15 @@ TEST(ModesScorer, NoveltyIsChunkedAndMatchesBruteForce) {
     }
     expected += best;
   }
-  const double whole = novelty_sum(batch, buf, 2.0, 1 << 20);
-  const double tiny_chunks = novelty_sum(batch, buf, 2.0, 1);  // one buffer row per chunk
+  const double whole = novelty_sum_reference(batch, buf, 2.0, 1 << 20);
+  const double tiny_chunks = novelty_sum_reference(batch, buf, 2.0, 1);  // one row per chunk
   EXPECT_NEAR(whole, expected, 1e-4);
   EXPECT_NEAR(tiny_chunks, expected, 1e-4);
-  EXPECT_NEAR(novelty_sum(batch, ReplayBuffer(5), 2.0, 64), 3.0, 0);  // empty: batch size
-  EXPECT_THROW(novelty_sum(batch, buf, 0.0, 64), std::invalid_argument);
+  EXPECT_NEAR(novelty_sum(batch, buf, 2.0), expected, 1e-4);                    // the index
+  EXPECT_NEAR(novelty_sum_reference(batch, ReplayBuffer(5), 2.0, 64), 3.0, 0);  // empty
+  EXPECT_NEAR(novelty_sum(batch, ReplayBuffer(5), 2.0), 3.0, 0);
+  EXPECT_THROW(novelty_sum_reference(batch, buf, 0.0, 64), std::invalid_argument);
+  EXPECT_THROW(novelty_sum(batch, buf, 0.0), std::invalid_argument);
 }
 
 TEST(ModesScorer, WeightsAndEmaFollowModesReplayBufferManager) {
