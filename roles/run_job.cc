@@ -16,6 +16,7 @@
 
 #include <ATen/ATen.h>
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/buffer_manager/mode_predicate.h"
 #include "roles/context/distributed_context.h"
 #include "roles/coordinator/coordinator.h"
 #include "roles/trainer/trainer.h"
@@ -49,18 +50,6 @@ std::vector<double> gather_trainer_medians(transport::Group& trainers, double mi
   std::vector<double> all(trainers.size());
   trainers.all_gather(&mine, 1, transport::DType::kFloat64, all.data());
   return all;
-}
-
-ModePredicate mode_predicate(const config::EnvOptions& env_options) {
-  std::shared_ptr<core::Environment> env = core::make_environment(env_options);
-  return [env](const std::vector<std::int64_t>& states, int ndim) {
-    const auto n = static_cast<std::int64_t>(states.size()) / ndim;
-    // from_blob does not copy; is_mode only reads the states.
-    auto t = at::from_blob(const_cast<std::int64_t*>(states.data()), {n, ndim}, at::kLong);
-    const auto flags = env->is_mode(t).contiguous();
-    const bool* p = flags.data_ptr<bool>();
-    return std::vector<bool>(p, p + n);
-  };
 }
 
 }  // namespace
@@ -155,7 +144,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       options.scorer = std::make_shared<buffer::ModesScorer>(so);
       const auto result =
           run_buffer_manager(ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options,
-                             mode_predicate(config.env), &timing);
+                             environment_mode_predicate(config.env), &timing);
       spdlog::info(
           "buffer manager done: {} submissions, {} items received ({} filtered by trainers), "
           "buffer holds {}, {} modes found, {} messages rejected, {} EXIT count mismatches, "

@@ -1,0 +1,207 @@
+// gfn-bench-manager: how fast one replay-buffer manager serves submissions, in the style
+// of nccl-tests (sweep, warm-up, measured iterations, every reply checked).
+//
+// Method. Rank 0 runs the real manager (roles::run_buffer_manager, default scorer); ranks
+// 1..K are synthetic trainers (feeder.h) sending full-payload DATA as fast as the manager
+// answers, `--window` submissions in flight each. The submissions are the batches of a
+// real training Learner on each environment (pool.h), whose median iteration time is the
+// "full-speed trainer". Per environment and capacity: a warm-up of ceil(capacity / batch)
+// + 20 submissions fills the buffer, then `--iters` measured submissions per trainer.
+// The manager's own per-message timing (recv, score = decode + checks + modes + score,
+// add, reply) gives median and p99 per phase and of their sum, the service time;
+// trainers served = trainer iteration time / median service time.
+//   tools/mpirun.sh -np 2 build/bin/gfn-bench-manager
+#include <mpi.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+
+#include "roles/buffer_manager/buffer_manager.h"
+#include "roles/buffer_manager/mode_predicate.h"
+#include "runtime/buffer/scorer.h"
+#include "runtime/config/config.h"
+#include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/registry.h"
+#include "runtime/timing/timing_table.h"
+#include "tools/gfn-bench-manager/feeder.h"
+#include "tools/gfn-bench-manager/pool.h"
+#include "tools/gfn-transport-bench/stats.h"
+#include "transport/factory.h"
+
+namespace gfn::mbench {
+namespace {
+
+struct Options {
+  std::vector<std::string> configs = {"configs/bench/hypergrid_2d_b128.yaml",
+                                      "configs/bench/hypergrid_4d_b128.yaml",
+                                      "configs/bench/hypergrid_8d_b128.yaml"};
+  std::vector<std::int64_t> capacities = {1000, 10000, 100000};
+  std::vector<std::string> novelty = {"index"};
+  int iters = 1000;
+  int window = 8;
+  int pool = 0;  // 0: as many distinct submissions as are sent
+};
+
+/// The last `n` values of a manager timing step (seconds).
+std::vector<double> last(const timing::TimingTable& t, const std::string& step, int n) {
+  const auto& d = t.durations(step);
+  return {d.end() - std::min<std::size_t>(d.size(), n), d.end()};
+}
+
+struct Row {
+  std::string env, novelty;
+  std::int64_t capacity = 0;
+  int ndim = 0;
+  tbench::Summary recv, score, add, reply, service;
+  double subs_per_s = 0, trainer_ms = 0, served = 0;
+  bool pass = false;
+};
+
+void print_header(const Options& o, int trainers) {
+  std::printf(
+      "# gfn-bench-manager: 1 buffer manager (rank 0), %d synthetic trainer(s), window %d, "
+      "%d measured submissions per trainer after a warm-up that fills the buffer\n"
+      "# submissions: full payloads from a training Learner (one per iteration); phases are "
+      "the manager's own timings, in us (median / p99)\n"
+      "# served = median trainer iteration time / median service time; goal: >= 10 (and on "
+      "ndim 2: service median <= 100 us, p99 <= 500 us)\n",
+      trainers, o.window, o.iters);
+  std::printf("%-18s %8s %-11s %15s %15s %15s %15s %17s %9s %10s %8s %s\n", "env", "capacity",
+              "novelty", "recv", "score", "add", "reply", "service", "subs/s", "trainer_ms",
+              "served", "goal");
+}
+
+void print_row(const Row& r) {
+  auto mp = [](const tbench::Summary& s) {
+    return fmt::format("{:.1f}/{:.1f}", s.median_us, s.p99_us);
+  };
+  std::printf("%-18s %8lld %-11s %15s %15s %15s %15s %17s %9.0f %10.3f %8.1f %s\n", r.env.c_str(),
+              static_cast<long long>(r.capacity), r.novelty.c_str(), mp(r.recv).c_str(),
+              mp(r.score).c_str(), mp(r.add).c_str(), mp(r.reply).c_str(), mp(r.service).c_str(),
+              r.subs_per_s, r.trainer_ms, r.served, r.pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+}
+
+Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
+                 const roles::ModePredicate& is_mode, std::int64_t capacity,
+                 const std::string& novelty, int measured) {
+  std::vector<int> trainers(t.world_size() - 1);
+  std::iota(trainers.begin(), trainers.end(), 1);
+  roles::BufferManagerOptions o;
+  o.capacity = capacity;
+  o.n_actions = core::make_environment(cfg.env)->n_actions();
+  buffer::ModesScorerOptions so;
+  so.novelty = buffer::parse_novelty_method(novelty);
+  o.scorer = std::make_shared<buffer::ModesScorer>(so);
+  timing::TimingTable table;
+  const auto result = roles::run_buffer_manager(t, trainers, o, is_mode, &table);
+  if (result.exit_mismatches != 0 || result.rejected_messages != 0) {
+    throw std::runtime_error(fmt::format("manager: {} EXIT mismatches, {} rejected messages",
+                                         result.exit_mismatches, result.rejected_messages));
+  }
+  Row r;
+  r.capacity = capacity;
+  r.novelty = novelty;
+  r.ndim = static_cast<int>(cfg.env.ndim);
+  const int n = measured * static_cast<int>(trainers.size());
+  const auto recv = last(table, "recv", n), score = last(table, "score", n),
+             add = last(table, "add", n), reply = last(table, "reply", n);
+  std::vector<double> service(recv.size());
+  for (std::size_t i = 0; i < service.size(); ++i) {
+    service[i] = recv[i] + score[i] + add[i] + reply[i];
+  }
+  r.recv = tbench::summarize(recv);
+  r.score = tbench::summarize(score);
+  r.add = tbench::summarize(add);
+  r.reply = tbench::summarize(reply);
+  r.service = tbench::summarize(service);
+  return r;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  CLI::App app("One buffer manager fed by synthetic trainers at their maximum rate.",
+               "gfn-bench-manager");
+  app.add_option("--configs", o.configs, "experiment YAML per environment")
+      ->check(CLI::ExistingFile);
+  app.add_option("--capacities", o.capacities, "replay-buffer capacities (items)");
+  app.add_option("--novelty", o.novelty, "novelty methods compared (index, brute_force)");
+  app.add_option("--iters", o.iters, "measured submissions per trainer")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--window", o.window, "submissions in flight per trainer")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--pool", o.pool, "distinct submissions per trainer (0: one per submission sent)");
+  CLI11_PARSE(app, argc, argv);
+
+  auto transport = transport::make_transport("mpi", transport::TransportOptions{});
+  const int rank = transport->rank(), world = transport->world_size();
+  if (world < 2) throw std::invalid_argument("gfn-bench-manager needs >= 2 ranks (mpirun -np 2)");
+  const int trainers = world - 1;
+  if (rank == 0) print_header(o, trainers);
+  for (const auto& path : o.configs) {
+    auto cfg = config::load_config(path, {});
+    cfg.train.seed += static_cast<std::uint64_t>(rank);
+    const auto batch = cfg.train.batch_size;
+    int needed = 0;
+    for (auto c : o.capacities) {
+      needed = std::max<int>(needed, static_cast<int>((c + batch - 1) / batch) + 20 + o.iters);
+    }
+    Pool pool;
+    double trainer_ms = 0;
+    if (rank > 0) {
+      pool = sample_pool(cfg, o.pool > 0 ? std::min(o.pool, needed) : needed);
+      trainer_ms = pool.trainer_ms;
+    }
+    transport->world().broadcast(&trainer_ms, 1, transport::DType::kFloat64, 1);
+    const auto is_mode = rank == 0 ? roles::environment_mode_predicate(cfg.env) : nullptr;
+    for (auto capacity : o.capacities) {
+      const int warmup =
+          static_cast<int>((capacity + batch - 1) / batch + 20 + trainers - 1) / trainers;
+      for (const auto& novelty : o.novelty) {
+        transport->world().barrier();
+        double measured_s = 0;
+        Row r;
+        if (rank == 0) {
+          r = manager_side(*transport, cfg, is_mode, capacity, novelty, o.iters);
+        } else {
+          measured_s =
+              feed_manager(*transport, 0, pool.submissions, warmup, o.iters, o.window, capacity)
+                  .measured_s;
+        }
+        transport->world().all_reduce(&measured_s, 1, transport::DType::kFloat64,
+                                      transport::ReduceOp::kMax);
+        if (rank != 0) continue;
+        r.env = std::filesystem::path(path).stem().string();
+        r.subs_per_s = trainers * o.iters / measured_s;
+        r.trainer_ms = trainer_ms;
+        r.served = trainer_ms * 1e3 / r.service.median_us;
+        r.pass = r.served >= 10 &&
+                 (r.ndim != 2 || (r.service.median_us <= 100 && r.service.p99_us <= 500));
+        print_row(r);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace gfn::mbench
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 1;
+  int rc = 1;
+  try {
+    rc = gfn::mbench::run(argc, argv);
+  } catch (const std::exception& e) {
+    spdlog::error("gfn-bench-manager: {}", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,40 @@
+#include "tools/gfn-bench-manager/pool.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "roles/trainer/payload.h"
+#include "runtime/gfn/learner.h"
+
+namespace gfn::mbench {
+
+Pool sample_pool(const config::ExperimentConfig& config, int n) {
+  if (n < 1) throw std::invalid_argument("gfn-bench-manager: the pool needs >= 1 submission");
+  core::Learner learner(config.env, config.model, config.train, config.train.seed);
+  Pool pool;
+  std::vector<double> ms;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto it = learner.train_iteration(config.train.batch_size);
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    protocol::Submission s;
+    s.iteration = i;
+    const auto states = it.terminating_states.contiguous();
+    const auto rewards = it.log_rewards.to(at::kFloat).contiguous();
+    s.ndim = static_cast<std::int32_t>(states.size(1));
+    s.states.assign(states.data_ptr<std::int64_t>(),
+                    states.data_ptr<std::int64_t>() + states.numel());
+    s.log_rewards.assign(rewards.data_ptr<float>(), rewards.data_ptr<float>() + rewards.numel());
+    roles::append_trajectories(it.fresh, s.lengths, s.actions);
+    pool.submissions.push_back(std::move(s));
+  }
+  std::sort(ms.begin(), ms.end());
+  pool.trainer_ms = ms[ms.size() / 2];
+  return pool;
+}
+
+}  // namespace gfn::mbench
