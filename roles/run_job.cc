@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include <ATen/ATen.h>
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/buffer_manager/mode_predicate.h"
@@ -42,6 +44,15 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// CPU time (user + system, seconds) this process has consumed so far, all threads
+/// (getrusage RUSAGE_SELF).
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& tv) { return tv.tv_sec + 1e-6 * tv.tv_usec; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 /// Each trainer's median iteration time (ms), gathered over the trainer group in
@@ -87,6 +98,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
   signals::StopSignal stop;
   timing::TimingTable timing;
   TrainerResult trainer_result;
+  double train_s = 0;  // run_trainer's wall time, max over trainers (summary.json train_s)
   // submissions, items sent, items filtered, remote items trained on, of which as the
   // submitted trajectories, baseline updates pushed to trainers
   std::array<std::int64_t, 6> submitted_totals{};
@@ -105,7 +117,11 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       setup.coordinator = ctx.layout().coordinator_rank();
       setup.stop = &stop;
       setup.timing = &timing;
+      const auto t_train = Clock::now();
       trainer_result = run_trainer(config, setup);
+      train_s = std::chrono::duration<double>(Clock::now() - t_train).count();
+      ctx.trainer_group().all_reduce(&train_s, 1, transport::DType::kFloat64,
+                                     transport::ReduceOp::kMax);
       // Totals over the trainer group, for summary.json (collective over trainers).
       std::int64_t totals[6] = {trainer_result.submissions,
                                 trainer_result.items_sent,
@@ -142,17 +158,27 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       so.cdist_max_bytes = static_cast<std::size_t>(config.buffer.score_cdist_max_bytes);
       so.ema_decay = config.buffer.score_ema_decay;
       options.scorer = std::make_shared<buffer::ModesScorer>(so);
-      const auto result =
-          run_buffer_manager(ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options,
-                             environment_mode_predicate(config.env), &timing);
+      // CPU (user + system, all threads) and wall time of the manager's run, written to
+      // buffer_manager_<rank>.json: an idle manager spinning on its receives shows as
+      // CPU close to wall (tools/gfn-bench-scaling prints CPU % = cpu_s / wall_s).
+      const auto predicate = environment_mode_predicate(config.env);
+      const double cpu_start = process_cpu_seconds();
+      const auto t_manager = Clock::now();
+      const auto result = run_buffer_manager(
+          ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options, predicate, &timing);
+      const double manager_wall_s = std::chrono::duration<double>(Clock::now() - t_manager).count();
+      const double manager_cpu_s = process_cpu_seconds() - cpu_start;
       spdlog::info(
-          "buffer manager done: {} submissions, {} items received ({} filtered by trainers), "
-          "buffer holds {}, {} modes found, {} messages rejected, {} EXIT count mismatches, "
+          "buffer manager done in {:.2f} s wall, {:.2f} s CPU ({:.0f} %): {} submissions, "
+          "{} items received ({} filtered by trainers), buffer holds {}, {} modes found, {} "
+          "messages rejected, {} EXIT count mismatches, "
           "{} sample requests ({} refused, {} items served, {} with trajectories), baseline {} "
           "({} reports, {} syncs, {} pushes to trainers)"
           "\nper-sender traffic and timing profile (seconds):\n{}",
-          result.submissions, result.items_received, result.items_filtered_by_trainers,
-          result.buffer_size, result.modes_found, result.rejected_messages, result.exit_mismatches,
+          manager_wall_s, manager_cpu_s,
+          manager_wall_s > 0 ? 100.0 * manager_cpu_s / manager_wall_s : 0.0, result.submissions,
+          result.items_received, result.items_filtered_by_trainers, result.buffer_size,
+          result.modes_found, result.rejected_messages, result.exit_mismatches,
           result.sample_requests, result.sample_requests_refused, result.samples_served,
           result.trajectories_served,
           result.has_baseline ? fmt::format("{:.4f}", result.baseline) : std::string("(none)"),
@@ -172,6 +198,8 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       stats["trajectories_served"] = result.trajectories_served;
       stats["baseline_reports"] = result.baseline_reports;
       stats["baseline_pushes"] = result.baseline_pushes;
+      stats["cpu_s"] = manager_cpu_s;  // process CPU time (user + system) during the run
+      stats["wall_s"] = manager_wall_s;
       output::ensure_directory(config.output.dir);
       output::write_json(fmt::format("{}/buffer_manager_{}.json", config.output.dir, ctx.rank()),
                          stats);
@@ -240,6 +268,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
     summary["iterations"] = trainer_result.iterations;
     summary["trajectories"] = trainer_result.iterations * config.train.batch_size;
     summary["wall_s"] = wall_s;
+    summary["train_s"] = train_s;
     summary["ms_per_iteration"] = median(trainer_ms);
     summary["ms_per_iteration_per_trainer"] = trainer_ms;
     summary["world_size"] = ctx.world_size();

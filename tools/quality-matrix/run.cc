@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <boost/process.hpp>
-#include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
-#include <system_error>
+
+#include "tools/common/child_process.h"
+#include "tools/common/json_file.h"
 
 namespace gfn::quality {
 namespace bp = boost::process;
@@ -17,32 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double number_at(const nlohmann::json& j, const char* key, const std::string& path) {
-  if (!j.contains(key) || j.at(key).is_null() || !j.at(key).is_number()) {
-    throw std::runtime_error(fmt::format("{}: key '{}' is missing or not a number", path, key));
-  }
-  return j.at(key).get<double>();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The last non-empty line of the log mentioning "error", for a short failure message.
-std::string last_error_line(const std::string& log) {
-  std::istringstream in(log);
-  std::string line, found;
-  while (std::getline(in, line)) {
-    if (line.find("error") != std::string::npos || line.find("failed") != std::string::npos) {
-      found = line;
-    }
-  }
-  if (found.size() > 200) found = found.substr(0, 200) + "...";
-  return found;
-}
+using gfn::tools::last_error_line;
+using gfn::tools::number_at;
 
 bool is_unknown_replay_key(int exit_code, const std::string& log) {
   return exit_code == 2 && log.find("unknown key 'replay.") != std::string::npos;
@@ -51,14 +26,7 @@ bool is_unknown_replay_key(int exit_code, const std::string& log) {
 }  // namespace
 
 RunMetrics read_summary(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open summary", path));
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
+  const nlohmann::json j = gfn::tools::read_json_file(path);
   RunMetrics m;
   m.l1_exact = number_at(j, "l1_exact", path);
   m.l1_sampled = number_at(j, "l1_sampled", path);
@@ -77,24 +45,14 @@ RunOutcome run_gfn_train(const std::string& gfn_train, const std::vector<std::st
   out.log_path = log_path;
   fs::create_directories(fs::path(log_path).parent_path());
   fs::remove(fs::path(output_dir) / "summary.json");
-  const auto start = std::chrono::steady_clock::now();
-  int exit_code = -1;
-  {
-    bp::child child(gfn_train, bp::args(args), bp::start_dir(working_dir),
-                    (bp::std_out & bp::std_err) > log_path, bp::std_in < bp::null);
-    std::error_code ec;
-    const bool done =
-        child.wait_for(std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)), ec);
-    if (!done) {
-      child.terminate();
-      out.message = fmt::format("timed out after {:.0f} s", timeout_s);
-      out.wall_s = timeout_s;
-      return out;
-    }
-    exit_code = child.exit_code();
+  const auto child = gfn::tools::run_logged(gfn_train, args, working_dir, log_path, timeout_s);
+  out.wall_s = child.wall_s;
+  if (child.timed_out) {
+    out.message = fmt::format("timed out after {:.0f} s", timeout_s);
+    return out;
   }
-  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string log = read_text(log_path);
+  const int exit_code = child.exit_code;
+  const std::string log = gfn::tools::read_text_file(log_path);
   if (is_unknown_replay_key(exit_code, log)) {
     out.status = RunStatus::kUnsupported;
     out.message = "no replay buffer yet (gfn-train refuses the replay: keys)";

@@ -1,0 +1,50 @@
+#pragma once
+// The distributed-scaling goals gfn-bench-scaling judges (README "Distributed scaling"):
+// a manager costs little throughput, and 3 trainers + 1 manager reach 4x the reference
+// single-trainer rate.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/gfn-bench-scaling/aggregate.h"
+
+namespace gfn::bench_scaling {
+
+/// The reference single-trainer rate the 3t+1m goal multiplies (trajectories/s).
+inline constexpr double kReferenceSingleTrainerRate = 16300;
+
+struct Goal {
+  std::string text;  ///< e.g. "2t+1m sync >= 60 % of 2t (no manager)"
+  int layout = 0;    ///< the layout judged
+  /// true: the layout's efficiency (within-round ratio to its baseline) >= threshold;
+  /// false: its trajectories/s >= threshold.
+  bool is_efficiency = true;
+  double threshold = 0;
+};
+
+/// The goals: layout 3 efficiency >= 0.6, layouts 4 and 5 >= 0.8, layout 6 >= 4 x 16,300
+/// trajectories/s.
+const std::vector<Goal>& scaling_goals();
+
+enum class Verdict { kPass, kFail, kNotMeasured };
+const char* to_string(Verdict v);
+
+/// kNotMeasured without a value, else kPass when value >= threshold.
+Verdict judge(std::optional<double> value, double threshold);
+
+struct GoalResult {
+  Goal goal;
+  std::optional<double> value;  ///< median efficiency or trajectories/s
+  Verdict verdict = Verdict::kNotMeasured;
+};
+
+/// Judges every goal on the summaries (keyed by layout id; a missing layout or figure
+/// is kNotMeasured).
+std::vector<GoalResult> judge_goals(const std::map<int, LayoutSummary>& summaries);
+
+/// "  2t+1m sync >= 60 % of 2t (no manager)    71.3 %   PASS" (measured value, verdict).
+std::string goal_line(const GoalResult& r);
+
+}  // namespace gfn::bench_scaling

@@ -1,0 +1,214 @@
+// gfn-bench-scaling: what adding trainer and buffer-manager ranks buys. Runs gfn-train
+// under the MPI launcher in several layouts (layouts.h: 1 trainer; 2 trainers without a
+// manager; 2 trainers + 1 manager with sync / async / fire_and_forget submission;
+// 3 trainers + 1 manager, and 3 trainers without one as its baseline), interleaved
+// round-robin over --rounds rounds, and prints medians over rounds of trajectories/s,
+// ms/iteration, the efficiency against as many trainers without a manager (a ratio
+// within each round), the manager's CPU and wall time, and the goals (goals.h).
+//
+//   build/bin/gfn-bench-scaling                          # 5 rounds of layouts 1-6 (+7)
+//   build/bin/gfn-bench-scaling --rounds 1 --iterations 20 --layouts 1,3
+//   build/bin/gfn-bench-scaling --layouts 3-5 --submit-every 10   # idle manager CPU
+//
+// Paths (--binary, --mpirun, --config) are relative to the current directory, the
+// repository root by default. Exit codes: 0 every run succeeded (goals may FAIL: the
+// output says so), 1 a run failed or could not be read, 2 bad command line.
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/common/child_process.h"
+#include "tools/gfn-bench-scaling/aggregate.h"
+#include "tools/gfn-bench-scaling/goals.h"
+#include "tools/gfn-bench-scaling/layouts.h"
+#include "tools/gfn-bench-scaling/report.h"
+
+namespace fs = std::filesystem;
+using namespace gfn::bench_scaling;
+
+namespace {
+
+// A fresh directory under the system's temporary directory.
+std::string make_temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "gfn-bench-scaling-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+  return pattern;
+}
+
+// The launcher as given if it names a path, else found in PATH.
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::absolute(name).string();
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t pos = 0; pos <= dirs.size();) {
+    const auto colon = std::min(dirs.find(':', pos), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(pos, colon - pos)) / name;
+    if (colon > pos && fs::is_regular_file(candidate)) return candidate.string();
+    pos = colon + 1;
+  }
+  return name;
+}
+
+// Runs one layout once; the figures, or nullopt after printing why it failed.
+std::optional<RunFigures> run_once(const Layout& layout, const Command& command,
+                                   const fs::path& dir, double timeout_s) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string log = (dir / "run.log").string();
+  const auto child = gfn::tools::run_logged(command.program, command.args,
+                                            fs::current_path().string(), log, timeout_s);
+  std::string problem;
+  if (child.timed_out) {
+    problem = fmt::format("timed out after {:.0f} s", timeout_s);
+  } else if (child.exit_code != 0) {
+    problem = fmt::format("exit code {}: {}", child.exit_code,
+                          gfn::tools::last_error_line(gfn::tools::read_text_file(log)));
+  }
+  RunFigures f;
+  if (problem.empty()) {
+    try {
+      f.job = read_job_summary((dir / "summary.json").string());
+      if (layout.managers > 0) {
+        f.manager = read_managers(dir.string());
+        if (!f.manager) problem = fmt::format("no buffer_manager_<rank>.json in {}", dir.string());
+      }
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  if (!problem.empty()) {
+    fmt::print("#   FAILED: {} (log: {})\n", problem, log);
+    return std::nullopt;
+  }
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Throughput of gfn-train trainer / buffer-manager layouts, round-robin over rounds"};
+  RunSettings settings;
+  int rounds = 5;
+  std::string layouts_text = "1-6";
+  std::string binary = "build/bin/gfn-train", mpirun = "tools/mpirun.sh", out_dir;
+  double timeout_s = 900;
+  bool dry_run = false;
+  app.add_option("--rounds", rounds, "rounds; each runs every layout once")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--iterations", settings.iterations, "train.n_iterations of every run")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+  app.add_option("--layouts", layouts_text,
+                 "layouts to run: ids or ranges, e.g. 1,3 or 3-5 (1-6; 7 = 3 trainers without a "
+                 "manager, added as 6's baseline; 2 is added as 3-5's)");
+  app.add_option("--submit-every", settings.submit_every,
+                 "buffer.remote_buffer_freq of the layouts with a manager (10: a mostly idle "
+                 "manager, for its CPU time)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  app.add_option("--batch-per-trainer", settings.batch_per_trainer,
+                 "trajectories per trainer per iteration (train.batch_size = this x trainers)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  app.add_option("--capacity", settings.capacity, "buffer.capacity")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000000}));
+  app.add_option("--config", settings.config, "base configuration (YAML)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--binary", binary, "the gfn-train binary");
+  app.add_option("--mpirun", mpirun, "the MPI launcher (called as <mpirun> -np <n> <binary> ...)");
+  app.add_option("--out", out_dir,
+                 "directory of the runs (round<r>/<layout>/), default a new temporary directory");
+  app.add_option("--extra-set", settings.extra_sets,
+                 "key=value passed to every run as --set (repeatable; wins over the others)");
+  app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
+  app.add_flag("--dry-run", dry_run, "print the commands of one round, run nothing");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<int> order;
+  try {
+    order = run_order(parse_layout_list(layouts_text));
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "gfn-bench-scaling: error: {}\n", e.what());
+    return 2;
+  }
+  if (!fs::is_regular_file(binary)) {
+    fmt::print(stderr, "gfn-bench-scaling: error: --binary {} does not exist\n", binary);
+    return 2;
+  }
+
+  try {
+    binary = fs::absolute(binary).string();
+    mpirun = resolve_program(mpirun);
+    if (out_dir.empty()) out_dir = dry_run ? "<temporary directory>" : make_temp_dir();
+    if (!dry_run) out_dir = fs::absolute(out_dir).string();
+    const MethodInfo method{settings, rounds, order, binary, mpirun, out_dir};
+    fmt::print("{}", method_text(method));
+    std::fflush(stdout);
+
+    const auto dir_of = [&out_dir](int round, const Layout& l) {
+      return fs::path(out_dir) / fmt::format("round{}", round + 1) / l.slug;
+    };
+    if (dry_run) {
+      for (int id : order) {
+        const auto& l = layout_by_id(id);
+        fmt::print("{}\n",
+                   job_command(l, settings, mpirun, binary, dir_of(0, l).string()).to_string());
+      }
+      return 0;
+    }
+
+    Results results(rounds);
+    bool any_failed = false;
+    for (int r = 0; r < rounds; ++r) {
+      for (int id : order) {
+        const auto& l = layout_by_id(id);
+        const fs::path dir = dir_of(r, l);
+        const auto command = job_command(l, settings, mpirun, binary, dir.string());
+        fmt::print("# round {}/{}  layout {} ({}, np {}) ...\n", r + 1, rounds, id, l.short_label,
+                   l.np());
+        std::fflush(stdout);
+        const auto figures = run_once(l, command, dir, timeout_s);
+        if (figures) {
+          results.record(id, r, *figures);
+          fmt::print("{}\n", run_line(r, rounds, l, *figures));
+        } else {
+          any_failed = true;
+        }
+        std::fflush(stdout);
+      }
+    }
+
+    std::map<int, LayoutSummary> summaries;
+    for (int id : order) summaries[id] = summarize(results, id);
+    std::string report =
+        fmt::format("#\n# Medians over {} round{} ({} iterations per run; * = a baseline layout)\n",
+                    rounds, rounds > 1 ? "s" : "", settings.iterations);
+    report += table_text(order, summaries, rounds);
+    report += "#\n# Goals (medians over rounds; efficiency = within-round ratio)\n";
+    if (settings.submit_every != 1) {
+      report += fmt::format(
+          "# note: measured with --submit-every {}; the goals are for submission every "
+          "iteration\n",
+          settings.submit_every);
+    }
+    for (const auto& g : judge_goals(summaries)) report += goal_line(g) + "\n";
+    fmt::print("{}", report);
+    std::ofstream(fs::path(out_dir) / "report.txt") << method_text(method) << report;
+    if (any_failed) {
+      fmt::print("# some runs failed (see the FAILED lines above)\n");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gfn-bench-scaling: error: {}\n", e.what());
+    return 1;
+  }
+}
