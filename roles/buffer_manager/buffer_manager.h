@@ -30,6 +30,8 @@
 // on the tag where the sender waits for its reply (kData, kMetadata or kSample), and
 // the manager keeps serving the others.
 // All replies are isend (handles pruned as they complete, waited for, bounded, at the end).
+// The manager is an object, roles/buffer_manager/manager.h (BufferManager: one handler
+// per message type); run_buffer_manager() constructs one and runs it.
 
 #include <cstdint>
 #include <functional>
@@ -111,13 +113,19 @@ struct BufferManagerResult {
 };
 
 /// Runs the manager loop until all `assigned_trainers` (global ranks) sent EXIT,
-/// then the EXIT handshake with the coordinator if there is one.
+/// then the EXIT handshake with the coordinator if there is one
+/// (`BufferManager(transport, assigned_trainers, options, is_mode, timing).run()`).
+/// Reentrant (no shared state): managers on different transports may run in parallel
+/// threads; one call is one manager and uses its transport from the calling thread.
 /// Blocking; records "recv", "add", "score", "reply" step durations (seconds) in
 /// `timing` (one timing iteration per DATA message) if non-null.
 /// Throws transport::TimeoutError if no message arrives for idle_timeout_s while
 /// trainers are still expected (the message names them, the tag and EXIT), or the
 /// coordinator does not acknowledge; std::invalid_argument for bad options
-/// (baseline_report_interval < 1, baseline_tolerance < 0 or NaN, n_actions < 0).
+/// (baseline_report_interval < 1, baseline_tolerance < 0 or NaN, n_actions < 0);
+/// transport::TransportError when a reply cannot be sent (naming it, its destination
+/// and tag); transport::MessageError when the transport refuses a message above
+/// max_message_bytes.
 BufferManagerResult run_buffer_manager(transport::Transport& transport,
                                        const std::vector<int>& assigned_trainers,
                                        const BufferManagerOptions& options,

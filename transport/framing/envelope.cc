@@ -43,13 +43,14 @@ Bytes encode_envelope(MessageType type, const std::uint8_t* payload, std::size_t
   return out;
 }
 
-Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes) {
-  if (bytes.size() < kEnvelopeHeaderBytes) {
+MessageView decode_envelope_view(const std::uint8_t* data, std::size_t size,
+                                 std::size_t max_payload_bytes) {
+  if (size < kEnvelopeHeaderBytes) {
     throw MessageError(
-        fmt::format("message of {} bytes is shorter than the {}-byte envelope header", bytes.size(),
+        fmt::format("message of {} bytes is shorter than the {}-byte envelope header", size,
                     kEnvelopeHeaderBytes));
   }
-  const std::uint8_t* h = bytes.data();
+  const std::uint8_t* h = data;
   if (std::memcmp(h, kEnvelopeMagic, 4) != 0) {
     throw MessageError(fmt::format(
         "message has wrong magic {:02x} {:02x} {:02x} {:02x} (expected \"GFNM\"): not a "
@@ -72,16 +73,22 @@ Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes) {
         fmt::format("{} message declares a payload of {} bytes, above the cap of {} bytes",
                     to_string(static_cast<MessageType>(type)), length, max_payload_bytes));
   }
-  const std::size_t present = bytes.size() - kEnvelopeHeaderBytes;
+  const std::size_t present = size - kEnvelopeHeaderBytes;
   if (length != present) {
     throw MessageError(
         fmt::format("{} message declares a payload of {} bytes but {} bytes are present ({})",
                     to_string(static_cast<MessageType>(type)), length, present,
                     length > present ? "truncated" : "trailing garbage"));
   }
+  return MessageView{static_cast<MessageType>(type),
+                     present == 0 ? nullptr : data + kEnvelopeHeaderBytes, present};
+}
+
+Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes) {
+  const MessageView view = decode_envelope_view(bytes, max_payload_bytes);
   Message m;
-  m.type = static_cast<MessageType>(type);
-  m.payload.assign(bytes.begin() + kEnvelopeHeaderBytes, bytes.end());
+  m.type = view.type;
+  m.payload.assign(view.payload, view.payload + view.payload_size);
   return m;
 }
 

@@ -30,6 +30,21 @@ struct Message {
   Bytes payload;
 };
 
+/// A decoded envelope that borrows its payload from the received bytes instead of
+/// copying it (decode_envelope_view): valid only while those bytes are alive and
+/// unchanged, e.g. until the next receive into the same buffer.
+struct MessageView {
+  MessageType type = MessageType::kError;
+  const std::uint8_t* payload = nullptr;  ///< first payload byte (null when empty)
+  std::size_t payload_size = 0;
+};
+
+/// A view of an owned message's payload (valid while `message` lives).
+inline MessageView view_of(const Message& message) {
+  return MessageView{message.type, message.payload.empty() ? nullptr : message.payload.data(),
+                     message.payload.size()};
+}
+
 /// Writes the 16-byte header for `type` and `payload_bytes` into `out[0..16)`.
 void write_envelope_header(std::uint8_t* out, MessageType type, std::uint64_t payload_bytes);
 
@@ -43,5 +58,14 @@ Bytes encode_envelope(MessageType type, const std::uint8_t* payload, std::size_t
 /// present (truncated message or trailing garbage). Allocates only the payload
 /// bytes actually present.
 Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes);
+
+/// As decode_envelope on the `size` bytes at `data` (null only when size == 0), without
+/// copying the payload: the view points into `data`. Same checks, same MessageError
+/// texts; allocates nothing.
+MessageView decode_envelope_view(const std::uint8_t* data, std::size_t size,
+                                 std::size_t max_payload_bytes);
+inline MessageView decode_envelope_view(const Bytes& bytes, std::size_t max_payload_bytes) {
+  return decode_envelope_view(bytes.data(), bytes.size(), max_payload_bytes);
+}
 
 }  // namespace gfn::transport

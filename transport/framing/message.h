@@ -6,6 +6,10 @@
 //   Message m = decode_envelope(received.bytes, cap);            // receiver
 //   auto s = decode_payload<protocol::Submission>(m);
 //
+// Without copying the payload out of the received bytes first (a view into them):
+//   MessageView v = decode_envelope_view(buffer, cap);
+//   decode_payload_into(v, submission);   // reuses submission's vectors' capacity
+//
 // Payload types are cereal-serializable structs (a `template <class A> void
 // serialize(A&)` member); std::vector, std::string, std::array, std::pair and
 // nested structs are supported (their cereal headers are included here).
@@ -93,13 +97,15 @@ Bytes encode_message(MessageType type, const T& payload) {
   return out;
 }
 
-/// Decodes the payload of `message` as a T (default-constructible). Throws
-/// MessageError naming the message type if the payload is truncated, a size field
-/// exceeds the bytes present, or bytes are left over after T.
+/// Decodes the payload of `message` into `value`, overwriting every serialized field;
+/// vectors of arithmetic elements keep their capacity (a reused `value` allocates only
+/// when a message needs more than every earlier one). Throws MessageError naming the
+/// message type if the payload is truncated, a size field exceeds the bytes present, or
+/// bytes are left over after T; `value` is then partly overwritten (decode into it again
+/// before use).
 template <class T>
-T decode_payload(const Message& message) {
-  BoundedBinaryInputArchive ar(message.payload.data(), message.payload.size());
-  T value{};
+void decode_payload_into(const MessageView& message, T& value) {
+  BoundedBinaryInputArchive ar(message.payload, message.payload_size);
   try {
     ar(value);
   } catch (const MessageError& e) {
@@ -116,9 +122,25 @@ T decode_payload(const Message& message) {
     throw MessageError(
         std::string("bad ") + to_string(message.type) +
         " payload: " + std::to_string(ar.remaining()) + " trailing bytes after the " +
-        std::to_string(message.payload.size() - ar.remaining()) + " bytes of the payload");
+        std::to_string(message.payload_size - ar.remaining()) + " bytes of the payload");
   }
+}
+
+/// Decodes the payload of `message` (a view into received bytes) as a T
+/// (default-constructible). Throws as decode_payload_into.
+template <class T>
+T decode_payload(const MessageView& message) {
+  T value{};
+  decode_payload_into(message, value);
   return value;
+}
+
+/// Decodes the payload of `message` as a T (default-constructible). Throws MessageError
+/// naming the message type if the payload is truncated, a size field exceeds the bytes
+/// present, or bytes are left over after T.
+template <class T>
+T decode_payload(const Message& message) {
+  return decode_payload<T>(view_of(message));
 }
 
 }  // namespace gfn::transport

@@ -6,6 +6,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace gfn::transport {
 namespace {
@@ -127,6 +128,69 @@ TEST(Envelope, RejectsLengthAboveCap) {
   expect_rejected(hostile, 1 << 20, "1099511627776");
   // Without a binding cap, the length mismatch still refuses it.
   expect_rejected(hostile, ~std::size_t{0}, "truncated");
+}
+
+TEST(EnvelopeView, PointsIntoTheBytesAndAgreesWithDecodeEnvelope) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}}) {
+    const Bytes payload = some_payload(n);
+    const Bytes wire = encode_envelope(MessageType::kScore, payload.data(), payload.size());
+    const MessageView v = decode_envelope_view(wire, 1 << 20);
+    EXPECT_EQ(v.type, MessageType::kScore);
+    ASSERT_EQ(v.payload_size, n);
+    if (n == 0) {
+      EXPECT_EQ(v.payload, nullptr);
+    } else {
+      EXPECT_EQ(v.payload, wire.data() + kEnvelopeHeaderBytes);  // no copy
+    }
+    EXPECT_EQ(Bytes(v.payload, v.payload + v.payload_size), payload);
+    const Message m = decode_envelope(wire, 1 << 20);
+    EXPECT_EQ(m.payload, payload);
+    const MessageView owned = view_of(m);
+    EXPECT_EQ(owned.type, m.type);
+    EXPECT_EQ(owned.payload_size, m.payload.size());
+    if (n > 0) {
+      EXPECT_EQ(owned.payload, m.payload.data());
+    }
+  }
+}
+
+TEST(EnvelopeView, RejectsExactlyLikeDecodeEnvelope) {
+  const Bytes payload = some_payload(50);
+  const Bytes good = encode_envelope(MessageType::kData, payload.data(), payload.size());
+  const auto edited = [&good](void (*edit)(Bytes&)) {
+    Bytes b = good;
+    edit(b);
+    return b;
+  };
+  const std::vector<Bytes> bad = {
+      Bytes{},
+      Bytes(good.begin(), good.begin() + 15),
+      edited([](Bytes& b) { b[0] = 'X'; }),      // magic
+      edited([](Bytes& b) { b[4] = 9; }),        // version
+      edited([](Bytes& b) { b[6] = 99; }),       // type
+      edited([](Bytes& b) { b.pop_back(); }),    // truncated
+      edited([](Bytes& b) { b.push_back(0); }),  // trailing garbage
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    std::string owned_error, view_error;
+    try {
+      decode_envelope(bad[i], 100);
+    } catch (const MessageError& e) {
+      owned_error = e.what();
+    }
+    try {
+      decode_envelope_view(bad[i], 100);
+    } catch (const MessageError& e) {
+      view_error = e.what();
+    }
+    EXPECT_FALSE(view_error.empty()) << "case " << i;
+    EXPECT_EQ(view_error, owned_error) << "case " << i;
+  }
+  // Above the cap.
+  EXPECT_THROW(decode_envelope_view(good, 49), MessageError);
+  EXPECT_NO_THROW(decode_envelope_view(good, 50));
+  // Raw pointer form: null with size 0 is a (too short) empty message.
+  EXPECT_THROW(decode_envelope_view(nullptr, 0, 100), MessageError);
 }
 
 }  // namespace

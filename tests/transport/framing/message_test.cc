@@ -253,5 +253,79 @@ TEST(Message, WrongPayloadTypeFailsCleanly) {
   expect_bounded_failure<OnlyPoints>(m, "DATA");
 }
 
+TEST(MessageView, DecodesFromTheReceivedBytesWithoutCopyingThem) {
+  const Submission s = sample();
+  const Bytes wire = encode_message(MessageType::kData, s);
+  g_largest_allocation = 0;
+  const MessageView v = decode_envelope_view(wire, 1 << 20);
+  EXPECT_EQ(g_largest_allocation.load(), 0u) << "the envelope view allocated";
+  EXPECT_EQ(v.payload, wire.data() + kEnvelopeHeaderBytes);
+  EXPECT_TRUE(decode_payload<Submission>(v) == s);
+  EXPECT_TRUE(decode_payload<Submission>(decode_envelope(wire, 1 << 20)) == s);
+}
+
+TEST(MessageView, DecodeIntoReusesVectorCapacity) {
+  OnlyFloats big;
+  big.v.resize(50000);
+  for (std::size_t i = 0; i < big.v.size(); ++i) big.v[i] = static_cast<float>(i);
+  OnlyFloats small;
+  small.v = {1.f, 2.f, 3.f};
+  const Bytes big_wire = encode_message(MessageType::kData, big);
+  const Bytes small_wire = encode_message(MessageType::kData, small);
+  OnlyFloats target;
+  decode_payload_into(decode_envelope_view(big_wire, 1 << 20), target);
+  EXPECT_EQ(target.v, big.v);
+  const float* storage = target.v.data();
+  g_largest_allocation = 0;
+  decode_payload_into(decode_envelope_view(small_wire, 1 << 20), target);
+  EXPECT_EQ(target.v, small.v);
+  decode_payload_into(decode_envelope_view(big_wire, 1 << 20), target);
+  EXPECT_EQ(target.v, big.v);
+  EXPECT_EQ(target.v.data(), storage);
+  EXPECT_EQ(g_largest_allocation.load(), 0u) << "a reused target allocated";
+}
+
+TEST(MessageView, DecodeIntoOverwritesEveryField) {
+  Submission other;
+  other.iteration = -3;
+  other.points = {{7.0, 1, "p"}};
+  const Bytes wire = encode_message(MessageType::kData, other);
+  Submission target = sample();
+  decode_payload_into(decode_envelope_view(wire, 1 << 20), target);
+  EXPECT_TRUE(target == other);
+}
+
+TEST(MessageView, ErrorsAreThoseOfTheOwnedDecode) {
+  const Submission s = sample();
+  Bytes wire = encode_message(MessageType::kData, s);
+  wire.resize(wire.size() - 3);
+  write_envelope_header(wire.data(), MessageType::kData, wire.size() - kEnvelopeHeaderBytes);
+  const MessageView v = decode_envelope_view(wire, 1 << 20);
+  std::string view_error, owned_error;
+  try {
+    decode_payload<Submission>(v);
+  } catch (const MessageError& e) {
+    view_error = e.what();
+  }
+  try {
+    decode_payload<Submission>(decode_envelope(wire, 1 << 20));
+  } catch (const MessageError& e) {
+    owned_error = e.what();
+  }
+  EXPECT_NE(view_error.find("bad DATA payload"), std::string::npos) << view_error;
+  EXPECT_EQ(view_error, owned_error);
+  Bytes trailing = encode_message(MessageType::kScore, OnlyInts{{1, 2}});
+  trailing.push_back(0);
+  write_envelope_header(trailing.data(), MessageType::kScore,
+                        trailing.size() - kEnvelopeHeaderBytes);
+  try {
+    decode_payload<OnlyInts>(decode_envelope_view(trailing, 1 << 20));
+    ADD_FAILURE() << "expected a MessageError";
+  } catch (const MessageError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 trailing bytes after the 24 bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gfn::transport

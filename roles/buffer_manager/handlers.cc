@@ -1,0 +1,192 @@
+// BufferManager: one handler per message type a trainer (or the coordinator) sends on
+// tag kData. serve_one() (manager.cc) routes each received message here.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "roles/buffer_manager/manager.h"
+#include "roles/protocol/trajectory_payload.h"
+#include "runtime/timing/timing_table.h"
+#include "transport/framing/message.h"
+
+namespace gfn::roles {
+
+using transport::MessageType;
+
+void BufferManager::on_data(int src, const transport::MessageView& message, double recv_s) {
+  auto& sender = result_.per_sender[src];
+  if (timing_) timing_->begin_iteration();
+  if (timing_) timing_->add("recv", recv_s);
+  auto t0 = Clock::now();
+  // Decoded straight from the received bytes into the reused submission_ (one copy).
+  transport::decode_payload_into(message, submission_);
+  const protocol::Submission& sub = submission_;
+  if (sub.ndim < 1 || sub.states.size() != static_cast<std::size_t>(sub.size()) * sub.ndim ||
+      (replay_.ndim() != 0 && sub.size() > 0 && sub.ndim != replay_.ndim())) {
+    throw transport::MessageError(fmt::format(
+        "DATA of iteration {}: {} state entries for {} items of ndim {} (buffer ndim {})",
+        sub.iteration, sub.states.size(), sub.size(), sub.ndim, replay_.ndim()));
+  }
+  protocol::check_trajectories(sub.lengths, sub.actions, sub.size(), options_.n_actions,
+                               /*allow_missing=*/false,
+                               fmt::format("DATA of iteration {}", sub.iteration));
+  // Modes first (the mode bonus needs them), then the score against the pre-insert buffer.
+  protocol::ModeReport report;
+  report.ndim = sub.ndim;
+  std::int64_t new_modes = 0;
+  if (sub.size() > 0) {
+    const auto flags = is_mode_(sub.states, sub.ndim);
+    for (std::int64_t i = 0; i < sub.size(); ++i) {
+      if (!flags[i]) continue;
+      std::vector<std::int64_t> s(sub.states.begin() + i * sub.ndim,
+                                  sub.states.begin() + (i + 1) * sub.ndim);
+      if (modes_seen_.insert(s).second) {
+        ++new_modes;
+        report.states.insert(report.states.end(), s.begin(), s.end());
+        report.trainer_ranks.push_back(src);
+      }
+    }
+  }
+  const auto breakdown =
+      scorer_->score(buffer::BatchView{sub.states, sub.log_rewards, sub.ndim}, replay_, new_modes);
+  const double score_s = seconds_since(t0);
+  t0 = Clock::now();
+  baseline_.observe_batch(sub.log_rewards);
+  if (options_.store && !sub.scoring_only && sub.size() > 0) {
+    replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.lengths, sub.actions);
+    limiter_.record_insert(sub.size());
+  }
+  const double add_s = seconds_since(t0);
+  if (timing_) timing_->add("add", add_s);
+  if (timing_) timing_->add("score", score_s);
+  sender.add_s += add_s;
+  sender.score_s += score_s;
+
+  t0 = Clock::now();
+  if (sub.want_score) {
+    protocol::Score score;
+    score.iteration = sub.iteration;
+    score.retained = breakdown.retained;
+    score.reward_sum = breakdown.reward_sum;
+    score.new_modes = breakdown.new_modes;
+    score.buffer_size = replay_.size();
+    score.novelty_sum = breakdown.novelty_sum;
+    score.score_before_ema = breakdown.score_before_ema;
+    score.score = breakdown.score;
+    if (const auto b = baseline_.current(replay_)) {
+      score.has_baseline = true;
+      score.baseline = *b;
+    }
+    send(src, protocol::tags::kData, MessageType::kScore,
+         transport::encode_message(MessageType::kScore, score));
+  }
+  if (coordinator_ >= 0 && !report.trainer_ranks.empty()) {
+    send(coordinator_, protocol::tags::kControl, MessageType::kModeReport,
+         transport::encode_message(MessageType::kModeReport, report));
+  }
+  ++result_.submissions;
+  result_.items_received += sub.size();
+  result_.items_filtered_by_trainers += sub.filtered;
+  if (sub.has_trajectories()) result_.trajectories_received += sub.size();
+  sender.items += sub.size();
+  sender.submissions += 1;
+  report_baseline(false);
+  if (sub.want_baseline) feeds_.try_emplace(src);
+  push_baselines();
+  if (timing_) timing_->add("reply", seconds_since(t0));
+}
+
+void BufferManager::on_get_metadata(int src, const transport::MessageView& message) {
+  protocol::Query q;
+  try {
+    q = transport::decode_payload<protocol::Query>(message);
+  } catch (const transport::MessageError& e) {
+    refuse(src, protocol::tags::kMetadata, static_cast<std::uint16_t>(message.type), e.what());
+    return;
+  }
+  if (q.kind != protocol::Query::kMetadata) {
+    refuse(src, protocol::tags::kMetadata, static_cast<std::uint16_t>(message.type),
+           fmt::format("GET_METADATA query of unknown kind {} (samples: GET_SAMPLE)", int(q.kind)));
+    return;
+  }
+  protocol::Metadata meta;
+  meta.buffer_size = replay_.size();
+  meta.capacity = replay_.capacity();
+  meta.submissions = result_.submissions;
+  meta.items_received = result_.items_received;
+  meta.modes_found = static_cast<std::int64_t>(modes_seen_.size());
+  meta.min_log_reward = replay_.min_log_reward();
+  meta.max_log_reward = replay_.max_log_reward();
+  if (const auto b = baseline_.current(replay_)) {
+    meta.has_baseline = true;
+    meta.baseline = *b;
+  }
+  send(src, protocol::tags::kMetadata, MessageType::kMetadata,
+       transport::encode_message(MessageType::kMetadata, meta));
+}
+
+void BufferManager::on_get_sample(int src, const transport::MessageView& message) {
+  protocol::SampleRequest q;
+  try {
+    q = transport::decode_payload<protocol::SampleRequest>(message);
+    if (q.n < 0) {
+      throw transport::MessageError(fmt::format("GET_SAMPLE for n = {} items (must be >= 0)", q.n));
+    }
+  } catch (const transport::MessageError& e) {
+    refuse(src, protocol::tags::kSample, static_cast<std::uint16_t>(message.type), e.what());
+    return;
+  }
+  ++result_.sample_requests;
+  protocol::SampleBatch out;
+  out.request = q.request;
+  out.ndim = replay_.ndim();
+  const auto decision = limiter_.can_sample(q.n, replay_.size());
+  out.granted = decision.allowed && replay_.size() > 0;
+  if (!out.granted) {
+    ++result_.sample_requests_refused;
+    out.reason = decision.allowed ? "the buffer is empty" : decision.reason;
+  } else {
+    const auto items = replay_.sample(q.n, q.prioritized, rng_);
+    bool any_trajectory = false;
+    for (const auto& item : items) any_trajectory = any_trajectory || !item.actions.empty();
+    for (const auto& item : items) {
+      out.states.insert(out.states.end(), item.state.begin(), item.state.end());
+      out.log_rewards.push_back(item.log_reward);
+      if (!any_trajectory) continue;
+      out.lengths.push_back(static_cast<std::int32_t>(item.actions.size()));
+      out.actions.insert(out.actions.end(), item.actions.begin(), item.actions.end());
+      if (!item.actions.empty()) ++result_.trajectories_served;
+    }
+    limiter_.record_sample(out.size());
+    result_.samples_served += out.size();
+    result_.per_sender[src].samples += out.size();
+  }
+  send(src, protocol::tags::kSample, MessageType::kSample,
+       transport::encode_message(MessageType::kSample, out));
+}
+
+void BufferManager::on_exit(int src, const transport::MessageView& message) {
+  const auto bye = transport::decode_payload<protocol::TrainerExit>(message);
+  const auto& sender = result_.per_sender[src];
+  if (running_.erase(src) == 0) {
+    spdlog::warn("buffer manager rank {}: trainer rank {} sent EXIT twice", me_, src);
+  } else if (const auto feed = feeds_.find(src); feed != feeds_.end()) {
+    // The end of its baseline feed: the trainer drains kBaseline up to this EXIT.
+    send(src, protocol::tags::kBaseline, MessageType::kExit,
+         transport::encode_message(MessageType::kExit,
+                                   protocol::BaselineFeedEnd{feed->second.updates}));
+  }
+  if (bye.submissions != sender.submissions || bye.items != sender.items) {
+    ++result_.exit_mismatches;
+    spdlog::warn(
+        "buffer manager rank {}: trainer rank {} says it sent {} submissions ({} items), "
+        "{} ({} items) arrived",
+        me_, src, bye.submissions, bye.items, sender.submissions, sender.items);
+  }
+}
+
+void BufferManager::on_baseline_sync(const transport::MessageView& message) {
+  adopt_sync(message);
+  push_baselines();
+}
+
+}  // namespace gfn::roles

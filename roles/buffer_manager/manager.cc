@@ -1,0 +1,210 @@
+// BufferManager: construction, the receive loop and its dispatch, and the end (final
+// BASELINE_REPORT, EXIT handshake with the coordinator, pending sends).
+#include "roles/buffer_manager/manager.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "transport/framing/message.h"
+
+namespace gfn::roles {
+namespace {
+
+using transport::MessageType;
+
+std::string rank_list(const std::set<int>& ranks) {
+  return fmt::format("{}", fmt::join(ranks, ", "));
+}
+
+/// The type field of a raw envelope (0 if too short to hold one), for ERROR replies.
+std::uint16_t raw_type(const transport::Bytes& bytes) {
+  if (bytes.size() < 8) return 0;
+  return static_cast<std::uint16_t>(bytes[6] | (bytes[7] << 8));
+}
+
+}  // namespace
+
+double BufferManager::seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+const BufferManagerOptions& BufferManager::checked(const BufferManagerOptions& options) {
+  if (options.baseline_report_interval < 1 || !(options.baseline_tolerance >= 0) ||
+      options.n_actions < 0) {
+    throw std::invalid_argument(fmt::format(
+        "buffer manager: baseline_report_interval ({}) must be >= 1, baseline_tolerance ({}) "
+        ">= 0, n_actions ({}) >= 0",
+        options.baseline_report_interval, options.baseline_tolerance, options.n_actions));
+  }
+  return options;
+}
+
+BufferManager::BufferManager(transport::Transport& transport,
+                             const std::vector<int>& assigned_trainers,
+                             const BufferManagerOptions& options, ModePredicate is_mode,
+                             timing::TimingTable* timing)
+    : transport_(transport),
+      options_(checked(options)),
+      is_mode_(std::move(is_mode)),
+      timing_(timing),
+      assigned_(assigned_trainers.begin(), assigned_trainers.end()),
+      me_(transport.rank()),
+      coordinator_(options.coordinator_rank),
+      cap_(transport.options().max_message_bytes),
+      idle_(options.idle_timeout_s),
+      replay_(options.capacity),
+      baseline_(options.baseline),
+      limiter_(options.rate_limiter),
+      scorer_(options.scorer ? options.scorer : std::make_shared<buffer::ModesScorer>()),
+      rng_(options.seed),
+      running_(assigned_) {}
+
+BufferManager::~BufferManager() = default;
+
+BufferManagerResult BufferManager::run() {
+  while (serving()) serve_one();
+  return finish();
+}
+
+bool BufferManager::moved(const std::optional<float>& last, float now) const {
+  return !last || std::abs(static_cast<double>(now) - *last) > options_.baseline_tolerance;
+}
+
+int BufferManager::reply_tag_of(MessageType type) {
+  return type == MessageType::kGetMetadata ? protocol::tags::kMetadata
+         : type == MessageType::kGetSample ? protocol::tags::kSample
+                                           : protocol::tags::kData;
+}
+
+void BufferManager::serve_one() {
+  const auto t_recv = Clock::now();
+  transport::RecvInfo in;
+  try {
+    in = transport_.recv_into(transport::kAnySource, protocol::tags::kData, idle_, inbox_);
+  } catch (const transport::TimeoutError&) {
+    throw transport::TimeoutError(fmt::format(
+        "buffer manager rank {}: no message for {:g} s on tag {} while waiting for EXIT "
+        "from trainer rank(s) {}",
+        me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
+  }
+  const double recv_s = seconds_since(t_recv);
+  auto& sender = result_.per_sender[in.src];
+  sender.requests += 1;
+  sender.bytes_in += static_cast<std::int64_t>(in.size);
+  sender.recv_s += recv_s;
+
+  transport::MessageView message;
+  try {
+    message = transport::decode_envelope_view(inbox_, cap_);
+  } catch (const transport::MessageError& e) {
+    refuse(in.src, protocol::tags::kData, raw_type(inbox_),
+           fmt::format("malformed message ({} bytes) on tag {}: {}", in.size, protocol::tags::kData,
+                       e.what()));
+    return;
+  }
+  dispatch(in.src, message, recv_s);
+}
+
+void BufferManager::dispatch(int src, const transport::MessageView& message, double recv_s) {
+  if (src == coordinator_) {
+    from_coordinator(message);
+    return;
+  }
+  if (!assigned_.count(src)) {
+    refuse(src, reply_tag_of(message.type), static_cast<std::uint16_t>(message.type),
+           fmt::format("rank {} is not one of the assigned trainers ({}) of buffer manager {}", src,
+                       rank_list(assigned_), me_));
+    return;
+  }
+  try {
+    switch (message.type) {
+      case MessageType::kData:
+        on_data(src, message, recv_s);
+        break;
+      case MessageType::kGetMetadata:
+        on_get_metadata(src, message);
+        break;
+      case MessageType::kGetSample:
+        on_get_sample(src, message);
+        break;
+      case MessageType::kExit:
+        on_exit(src, message);
+        break;
+      default:
+        throw transport::MessageError(fmt::format("unexpected {} message on the DATA tag",
+                                                  transport::to_string(message.type)));
+    }
+  } catch (const transport::MessageError& e) {
+    refuse(src, protocol::tags::kData, static_cast<std::uint16_t>(message.type), e.what());
+  }
+}
+
+void BufferManager::from_coordinator(const transport::MessageView& message) {
+  try {
+    if (message.type != MessageType::kBaselineSync) {
+      throw transport::MessageError(
+          fmt::format("unexpected {} from the coordinator", transport::to_string(message.type)));
+    }
+    on_baseline_sync(message);
+  } catch (const transport::MessageError& e) {
+    ++result_.rejected_messages;
+    spdlog::warn("buffer manager rank {}: dropped a message from the coordinator: {}", me_,
+                 e.what());
+  }
+}
+
+void BufferManager::adopt_sync(const transport::MessageView& message) {
+  const auto sync = transport::decode_payload<protocol::BaselineSync>(message);
+  baseline_.set_global(sync.baseline);
+  ++result_.baseline_syncs;
+}
+
+BufferManagerResult BufferManager::finish() {
+  result_.buffer_size = replay_.size();
+  result_.modes_found = static_cast<std::int64_t>(modes_seen_.size());
+  report_baseline(true);  // the final one, if the local baseline changed at all
+  if (coordinator_ >= 0) exit_handshake();
+  const auto b = baseline_.current(replay_);
+  result_.has_baseline = b.has_value();
+  result_.baseline = b.value_or(0.f);
+  wait_pending_sends();
+  return result_;
+}
+
+void BufferManager::exit_handshake() {
+  protocol::ManagerExit bye{result_.submissions, result_.items_received, result_.modes_found};
+  send(coordinator_, protocol::tags::kControl, MessageType::kExit,
+       transport::encode_message(MessageType::kExit, bye));
+  // The coordinator answers EXIT after any BASELINE_SYNC it sent us: receive them all.
+  for (;;) {
+    try {
+      transport_.recv_into(coordinator_, protocol::tags::kData, idle_, inbox_);
+    } catch (const transport::TimeoutError& e) {
+      throw transport::TimeoutError(fmt::format(
+          "buffer manager rank {}: no EXIT from the coordinator rank {} on tag {} within {:g} s "
+          "after sending it EXIT: {}",
+          me_, coordinator_, protocol::tags::kData, options_.idle_timeout_s, e.what()));
+    }
+    try {
+      const auto m = transport::decode_envelope_view(inbox_, cap_);
+      if (m.type == MessageType::kExit) break;
+      if (m.type == MessageType::kBaselineSync) {
+        adopt_sync(m);
+        continue;
+      }
+      throw transport::MessageError(
+          fmt::format("unexpected {} while waiting for EXIT", transport::to_string(m.type)));
+    } catch (const transport::MessageError& e) {
+      ++result_.rejected_messages;
+      spdlog::warn("buffer manager rank {}: dropped a message from the coordinator: {}", me_,
+                   e.what());
+    }
+  }
+}
+
+}  // namespace gfn::roles

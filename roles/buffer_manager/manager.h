@@ -1,0 +1,192 @@
+#pragma once
+// The replay-buffer manager role as an object (the protocol it speaks is documented in
+// roles/buffer_manager/buffer_manager.h and README.md, "Replay-buffer protocol").
+// run_buffer_manager() is `BufferManager(...).run()`; the pieces are public so that a
+// test can drive one handler at a time (tests/roles/buffer_manager/, over the loopback
+// transport of tests/support/loopback_transport.h).
+//
+// Files: manager.cc (construction, the receive loop and its dispatch, the end: final
+// BASELINE_REPORT, EXIT handshake with the coordinator, pending sends), handlers.cc (one
+// handler per message type), outbox.cc (sends, ERROR refusals, baseline reports and
+// pushes).
+//
+// Receive path of one DATA message (3 copies of the submission): the transport receives
+// it into `inbox_`, a buffer reused for every message (recv_into: no allocation once it
+// is large enough; the torch backend copies once more a message that was already queued
+// before the call, transport/gloo/gloo_recv.h); the envelope is parsed in place
+// (decode_envelope_view: no copy); the payload is decoded from there into `submission_`,
+// also reused (decode_payload_into: its vectors keep their capacity); mode detection and
+// scoring read it in place; the replay buffer copies the items it stores.
+//
+// Thread-safety: none. One thread owns a BufferManager (it is the body of the manager
+// rank); the transport may be shared with other threads as the transport allows.
+// Blocking: run(), serve_one() and finish() block on the transport (each wait bounded by
+// BufferManagerOptions::idle_timeout_s); the handlers never block (replies are isend).
+// Errors: see each method. A transport::MessageError thrown by a handler is a malformed
+// message: serve_one() answers it with ERROR and carries on; every other exception ends
+// the manager (it propagates out of run()).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "roles/buffer_manager/buffer_manager.h"
+#include "roles/protocol/messages.h"
+#include "runtime/buffer/baseline.h"
+#include "runtime/buffer/rate_limiter.h"
+#include "runtime/buffer/replay_buffer.h"
+#include "runtime/buffer/scorer.h"
+#include "transport/framing/envelope.h"
+#include "transport/transport.h"
+
+namespace gfn::roles {
+
+class BufferManager {
+ public:
+  /// A manager serving `assigned_trainers` (global ranks) over `transport` (which must
+  /// outlive it), scoring DATA with options.scorer (null: buffer::ModesScorer) and
+  /// `is_mode`; step durations go to `timing` if non-null (see run_buffer_manager).
+  /// Sends and receives nothing. Throws std::invalid_argument for bad options
+  /// (baseline_report_interval < 1, baseline_tolerance < 0 or NaN, n_actions < 0, and
+  /// what ReplayBuffer, BaselineTracker and RateLimiter refuse).
+  BufferManager(transport::Transport& transport, const std::vector<int>& assigned_trainers,
+                const BufferManagerOptions& options, ModePredicate is_mode,
+                timing::TimingTable* timing = nullptr);
+  BufferManager(const BufferManager&) = delete;
+  BufferManager& operator=(const BufferManager&) = delete;
+  /// Waits, without a deadline, for replies still being sent (SendHandle semantics).
+  ~BufferManager();
+
+  /// serve_one() while serving(), then finish(). Throws as those.
+  BufferManagerResult run();
+
+  /// True until every assigned trainer has sent EXIT.
+  bool serving() const { return !running_.empty(); }
+
+  /// Receives one message on tag kData from any source (waiting at most
+  /// idle_timeout_s) and dispatches it: from the coordinator, BASELINE_SYNC
+  /// (on_baseline_sync; anything else is logged and dropped); from a rank that is not an
+  /// assigned trainer, an ERROR on its reply tag; otherwise the handler of its type
+  /// (anything else: ERROR on kData). A malformed message, or a MessageError from a
+  /// handler, is answered with ERROR (refused) and the manager carries on.
+  /// Throws transport::TimeoutError naming the trainers still expected, the tag and EXIT
+  /// when nothing arrives in time; transport::MessageError if the transport refuses the
+  /// message (above max_message_bytes); transport::TransportError when a reply cannot be
+  /// sent (naming the reply, its destination and tag).
+  void serve_one();
+
+  /// The end, once serving() is false: the final BASELINE_REPORT (if the local baseline
+  /// changed at all since the last one), EXIT (ManagerExit) to the coordinator and the
+  /// wait for its EXIT (adopting BASELINE_SYNCs still in flight), then the wait for the
+  /// pending sends. Returns the result. Throws transport::TimeoutError when the
+  /// coordinator does not answer or a send does not complete within idle_timeout_s,
+  /// transport::TransportError when a send fails.
+  BufferManagerResult finish();
+
+  // ---- Handlers: one per message type. `src` is the sender's global rank; `message`
+  // views the received bytes and is read before the handler returns. They throw
+  // transport::MessageError for a malformed payload (serve_one answers it with an ERROR
+  // on kData) and transport::TransportError when a reply cannot be sent.
+
+  /// DATA (Submission) from an assigned trainer: validate, score against the buffer
+  /// before the insert, store, SCORE on kData (unless fire-and-forget), MODE_REPORT and
+  /// BASELINE_REPORT to the coordinator, baseline pushes on kBaseline. Records the
+  /// "recv" (= recv_s), "score", "add" and "reply" steps as one timing iteration.
+  void on_data(int src, const transport::MessageView& message, double recv_s);
+  /// GET_METADATA (Query) -> METADATA on kMetadata; a bad query gets ERROR on kMetadata.
+  void on_get_metadata(int src, const transport::MessageView& message);
+  /// GET_SAMPLE (SampleRequest) -> SAMPLE on kSample, granted or refused by the rate
+  /// limiter (or because the buffer is empty); a bad request gets ERROR on kSample.
+  void on_get_sample(int src, const transport::MessageView& message);
+  /// EXIT (TrainerExit) from an assigned trainer: it is no longer expected; the end of
+  /// its baseline feed (EXIT on kBaseline) if it has one; counts checked against what
+  /// arrived (exit_mismatches). A second EXIT is logged.
+  void on_exit(int src, const transport::MessageView& message);
+  /// BASELINE_SYNC (from the coordinator): adopt the global baseline and push it to the
+  /// trainers with a baseline feed.
+  void on_baseline_sync(const transport::MessageView& message);
+
+  // ---- State, for tests and reports.
+  /// Counters so far (buffer_size, modes_found and the final baseline are set by finish).
+  const BufferManagerResult& result() const { return result_; }
+  const buffer::ReplayBuffer& replay() const { return replay_; }
+  /// Assigned trainers that have not sent EXIT yet.
+  const std::set<int>& running() const { return running_; }
+  /// Replies not yet known to be complete.
+  std::size_t pending_sends() const { return pending_.size(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point t0);
+
+  /// A pending reply and whom it goes to, so a stuck or failed send can be named.
+  struct PendingReply {
+    transport::SendHandle handle;
+    int dst;
+    int tag;
+    const char* type;
+  };
+  /// A trainer's baseline feed (fire-and-forget filtering): the last value pushed to it.
+  struct Feed {
+    std::optional<float> last;
+    std::int64_t updates = 0;
+  };
+
+  static const BufferManagerOptions& checked(const BufferManagerOptions& options);
+  /// Whether `now` moved by more than baseline_tolerance from `last` (or there is none).
+  bool moved(const std::optional<float>& last, float now) const;
+  /// The reply tag for a refused message of `type` from an unassigned rank.
+  static int reply_tag_of(transport::MessageType type);
+
+  /// Routes one decoded message (serve_one after the receive).
+  void dispatch(int src, const transport::MessageView& message, double recv_s);
+  /// A message from the coordinator while serving: BASELINE_SYNC, or logged and dropped.
+  void from_coordinator(const transport::MessageView& message);
+  void adopt_sync(const transport::MessageView& message);
+  void exit_handshake();
+  void wait_pending_sends();
+
+  // outbox.cc
+  void send(int dst, int tag, transport::MessageType type, transport::Bytes bytes);
+  void prune_completed_sends();
+  void refuse(int src, int reply_tag, std::uint16_t type, const std::string& why);
+  void report_baseline(bool final);
+  void push_baselines();
+
+  transport::Transport& transport_;
+  const BufferManagerOptions options_;
+  const ModePredicate is_mode_;
+  timing::TimingTable* const timing_;
+  const std::set<int> assigned_;
+  const int me_;
+  const int coordinator_;
+  const std::size_t cap_;          // max_message_bytes of the transport
+  const transport::Seconds idle_;  // idle_timeout_s
+
+  buffer::ReplayBuffer replay_;
+  buffer::BaselineTracker baseline_;
+  buffer::RateLimiter limiter_;
+  std::shared_ptr<buffer::Scorer> scorer_;
+  std::mt19937_64 rng_;
+
+  std::set<int> running_;  // assigned trainers that have not sent EXIT yet
+  std::set<std::vector<std::int64_t>> modes_seen_;
+  std::map<int, Feed> feeds_;
+  std::optional<float> last_reported_;
+  std::int64_t last_report_at_ = 0;  // result_.submissions when the last report went out
+  std::list<PendingReply> pending_;  // async replies, pruned as they complete
+
+  transport::Bytes inbox_;           // every receive lands here (reused)
+  protocol::Submission submission_;  // every DATA is decoded into it (reused)
+  BufferManagerResult result_;
+};
+
+}  // namespace gfn::roles

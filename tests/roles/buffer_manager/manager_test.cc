@@ -1,0 +1,324 @@
+// roles/buffer_manager/manager.cc and outbox.cc: the receive loop and its dispatch
+// (malformed messages, unassigned ranks, the coordinator), the end (EXIT handshake,
+// pending sends), failing sends, and run_buffer_manager end to end, in one process over
+// the loopback transport (tests/support/loopback_transport.h), no mpirun.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "roles/buffer_manager/buffer_manager.h"
+#include "tests/roles/buffer_manager/manager_unit_env.h"
+#include "transport/framing/envelope.h"
+
+namespace gfn::roles::testing {
+namespace {
+
+using transport::MessageType;
+namespace tags = protocol::tags;
+
+std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(ManagerUnitTest, ServeOneRoutesEachTypeToItsHandler) {
+  send_to_manager(kTrainer, MessageType::kData, submission(3, 2));
+  send_to_manager(kTrainer, MessageType::kGetMetadata, protocol::Query{});
+  protocol::SampleRequest q;
+  q.n = 1;
+  send_to_manager(kTrainer, MessageType::kGetSample, q);
+  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{1, 2});
+  for (int i = 0; i < 4; ++i) manager().serve_one();
+  EXPECT_EQ(reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore).iteration, 3);
+  EXPECT_EQ(
+      reply<protocol::Metadata>(kTrainer, tags::kMetadata, MessageType::kMetadata).buffer_size, 2);
+  EXPECT_TRUE(reply<protocol::SampleBatch>(kTrainer, tags::kSample, MessageType::kSample).granted);
+  EXPECT_EQ(manager().running(), std::set<int>{kTrainer2});
+  const auto& sender = manager().result().per_sender.at(kTrainer);
+  EXPECT_EQ(sender.requests, 4);
+  EXPECT_GT(sender.bytes_in, 0);
+  EXPECT_EQ(manager().result().exit_mismatches, 0);
+}
+
+TEST_F(ManagerUnitTest, MalformedMessagesGetErrorOnTheDataTagAndTheManagerKeepsServing) {
+  // Garbage bytes.
+  rank(kTrainer).send(transport::Bytes{0xde, 0xad, 0xbe, 0xef, 1, 2, 3}, kManager, tags::kData);
+  manager().serve_one();
+  auto err = error_reply(kTrainer, tags::kData);
+  EXPECT_EQ(err.from_rank, kManager);
+  EXPECT_EQ(err.refused_type, 0);  // too short to hold a type
+  EXPECT_EQ(err.tag, tags::kData);
+  EXPECT_NE(err.what.find("malformed message (7 bytes) on tag 0"), std::string::npos) << err.what;
+
+  // A truncated DATA payload (a consistent envelope around it).
+  auto truncated = transport::encode_message(MessageType::kData, submission(1, 4));
+  truncated.resize(truncated.size() - 5);
+  transport::write_envelope_header(truncated.data(), MessageType::kData,
+                                   truncated.size() - transport::kEnvelopeHeaderBytes);
+  rank(kTrainer).send(truncated, kManager, tags::kData);
+  manager().serve_one();
+  err = error_reply(kTrainer, tags::kData);
+  EXPECT_EQ(err.refused_type, static_cast<std::uint16_t>(MessageType::kData));
+  EXPECT_NE(err.what.find("bad DATA payload"), std::string::npos) << err.what;
+
+  // Inconsistent sizes, and a type the manager does not take.
+  auto inconsistent = submission(2, 4);
+  inconsistent.states.pop_back();
+  send_to_manager(kTrainer, MessageType::kData, inconsistent);
+  send_to_manager(kTrainer, MessageType::kScore, protocol::Score{});
+  manager().serve_one();
+  manager().serve_one();
+  EXPECT_NE(error_reply(kTrainer, tags::kData).what.find("state entries"), std::string::npos);
+  EXPECT_NE(
+      error_reply(kTrainer, tags::kData).what.find("unexpected SCORE message on the DATA tag"),
+      std::string::npos);
+
+  // Still served.
+  send_to_manager(kTrainer, MessageType::kData, submission(5, 3));
+  manager().serve_one();
+  EXPECT_EQ(reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore).iteration, 5);
+  const auto& r = manager().result();
+  EXPECT_EQ(r.rejected_messages, 4);
+  EXPECT_EQ(r.errors_sent, 4);
+  EXPECT_EQ(r.per_sender.at(kTrainer).errors, 4);
+  EXPECT_EQ(r.per_sender.at(kTrainer).submissions, 1);
+  EXPECT_EQ(manager().replay().size(), 3);
+}
+
+TEST_F(ManagerUnitTest, AMessageCorruptedInTransitIsRefused) {
+  world_.corrupt_next(kManager, tags::kData, [](transport::Bytes& b) { b[0] = 'X'; });
+  send_to_manager(kTrainer, MessageType::kData, submission(1, 2));
+  manager().serve_one();
+  const auto err = error_reply(kTrainer, tags::kData);
+  EXPECT_EQ(err.refused_type, static_cast<std::uint16_t>(MessageType::kData));
+  EXPECT_NE(err.what.find("wrong magic"), std::string::npos) << err.what;
+  EXPECT_EQ(manager().replay().size(), 0);
+}
+
+TEST_F(ManagerUnitTest, AMessageFromAnUnassignedRankIsRefusedOnItsReplyTag) {
+  send_to_manager(kStranger, MessageType::kData, submission(1, 2));
+  send_to_manager(kStranger, MessageType::kGetMetadata, protocol::Query{});
+  send_to_manager(kStranger, MessageType::kGetSample, protocol::SampleRequest{});
+  send_to_manager(kStranger, MessageType::kExit, protocol::TrainerExit{});
+  for (int i = 0; i < 4; ++i) manager().serve_one();
+  const auto data_err = error_reply(kStranger, tags::kData);
+  EXPECT_EQ(data_err.refused_type, static_cast<std::uint16_t>(MessageType::kData));
+  EXPECT_NE(data_err.what.find("rank 2 is not one of the assigned trainers (0, 1) of buffer "
+                               "manager 3"),
+            std::string::npos)
+      << data_err.what;
+  EXPECT_EQ(error_reply(kStranger, tags::kMetadata).refused_type,
+            static_cast<std::uint16_t>(MessageType::kGetMetadata));
+  EXPECT_EQ(error_reply(kStranger, tags::kSample).refused_type,
+            static_cast<std::uint16_t>(MessageType::kGetSample));
+  EXPECT_EQ(error_reply(kStranger, tags::kData).refused_type,
+            static_cast<std::uint16_t>(MessageType::kExit));
+  EXPECT_EQ(manager().replay().size(), 0);
+  EXPECT_EQ(manager().result().submissions, 0);
+  EXPECT_EQ(manager().result().rejected_messages, 4);
+  EXPECT_EQ(manager().running(), (std::set<int>{kTrainer, kTrainer2}));  // EXIT not counted
+}
+
+TEST_F(ManagerUnitTest, TheCoordinatorSyncsAndAnythingElseFromItIsDropped) {
+  options_.coordinator_rank = kCoordinator;
+  rank(kCoordinator)
+      .send(transport::encode_message(MessageType::kBaselineSync, protocol::BaselineSync{1.25f}),
+            kManager, tags::kData);
+  rank(kCoordinator)
+      .send(transport::encode_message(MessageType::kScore, protocol::Score{}), kManager,
+            tags::kData);
+  manager().serve_one();
+  manager().serve_one();
+  EXPECT_EQ(manager().result().baseline_syncs, 1);
+  EXPECT_EQ(manager().result().rejected_messages, 1);
+  EXPECT_EQ(manager().result().errors_sent, 0);  // no ERROR to the coordinator
+  EXPECT_EQ(waiting(kCoordinator, tags::kData), 0u);
+}
+
+TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainersStillExpected) {
+  options_.idle_timeout_s = 0.05;
+  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
+  manager().serve_one();
+  try {
+    manager().serve_one();
+    ADD_FAILURE() << "expected a TimeoutError";
+  } catch (const transport::TimeoutError& e) {
+    EXPECT_STREQ(e.what(),
+                 "buffer manager rank 3: no message for 0.05 s on tag 0 while waiting for EXIT "
+                 "from trainer rank(s) 1");
+  }
+}
+
+TEST_F(ManagerUnitTest, ASendThatFailsSurfacesAsAClearError) {
+  world_.fail_next_send(kTrainer, tags::kData, "link to rank 0 down");
+  send_to_manager(kTrainer, MessageType::kData, submission(1, 2));
+  try {
+    manager().serve_one();
+    ADD_FAILURE() << "expected a TransportError";
+  } catch (const transport::MessageError& e) {
+    ADD_FAILURE() << "a failed send is not a malformed message: " << e.what();
+  } catch (const transport::TransportError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("buffer manager rank 3: a SCORE send to rank 0 on tag 0 failed: ", 0), 0u)
+        << what;
+    EXPECT_NE(what.find("link to rank 0 down"), std::string::npos) << what;
+  }
+  EXPECT_EQ(manager().result().errors_sent, 0);  // not answered as a malformed message
+}
+
+TEST_F(ManagerUnitTest, ASendThatFailsAfterItWasPostedIsNamed) {
+  world_.fail_next_completion(kTrainer, tags::kMetadata, "peer vanished");
+  send_to_manager(kTrainer, MessageType::kGetMetadata, protocol::Query{});
+  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  const std::string what = what_of([&] {
+    while (manager().serving()) manager().serve_one();
+    manager().finish();
+  });
+  EXPECT_NE(what.find("buffer manager rank 3: a METADATA send to rank 0 on tag 1 failed: "),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("peer vanished"), std::string::npos) << what;
+  manager_.reset();  // the failed handle logs its error once more when destroyed
+}
+
+TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
+  options_.coordinator_rank = kCoordinator;
+  options_.capacity = 4;
+  send_to_manager(kTrainer, MessageType::kData, submission(1, 4));
+  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{1, 4});
+  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  while (manager().serving()) manager().serve_one();
+  // The coordinator's answer is queued before the manager asks: a late BASELINE_SYNC,
+  // a stray SCORE (dropped) and its EXIT.
+  auto& coordinator = rank(kCoordinator);
+  coordinator.send(
+      transport::encode_message(MessageType::kBaselineSync, protocol::BaselineSync{-1.f}), kManager,
+      tags::kData);
+  coordinator.send(transport::encode_message(MessageType::kScore, protocol::Score{}), kManager,
+                   tags::kData);
+  coordinator.send(transport::encode_message(MessageType::kExit, protocol::ManagerExit{}), kManager,
+                   tags::kData);
+  const auto r = manager().finish();
+  EXPECT_EQ(r.buffer_size, 4);
+  EXPECT_EQ(r.modes_found, 1);
+  EXPECT_EQ(r.baseline_syncs, 1);
+  EXPECT_TRUE(r.has_baseline);
+  EXPECT_FLOAT_EQ(r.baseline, -1.f);  // the global one overrides the local minimum
+  EXPECT_EQ(r.rejected_messages, 1);
+  // At the coordinator on kControl: MODE_REPORT, BASELINE_REPORT (the buffer filled up),
+  // then EXIT with the manager's counts.
+  std::vector<MessageType> types;
+  protocol::ManagerExit bye;
+  while (waiting(kCoordinator, tags::kControl) > 0) {
+    const auto got = coordinator.recv(kManager, tags::kControl, transport::Seconds(kWait));
+    const auto m = transport::decode_envelope(got.bytes, 1 << 20);
+    types.push_back(m.type);
+    if (m.type == MessageType::kExit) bye = transport::decode_payload<protocol::ManagerExit>(m);
+  }
+  EXPECT_EQ(types, (std::vector<MessageType>{MessageType::kModeReport, MessageType::kBaselineReport,
+                                             MessageType::kExit}));
+  EXPECT_EQ(bye.submissions, 1);
+  EXPECT_EQ(bye.items_received, 4);
+  EXPECT_EQ(bye.modes_found, 1);
+  EXPECT_EQ(manager().pending_sends(), 0u);
+}
+
+TEST_F(ManagerUnitTest, NoEXITFromTheCoordinatorIsATimeout) {
+  options_.coordinator_rank = kCoordinator;
+  options_.idle_timeout_s = 0.05;
+  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  const std::string what = what_of([&] { manager().run(); });
+  EXPECT_NE(what.find("buffer manager rank 3: no EXIT from the coordinator rank 4 on tag 0 "
+                      "within 0.05 s after sending it EXIT"),
+            std::string::npos)
+      << what;
+}
+
+TEST_F(ManagerUnitTest, BadOptionsAreRefused) {
+  options_.baseline_report_interval = 0;
+  EXPECT_THROW(manager(), std::invalid_argument);
+  options_.baseline_report_interval = 1;
+  options_.baseline_tolerance = std::nan("");
+  EXPECT_THROW(manager(), std::invalid_argument);
+  options_.baseline_tolerance = 0;
+  options_.n_actions = -1;
+  EXPECT_THROW(manager(), std::invalid_argument);
+  options_.n_actions = 0;
+  options_.capacity = 0;
+  EXPECT_THROW(manager(), std::invalid_argument);
+}
+
+// The public entry point, its manager on its own thread, trainers and a coordinator
+// played by the test thread.
+TEST(RunBufferManager, ServesTrainersUntilEveryExitThenShakesHandsWithTheCoordinator) {
+  gfn::testing::LoopbackWorld world(5);
+  BufferManagerOptions options;
+  options.capacity = 8;
+  options.coordinator_rank = kCoordinator;
+  options.idle_timeout_s = 10;
+  BufferManagerResult result;
+  std::string failure;
+  std::thread manager([&] {
+    try {
+      result = run_buffer_manager(world.rank(kManager), {kTrainer, kTrainer2}, options, toy_modes);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  });
+  const auto await_type = [&](int me, int tag, MessageType type) {
+    const auto got = world.rank(me).recv(kManager, tag, transport::Seconds(10));
+    return transport::decode_envelope(got.bytes, 1 << 20).type == type;
+  };
+  std::int64_t items[2] = {0, 0};
+  for (int it = 1; it <= 5; ++it) {
+    for (int trainer : {kTrainer, kTrainer2}) {
+      const auto s = submission(it * 10 + trainer, 3);
+      world.rank(trainer).send(transport::encode_message(MessageType::kData, s), kManager,
+                               tags::kData);
+      items[trainer] += s.size();
+      EXPECT_TRUE(await_type(trainer, tags::kData, MessageType::kScore));
+    }
+  }
+  for (int trainer : {kTrainer, kTrainer2}) {
+    world.rank(trainer).send(
+        transport::encode_message(MessageType::kExit, protocol::TrainerExit{5, items[trainer]}),
+        kManager, tags::kData);
+  }
+  // The coordinator: every report until the manager's EXIT, then its own EXIT.
+  int reports = 0;
+  for (;;) {
+    const auto got =
+        world.rank(kCoordinator).recv(kManager, tags::kControl, transport::Seconds(10));
+    const auto m = transport::decode_envelope(got.bytes, 1 << 20);
+    if (m.type == MessageType::kExit) break;
+    ++reports;
+  }
+  world.rank(kCoordinator)
+      .send(transport::encode_message(MessageType::kExit, protocol::ManagerExit{}), kManager,
+            tags::kData);
+  manager.join();
+  ASSERT_EQ(failure, "");
+  EXPECT_GE(reports, 1);  // at least the MODE_REPORT of (1, 1)
+  EXPECT_EQ(result.submissions, 10);
+  EXPECT_EQ(result.items_received, 30);
+  EXPECT_EQ(result.exit_mismatches, 0);
+  EXPECT_EQ(result.rejected_messages, 0);
+  EXPECT_EQ(result.buffer_size, 8);
+  EXPECT_EQ(result.modes_found, 1);
+  EXPECT_EQ(result.per_sender.at(kTrainer).submissions, 5);
+  EXPECT_EQ(result.per_sender.at(kTrainer2).items, 15);
+  EXPECT_TRUE(result.has_baseline);
+  EXPECT_NE(result.stats_table().find("requests"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gfn::roles::testing
