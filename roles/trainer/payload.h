@@ -12,6 +12,12 @@
 
 namespace gfn::roles {
 
+/// Appends a batch's terminating states (int64 [B, ndim], any integer dtype) and log
+/// rewards (float32 [B], any floating dtype) to the DATA payload's row-major `states` and
+/// `log_rewards`. CPU tensors; O(B ndim).
+void append_terminating_states(const at::Tensor& terminating_states, const at::Tensor& log_rewards,
+                               std::vector<std::int64_t>& states, std::vector<float>& rewards);
+
 /// Appends the B trajectories of `trajs` (step-major layout) to `lengths` (int32, B
 /// entries: actions per trajectory, exit included) and `actions` (int64, Σ lengths: each
 /// trajectory's forward actions in step order, exit last). O(N) over the transitions; a

@@ -64,10 +64,7 @@ struct PendingBatch {
     return sub;
   }
   void append(const at::Tensor& terminating_states, const at::Tensor& log_rewards_t) {
-    const auto s = terminating_states.contiguous().to(at::kLong);
-    const auto r = log_rewards_t.contiguous().to(at::kFloat);
-    states.insert(states.end(), s.data_ptr<std::int64_t>(), s.data_ptr<std::int64_t>() + s.numel());
-    log_rewards.insert(log_rewards.end(), r.data_ptr<float>(), r.data_ptr<float>() + r.numel());
+    roles::append_terminating_states(terminating_states, log_rewards_t, states, log_rewards);
   }
   /// Full payloads: the trajectories of the same items (roles/trainer/payload.h).
   void append_trajectories(const core::Trajectories& trajs) {

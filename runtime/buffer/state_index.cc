@@ -29,7 +29,7 @@ inline double minkowski_root(double accumulated, double p) {
 struct Points {
   std::vector<double> coords;
   int ndim = 0;
-  double p = 2.0;
+  mutable double p = 2.0;  ///< set by each query; the tree itself does not depend on it
   std::size_t kdtree_get_point_count() const { return ndim ? coords.size() / ndim : 0; }
   double kdtree_get_pt(std::uint32_t id, std::size_t d) const {
     return coords[static_cast<std::size_t>(id) * ndim + d];
@@ -103,7 +103,7 @@ struct StateIndex::Impl {
     double acc = std::numeric_limits<double>::infinity();
     nanoflann::KNNResultSet<double, std::uint32_t> result(1);
     result.init(&id, &acc);
-    const_cast<Points&>(points).p = p;  // the metric of this query (single-threaded)
+    points.p = p;  // the metric of this query (the index is thread-compatible)
     tree->findNeighbors(result, q, nanoflann::SearchParams());
     return acc;
   }

@@ -2,6 +2,7 @@
 // on. Matching and ordering as MPI, timeouts, the size cap, and every fault on demand.
 
 #include "tests/support/loopback_transport.h"
+#include "tests/support/error_text.h"
 
 #include <gtest/gtest.h>
 
@@ -19,14 +20,7 @@ using transport::Seconds;
 
 Bytes bytes_of(std::initializer_list<std::uint8_t> v) { return Bytes(v.begin(), v.end()); }
 
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using gfn::testing::what_of;
 
 TEST(LoopbackTransport, ReportsRanksAndBackend) {
   LoopbackWorld world(3);

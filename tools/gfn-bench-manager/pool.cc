@@ -1,7 +1,5 @@
 #include "tools/gfn-bench-manager/pool.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -23,12 +21,9 @@ Pool sample_pool(const config::ExperimentConfig& config, int n) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     protocol::Submission s;
     s.iteration = i;
-    const auto states = it.terminating_states.contiguous();
-    const auto rewards = it.log_rewards.to(at::kFloat).contiguous();
-    s.ndim = static_cast<std::int32_t>(states.size(1));
-    s.states.assign(states.data_ptr<std::int64_t>(),
-                    states.data_ptr<std::int64_t>() + states.numel());
-    s.log_rewards.assign(rewards.data_ptr<float>(), rewards.data_ptr<float>() + rewards.numel());
+    s.ndim = static_cast<std::int32_t>(it.terminating_states.size(1));
+    roles::append_terminating_states(it.terminating_states, it.log_rewards, s.states,
+                                     s.log_rewards);
     roles::append_trajectories(it.fresh, s.lengths, s.actions);
     pool.submissions.push_back(std::move(s));
   }

@@ -11,6 +11,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "tests/roles/buffer_manager/manager_unit_env.h"
+#include "tests/support/error_text.h"
 #include "transport/framing/envelope.h"
 
 namespace gfn::roles::testing {
@@ -19,14 +20,7 @@ namespace {
 using transport::MessageType;
 namespace tags = protocol::tags;
 
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using gfn::testing::what_of;
 
 TEST_F(ManagerUnitTest, ServeOneRoutesEachTypeToItsHandler) {
   send_to_manager(kTrainer, MessageType::kData, submission(3, 2));
