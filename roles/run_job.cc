@@ -162,6 +162,9 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       // buffer_manager_<rank>.json: an idle manager spinning on its receives shows as
       // CPU close to wall (tools/gfn-bench-scaling prints CPU % = cpu_s / wall_s).
       const auto predicate = environment_mode_predicate(config.env);
+      ctx.transport().set_receive_wait(config.buffer.receive_wait == "spin"
+                                           ? transport::ReceiveWait::kSpin
+                                           : transport::ReceiveWait::kSleep);
       const double cpu_start = process_cpu_seconds();
       const auto t_manager = Clock::now();
       const auto result = run_buffer_manager(

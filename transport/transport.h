@@ -44,6 +44,24 @@ enum class DType { kUInt8, kInt32, kInt64, kFloat32, kFloat64 };
 /// Size in bytes of one element of `dtype`.
 std::size_t dtype_size(DType dtype);
 
+/// How a blocking receive of the mpi backend waits for its message (it polls MPI_Improbe;
+/// mpi_detail::Backoff). The torch backend's Gloo receives block in the kernel whatever
+/// the choice.
+enum class ReceiveWait {
+  /// Spin 20 us, then spin yielding the core (sched_yield) up to 1 ms, then sleep 50-500 us
+  /// (1/16 of the time waited): lowest latency, for a rank that needs the reply now (a
+  /// trainer waiting for SCORE). A rank whose messages arrive less than 1 ms apart never
+  /// sleeps, so it keeps its core busy while it waits.
+  kSpin,
+  /// Spin 20 us, then sleep 50-500 us: for a rank that waits most of its time (a buffer
+  /// manager between submissions) and shares cores with the ranks that do the work; a
+  /// message that arrives during a sleep waits for its end (~0.1 ms at the start of a wait).
+  kSleep,
+};
+
+/// "spin" / "sleep".
+const char* to_string(ReceiveWait wait);
+
 /// Options common to every backend; built once from the YAML `transport:` section.
 struct TransportOptions {
   /// Largest payload (bytes) a receiver accepts; larger messages are refused with
@@ -51,6 +69,9 @@ struct TransportOptions {
   std::size_t max_message_bytes = std::size_t{256} << 20;
   /// Default timeout (seconds) of blocking receives and send-handle waits.
   Seconds timeout{300.0};
+  /// How blocking receives wait (mpi backend); a role may change it with
+  /// Transport::set_receive_wait (the buffer manager does, YAML buffer.receive_wait).
+  ReceiveWait receive_wait = ReceiveWait::kSpin;
 };
 
 /// Result of a receive: the global rank that sent it and its payload.
@@ -105,6 +126,9 @@ class Transport {
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
   virtual const TransportOptions& options() const = 0;
+  /// Sets options().receive_wait for every later receive of this transport. Call it
+  /// before other threads use the transport (not synchronized with running receives).
+  virtual void set_receive_wait(ReceiveWait wait) = 0;
 
   /// Blocking send of `size` bytes to global rank `dst` on `tag` (>= 0).
   /// Throws TransportError (bad rank/tag, size above the cap, backend failure).

@@ -276,6 +276,8 @@ const std::vector<Field>& registry() {
       field("buffer.score_ema_decay", &C::buffer, &BufferOptions::score_ema_decay,
             in_range_open(0.0, 1.0)),
       field("buffer.drain_timeout_s", &C::buffer, &BufferOptions::drain_timeout_s, positive()),
+      field("buffer.receive_wait", &C::buffer, &BufferOptions::receive_wait,
+            one_of({"spin", "sleep"})),
       field("buffer.population_stats_every", &C::buffer, &BufferOptions::population_stats_every,
             at_least(0)),
       field("buffer.remote_sample_fraction", &C::buffer, &BufferOptions::remote_sample_fraction,

@@ -134,7 +134,11 @@ struct BufferOptions {
   std::string score_novelty = "index";
   std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< brute_force block cap, bytes
   double score_ema_decay = 0.9;                                  ///< [0, 1)
-  double drain_timeout_s = 60.0;        ///< bound of the drain of pending sends/SCOREs before EXIT
+  double drain_timeout_s = 60.0;  ///< bound of the drain of pending sends/SCOREs before EXIT
+  /// How a manager waits for the next message (transport::ReceiveWait, mpi backend):
+  /// "sleep" (spin 20 us, then sleep) leaves the core to the trainers beside it;
+  /// "spin" (also yield-spin up to 1 ms, the trainers' way) answers a little sooner.
+  std::string receive_wait = "sleep";
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   bool remote_sample_prioritized = true;  ///< reward-proportional, else uniform

@@ -115,12 +115,14 @@ namespace {
 class LoopbackTransport final : public transport::Transport {
  public:
   LoopbackTransport(LoopbackWorld::State& state, int rank)
-      : state_(state), rank_(rank), world_(rank, state.size) {}
+      : state_(state), rank_(rank), world_(rank, state.size), options_(state.options) {}
 
   std::string backend() const override { return "loopback"; }
   int rank() const override { return rank_; }
   int world_size() const override { return state_.size; }
-  const transport::TransportOptions& options() const override { return state_.options; }
+  const transport::TransportOptions& options() const override { return options_; }
+  /// Recorded only: loopback receives wait on a condition variable.
+  void set_receive_wait(transport::ReceiveWait wait) override { options_.receive_wait = wait; }
 
   void send(const std::uint8_t* data, std::size_t size, int dst, int tag) override {
     Bytes copy(data, data + size);
@@ -231,6 +233,7 @@ class LoopbackTransport final : public transport::Transport {
   LoopbackWorld::State& state_;
   const int rank_;
   LoopbackGroup world_;
+  transport::TransportOptions options_;  ///< this rank's copy (receive_wait may differ)
 };
 
 }  // namespace

@@ -35,6 +35,8 @@ class GlooTransport final : public Transport {
   int rank() const override { return session_->rank; }
   int world_size() const override { return session_->world_size; }
   const TransportOptions& options() const override { return session_->options; }
+  /// Recorded only: Gloo receives block in the kernel (no polling to tune).
+  void set_receive_wait(ReceiveWait wait) override { session_->options.receive_wait = wait; }
 
   void send(const std::uint8_t* data, std::size_t size, int dst, int tag) override {
     check_send(size, dst, tag, "send");

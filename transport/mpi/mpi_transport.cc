@@ -86,6 +86,7 @@ class MpiTransport final : public Transport {
   int rank() const override { return rank_; }
   int world_size() const override { return size_; }
   const TransportOptions& options() const override { return options_; }
+  void set_receive_wait(ReceiveWait wait) override { options_.receive_wait = wait; }
 
   void send(const std::uint8_t* data, std::size_t size, int dst, int tag) override {
     validate_send(size, dst, tag, "send");
@@ -214,7 +215,7 @@ class MpiTransport final : public Transport {
                       rank_, peer_name(src), tag, timeout.count()));
     }
     const int mpi_src = src == kAnySource ? MPI_ANY_SOURCE : src;
-    Backoff backoff(timeout.count());
+    Backoff backoff(timeout.count(), options_.receive_wait);
     Matched m;
     MPI_Status status;
     const auto probe_what = [&] {

@@ -98,8 +98,10 @@ void free_comm(MPI_Comm& comm) noexcept {
   comm = MPI_COMM_NULL;
 }
 
-Backoff::Backoff(double timeout_s)
-    : start_(Clock::now()), has_deadline_(timeout_s >= 0.0 && std::isfinite(timeout_s)) {
+Backoff::Backoff(double timeout_s, ReceiveWait wait)
+    : start_(Clock::now()),
+      has_deadline_(timeout_s >= 0.0 && std::isfinite(timeout_s)),
+      wait_(wait) {
   if (has_deadline_) {
     // Cap at a year so the time_point arithmetic cannot overflow.
     const double capped = std::min(timeout_s, 3.15e7);
@@ -108,35 +110,38 @@ Backoff::Backoff(double timeout_s)
   }
 }
 
-bool Backoff::pause() {
+Backoff::Step Backoff::step_after(Clock::duration waited, ReceiveWait wait) {
   // Spin while the answer is likely to come soon: a ping-pong partner answers within
   // microseconds, and a transfer of up to ~1 MiB completes within a few hundred. Sleeping
   // there costs more than it saves: a sleep lasts >= ~60 us (timer slack), and once one
   // side oversleeps, the other side's wait exceeds a short spin window too, so both end
   // up sleeping on every message (measured: 1 MiB round trips 1.7-2x raw MPI with a
-  // 50 us window; tools/gfn-transport-bench).
+  // 50 us window; tools/gfn-transport-bench). kSleep trades that latency for the core.
   constexpr auto kPureSpin = std::chrono::microseconds(20);
   constexpr auto kYieldSpin = std::chrono::microseconds(1000);
   constexpr auto kMinSleep = std::chrono::microseconds(50);
   constexpr auto kMaxSleep = std::chrono::microseconds(500);
-  const auto now = Clock::now();
-  if (has_deadline_ && now >= deadline_) return false;
-  const auto waited = now - start_;
-  if (waited < kPureSpin) return true;
-  if (waited < kYieldSpin) {
-    std::this_thread::yield();  // let another process on this core run (oversubscription)
-    return true;
-  }
+  if (waited < kPureSpin) return {Step::kSpin, {}};
+  if (wait == ReceiveWait::kSpin && waited < kYieldSpin) return {Step::kYield, {}};
   // Then sleep 1/16 of the time waited so far (50 us .. 500 us): a late wake-up adds at
   // most ~6 % to a long wait, and an idle rank wakes up at most ~2000 times a second.
   auto pause = std::chrono::duration_cast<std::chrono::microseconds>(waited / 16);
-  pause = std::clamp(pause, kMinSleep, kMaxSleep);
-  if (has_deadline_) {
-    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - now);
-    if (left < pause) pause = left;
+  return {Step::kSleep, std::clamp(pause, kMinSleep, kMaxSleep)};
+}
+
+bool Backoff::pause() {
+  const auto now = Clock::now();
+  if (has_deadline_ && now >= deadline_) return false;
+  auto step = step_after(now - start_, wait_);
+  if (step.kind == Step::kYield) {
+    std::this_thread::yield();  // let another process on this core run (oversubscription)
+  } else if (step.kind == Step::kSleep) {
+    if (has_deadline_) {
+      const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - now);
+      step.sleep = std::min(step.sleep, left);
+    }
+    std::this_thread::sleep_for(step.sleep);
   }
-  sleep_ = pause;
-  std::this_thread::sleep_for(pause);
   return true;
 }
 

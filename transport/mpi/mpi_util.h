@@ -34,23 +34,33 @@ class MpiSession {
 /// Frees `comm` unless it is null or MPI is already finalized. Never throws.
 void free_comm(MPI_Comm& comm) noexcept;
 
-/// Polling schedule for MPI_Test / MPI_Improbe loops: spin for 20 us, then spin
-/// yielding the core (sched_yield) up to 1 ms (latency: ping-pongs and transfers up to
-/// ~1 MiB never sleep), then sleep 1/16 of the time waited so far, 50 us .. 500 us (so
-/// a waiting rank does not burn a core), never beyond the deadline.
+/// Polling schedule for MPI_Test / MPI_Improbe loops: spin for 20 us, then (kSpin only)
+/// spin yielding the core (sched_yield) up to 1 ms (latency: ping-pongs and transfers up
+/// to ~1 MiB never sleep), then sleep 1/16 of the time waited so far, 50 us .. 500 us (so
+/// a waiting rank does not burn a core), never beyond the deadline. kSleep skips the
+/// yielding window: a rank that waits most of its time leaves its core to the others.
 class Backoff {
  public:
   using Clock = std::chrono::steady_clock;
   /// `timeout_s` < 0 or infinite: no deadline.
-  explicit Backoff(double timeout_s);
+  explicit Backoff(double timeout_s, ReceiveWait wait = ReceiveWait::kSpin);
   /// Pauses once; returns false if the deadline has passed (caller gives up).
   bool pause();
+
+  /// What one pause does after `waited` of polling under `wait` (no deadline):
+  /// kSpin returns at once, kYield yields the core, kSleep sleeps `sleep`.
+  struct Step {
+    enum Kind { kSpin, kYield, kSleep } kind = kSpin;
+    std::chrono::microseconds sleep{0};
+  };
+  /// The schedule of the class comment as a pure function. Thread-safe.
+  static Step step_after(Clock::duration waited, ReceiveWait wait);
 
  private:
   Clock::time_point start_;
   Clock::time_point deadline_;
   bool has_deadline_;
-  std::chrono::microseconds sleep_{10};
+  ReceiveWait wait_;
 };
 
 /// A writable buffer of `size` bytes (virtual) backed by only `chunk` bytes of

@@ -234,6 +234,7 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
       {"layout:\n  placement: bogus\n", "layout.placement = bogus", "auto, arithmetic"},
       {"train:\n  average: bogus\n", "train.average = bogus", "models, gradients"},
       {"layout:\n  num_buffers: -1\n", "layout.num_buffers = -1", "must be >= 0"},
+      {"buffer:\n  receive_wait: busy\n", "buffer.receive_wait = busy", "spin, sleep"},
       {"train:\n  n_iterations: -2\n", "train.n_iterations = -2", "must be >= 0"},
       {"train:\n  epsilon: 1.5\n", "train.epsilon = 1.5", "[0, 1]"},
       {"output:\n  dir: ''\n", "output.dir = ", "must not be empty"},

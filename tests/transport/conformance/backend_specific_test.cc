@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "tests/transport/conformance/conformance_env.h"
 #include "transport/mpi/mpi_transport.h"
@@ -34,6 +36,28 @@ TEST(MpiSpecific, SendToSelfArrives) {
   EXPECT_EQ(got.src, rank());
   EXPECT_TRUE(got.bytes == pattern(rank(), 1000, 3));
   h.wait(kTimeout);
+  transport().world().barrier();
+}
+
+// A rank that waits by sleeping (ReceiveWait::kSleep, a buffer manager's default) still
+// receives every message byte-identical, from a peer that sends after a delay longer than
+// the spin (the receive sleeps) and from one that sends at once.
+TEST(MpiSpecific, SleepingReceiveGetsEveryMessage) {
+  REQUIRE_BACKEND("mpi");
+  transport().set_receive_wait(ReceiveWait::kSleep);
+  EXPECT_EQ(transport().options().receive_wait, ReceiveWait::kSleep);
+  const int peer = (rank() + 1) % world();
+  const int from = (rank() + world() - 1) % world();
+  for (int delay_ms : {0, 5}) {
+    transport().world().barrier();
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    SendHandle h = transport().isend(pattern(rank(), 4096, delay_ms), peer, 14);
+    Received got = transport().recv(from, 14, kTimeout);
+    EXPECT_EQ(got.src, from);
+    EXPECT_TRUE(got.bytes == pattern(from, 4096, delay_ms));
+    h.wait(kTimeout);
+  }
+  transport().set_receive_wait(ReceiveWait::kSpin);
   transport().world().barrier();
 }
 
