@@ -94,7 +94,7 @@ void BufferManager::serve_one() {
 
   transport::MessageView message;
   try {
-    message = protocol::decode_envelope_view(inbox_, cap_);
+    message = protocol::decode_message_view(inbox_, cap_);
   } catch (const transport::MessageError& e) {
     refuse(in.src, raw_type(inbox_),
            fmt::format("malformed message ({} bytes) on tag {}: {}", in.size, protocol::tags::kData,
@@ -190,7 +190,7 @@ void BufferManager::exit_handshake() {
           me_, coordinator_, protocol::tags::kData, options_.idle_timeout_s, e.what()));
     }
     try {
-      const auto m = protocol::decode_envelope_view(inbox_, cap_);
+      const auto m = protocol::decode_message_view(inbox_, cap_);
       if (m.type == MessageType::kManagerExitAck) {
         (void)protocol::decode<protocol::ManagerExitAck>(m);
         break;

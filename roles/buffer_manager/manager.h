@@ -15,7 +15,7 @@
 // it into `inbox_`, a buffer reused for every message (recv_into: no allocation once it
 // is large enough; the torch backend copies once more a message that was already queued
 // before the call, transport/gloo/gloo_recv.h); the envelope is parsed in place
-// (protocol::decode_envelope_view: no copy); the payload is decoded from there into `submission_`,
+// (protocol::decode_message_view: no copy); the payload is decoded from there into `submission_`,
 // also reused (protocol::decode_into: its vectors keep their capacity); mode detection and
 // scoring read it in place; the replay buffer copies the items it stores.
 //

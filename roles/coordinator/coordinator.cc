@@ -105,7 +105,7 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
     const bool from_manager = known.count(in.src) > 0;
     std::uint16_t type = 0;
     try {
-      const auto message = protocol::decode_envelope_view(in.bytes, cap);
+      const auto message = protocol::decode_message_view(in.bytes, cap);
       type = static_cast<std::uint16_t>(message.type);
       if (message.type == MessageType::kGetPopulationStats) {
         (void)protocol::decode<protocol::PopulationStatsRequest>(message);

@@ -7,11 +7,11 @@ const char* type_name(transport::EnvelopeType type) noexcept {
   return m ? m->name : nullptr;
 }
 
-transport::MessageView decode_envelope_view(const transport::Bytes& bytes, std::size_t cap) {
+transport::MessageView decode_message_view(const transport::Bytes& bytes, std::size_t cap) {
   return transport::decode_envelope_view(bytes, cap, &type_name);
 }
 
-transport::Message decode_envelope(const transport::Bytes& bytes, std::size_t cap) {
+transport::Message decode_message(const transport::Bytes& bytes, std::size_t cap) {
   return transport::decode_envelope(bytes, cap, &type_name);
 }
 

@@ -5,7 +5,7 @@
 //
 //   protocol::send(transport, manager, submission);         // DATA on kData, blocking
 //   auto h = protocol::isend(transport, trainer, score);    // SCORE on kData
-//   const auto view = protocol::decode_envelope_view(inbox, cap);
+//   const auto view = protocol::decode_message_view(inbox, cap);
 //   if (view.type == MessageType::kData) protocol::decode_into(view, submission);
 //
 // The decoders refuse types that are not in the table and name the type in their
@@ -50,9 +50,11 @@ inline const char* name(transport::EnvelopeType type) { return name(message_type
 /// transport::decode_envelope(_view) with the protocol's types: a type outside the table
 /// is refused ("unknown message type N") and error texts name the type. Throws
 /// transport::MessageError as those (short, wrong magic or version, above `cap`,
-/// truncated, trailing garbage). The view borrows `bytes`.
-transport::MessageView decode_envelope_view(const transport::Bytes& bytes, std::size_t cap);
-transport::Message decode_envelope(const transport::Bytes& bytes, std::size_t cap);
+/// truncated, trailing garbage). The view borrows `bytes`. (Named apart from the
+/// transport functions so that an unqualified call is never ambiguous: Bytes' allocator
+/// brings transport:: into argument-dependent lookup.)
+transport::MessageView decode_message_view(const transport::Bytes& bytes, std::size_t cap);
+transport::Message decode_message(const transport::Bytes& bytes, std::size_t cap);
 
 /// The message carrying `payload`, its type taken from the table.
 template <class Payload>

@@ -19,7 +19,7 @@ transport::Message await_reply(transport::Transport& transport, int peer, int ta
   }
   transport::Message m;
   try {
-    m = decode_envelope(in.bytes, transport.options().max_message_bytes);
+    m = protocol::decode_message(in.bytes, transport.options().max_message_bytes);
   } catch (const transport::MessageError& e) {
     throw transport::MessageError(
         fmt::format("{}: malformed reply from rank {} on tag {} "

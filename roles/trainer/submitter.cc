@@ -97,7 +97,7 @@ void Submitter::poll_baseline() {
 }
 
 bool Submitter::take_feed_message(const transport::Received& in) {
-  const auto m = protocol::decode_envelope_view(in.bytes, transport_.options().max_message_bytes);
+  const auto m = protocol::decode_message_view(in.bytes, transport_.options().max_message_bytes);
   if (m.type == MessageType::kBaselinePush) {
     const auto push = protocol::decode<protocol::BaselinePush>(m);
     ++baseline_updates_;

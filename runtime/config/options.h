@@ -120,10 +120,10 @@ struct BufferOptions {
   bool baseline_sync = true;               ///< coordinator sends BASELINE_SYNC to every manager
   /// BASELINE_REPORT throttle, in DATA messages received by the manager: at most one
   /// report per this many submissions (>= 1), and only when the local baseline moved by
-  /// more than baseline_tolerance (the final one before EXIT goes out on any change).
+  /// more than baseline_tolerance (the final one before MANAGER_EXIT goes out on any change).
   int baseline_report_interval = 10;
   /// Log-reward change below which a baseline counts as unchanged (>= 0): managers'
-  /// BASELINE_REPORTs and pushes to fire-and-forget trainers, the coordinator's BASELINE_SYNCs.
+  /// BASELINE_REPORTs and BASELINE_PUSHes to fire-and-forget trainers, the coordinator's BASELINE_SYNCs.
   double baseline_tolerance = 0.01;
   double score_w_retained = 1.0;  ///< ModesReplayBufferManager scoring weights
   double score_w_novelty = 1.0;
@@ -134,7 +134,7 @@ struct BufferOptions {
   std::string score_novelty = "index";
   std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< brute_force block cap, bytes
   double score_ema_decay = 0.9;                                  ///< [0, 1)
-  double drain_timeout_s = 60.0;        ///< bound of the drain of pending sends/SCOREs before EXIT
+  double drain_timeout_s = 60.0;        ///< drain bound of pending sends/SCOREs before TRAINER_EXIT
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   bool remote_sample_prioritized = true;  ///< reward-proportional, else uniform

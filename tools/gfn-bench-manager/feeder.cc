@@ -13,7 +13,7 @@ namespace {
 
 void check_score(const transport::Bytes& bytes, std::int64_t expected, std::int64_t capacity,
                  std::size_t cap_bytes) {
-  const auto m = protocol::decode_envelope_view(bytes, cap_bytes);
+  const auto m = protocol::decode_message_view(bytes, cap_bytes);
   if (m.type != protocol::MessageType::kScore) {
     throw std::runtime_error(fmt::format("submission {}: the manager replied {}, not SCORE",
                                          expected, protocol::name(m.type)));

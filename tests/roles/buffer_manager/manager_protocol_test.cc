@@ -3,8 +3,8 @@
 // buffer manager of trainer 0 only, rank 3 is the coordinator.
 //   - DATA is scored (retained, reward sum, new modes) and answered on the DATA tag;
 //   - GET_METADATA is answered on the METADATA tag, never confused with a SCORE;
-//   - a malformed message and an EXIT from an unassigned rank are dropped;
-//   - the manager stops after its assigned trainer's EXIT and reports to the
+//   - a malformed message and a TRAINER_EXIT from an unassigned rank are refused;
+//   - the manager stops after its assigned trainer's TRAINER_EXIT and reports to the
 //     coordinator, which counts the modes and stops.
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ using testing::world_transport;
 template <class T>
 T expect_reply(transport::Transport& t, int src, int tag, MessageType type) {
   const auto in = t.recv(src, tag);
-  const auto m = protocol::decode_envelope(in.bytes, t.options().max_message_bytes);
+  const auto m = protocol::decode_message(in.bytes, t.options().max_message_bytes);
   EXPECT_EQ(m.type, type);
   return protocol::decode<T>(m);
 }
@@ -73,18 +73,18 @@ TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
       // Garbage is answered with ERROR and does not kill the manager.
       t.send(transport::Bytes{1, 2, 3, 4, 5}, manager, protocol::tags::kData);
       const auto err = t.recv(manager, protocol::tags::kData);
-      EXPECT_EQ(protocol::decode_envelope(err.bytes, 1 << 20).type, MessageType::kError);
-      t.recv(1, kSideTag);  // rank 1's stray EXIT went out before ours
+      EXPECT_EQ(protocol::decode_message(err.bytes, 1 << 20).type, MessageType::kError);
+      t.recv(1, kSideTag);  // rank 1's stray TRAINER_EXIT went out before ours
       t.send(protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{2, 6}), manager,
              protocol::tags::kData);
       break;
     }
-    case 1:  // not assigned to the manager: its EXIT must not end the manager's loop
+    case 1:  // not assigned to the manager: its TRAINER_EXIT must not end the manager's loop
       t.send(protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{0}), manager,
              protocol::tags::kData);
       {  // answered with an ERROR naming the problem
         const auto err = t.recv(manager, protocol::tags::kData);
-        const auto m = protocol::decode_envelope(err.bytes, 1 << 20);
+        const auto m = protocol::decode_message(err.bytes, 1 << 20);
         ASSERT_EQ(m.type, MessageType::kError);
         const auto e = protocol::decode<protocol::ErrorReply>(m);
         EXPECT_NE(e.what.find("not one of the assigned trainers"), std::string::npos) << e.what;
@@ -102,7 +102,7 @@ TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
       EXPECT_EQ(result.items_received, 6);
       EXPECT_EQ(result.buffer_size, 2);
       EXPECT_EQ(result.modes_found, 2);
-      EXPECT_EQ(result.rejected_messages, 2);  // garbage from 0, EXIT from 1
+      EXPECT_EQ(result.rejected_messages, 2);  // garbage from 0, TRAINER_EXIT from 1
       EXPECT_EQ(result.per_sender.at(0).submissions, 2);
       EXPECT_EQ(result.per_sender.at(0).requests, 5);
       EXPECT_EQ(result.errors_sent, 2);

@@ -214,7 +214,7 @@ TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
   protocol::ManagerExit bye;
   while (waiting(kCoordinator, tags::kControl) > 0) {
     const auto got = coordinator.recv(kManager, tags::kControl, transport::Seconds(kWait));
-    const auto m = protocol::decode_envelope(got.bytes, 1 << 20);
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
     types.push_back(protocol::message_type(m.type));
     if (m.type == MessageType::kManagerExit) bye = protocol::decode<protocol::ManagerExit>(m);
   }
@@ -271,7 +271,7 @@ TEST(RunBufferManager, ServesTrainersUntilEveryExitThenShakesHandsWithTheCoordin
   });
   const auto await_type = [&](int me, int tag, MessageType type) {
     const auto got = world.rank(me).recv(kManager, tag, transport::Seconds(10));
-    return protocol::decode_envelope(got.bytes, 1 << 20).type == type;
+    return protocol::decode_message(got.bytes, 1 << 20).type == type;
   };
   std::int64_t items[2] = {0, 0};
   for (int it = 1; it <= 5; ++it) {
@@ -293,7 +293,7 @@ TEST(RunBufferManager, ServesTrainersUntilEveryExitThenShakesHandsWithTheCoordin
   for (;;) {
     const auto got =
         world.rank(kCoordinator).recv(kManager, tags::kControl, transport::Seconds(10));
-    const auto m = protocol::decode_envelope(got.bytes, 1 << 20);
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
     if (m.type == MessageType::kManagerExit) break;
     ++reports;
   }

@@ -79,7 +79,7 @@ class ManagerUnitTest : public ::testing::Test {
   template <class T, class Handler>
   void handle(Handler handler, int from, protocol::MessageType type, const T& payload) {
     const transport::Bytes wire = protocol::encode_as(type, payload);
-    const auto view = protocol::decode_envelope_view(wire, 1 << 20);
+    const auto view = protocol::decode_message_view(wire, 1 << 20);
     handler(manager(), from, view);
   }
   void data(int from, const protocol::Submission& s) {
@@ -91,7 +91,7 @@ class ManagerUnitTest : public ::testing::Test {
   template <class T>
   T reply(int to, int tag, protocol::MessageType type) {
     const auto got = rank(to).recv(kManager, tag, transport::Seconds(kWait));
-    const auto m = protocol::decode_envelope(got.bytes, 1 << 20);
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
     EXPECT_EQ(m.type, type) << "got " << protocol::name(m.type) << ", expected "
                             << protocol::name(type);
     if (m.type != type) return T{};

@@ -8,7 +8,7 @@
 //     synced exactly once, a moving one at most once per baseline_report_interval DATA
 //     messages (plus the final one);
 //   - fire-and-forget trainers filter with the baseline the manager pushes on kBaseline,
-//     and drain that feed at EXIT.
+//     (BASELINE_PUSH) and drain that feed up to BASELINE_FEED_END at TRAINER_EXIT.
 #include <gtest/gtest.h>
 
 #include <chrono>

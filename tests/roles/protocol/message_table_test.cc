@@ -135,11 +135,11 @@ TEST(MessageTable, OneMeaningPerType) {
 }
 
 TEST(MessageTable, PayloadStructsMapToTheirRows) {
-#define GFN_CHECK_SPEC(e, value, text, payload, from, to, tag, reply, reply_tag) \
-  EXPECT_EQ(MessageSpec<payload>::type, MessageType::e);                         \
-  EXPECT_STREQ(MessageSpec<payload>::name, text);                                \
-  EXPECT_EQ(MessageSpec<payload>::tag, find(MessageType::e)->tag);                \
-  EXPECT_STREQ(find(MessageType::e)->payload, #payload);
+#define GFN_CHECK_SPEC(e, value, text, payload_struct, ...)                  \
+  EXPECT_EQ(MessageSpec<payload_struct>::type, MessageType::e);              \
+  EXPECT_STREQ(MessageSpec<payload_struct>::name, text);                     \
+  EXPECT_EQ(MessageSpec<payload_struct>::tag, find(MessageType::e)->tag);    \
+  EXPECT_STREQ(find(MessageType::e)->payload, #payload_struct);
   GFN_PROTOCOL_MESSAGES(GFN_CHECK_SPEC)
 #undef GFN_CHECK_SPEC
 }

@@ -13,6 +13,7 @@
 #include "roles/buffer_manager/manager.h"
 #include "roles/coordinator/coordinator.h"
 #include "roles/protocol/codec.h"
+#include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
 #include "tests/support/error_text.h"
 #include "tests/support/loopback_transport.h"
@@ -37,7 +38,7 @@ protocol::Submission batch(std::int64_t iteration) {
 
 protocol::ErrorReply error_from(transport::Transport& me, int peer, int tag) {
   const auto got = me.recv(peer, tag, kWait);
-  return protocol::decode<protocol::ErrorReply>(protocol::decode_envelope(got.bytes, 1 << 20));
+  return protocol::decode<protocol::ErrorReply>(protocol::decode_message(got.bytes, 1 << 20));
 }
 
 std::vector<bool> no_modes(const std::vector<std::int64_t>& states, int) {
@@ -55,7 +56,7 @@ TEST(WrongType, TheManagerRefusesOtherRolesTypesOnItsTagAndKeepsServing) {
   auto& trainer = world.rank(kTrainer);
 
   // A trainer sending the coordinator's or the manager's own messages on kData.
-  protocol::send(trainer, kManager, protocol::ManagerExit{});  // kControl normally
+  trainer.send(protocol::encode(protocol::ManagerExit{}), kManager, tags::kData);  // not kControl
   trainer.send(protocol::encode(protocol::BaselineSync{1.f}), kManager, tags::kData);
   trainer.send(protocol::encode(protocol::BaselinePush{1.f}), kManager, tags::kData);
   for (int i = 0; i < 3; ++i) manager.serve_one();
@@ -119,7 +120,7 @@ TEST(WrongType, TheCoordinatorRefusesATrainerExitAndStillAcknowledgesManagerExit
   protocol::send(manager, kCoordinator, protocol::ManagerExit{});
   const auto ack = manager.recv(kCoordinator, tags::kData, kWait);
   EXPECT_NO_THROW(protocol::decode<protocol::ManagerExitAck>(
-      protocol::decode_envelope(ack.bytes, 1 << 20)));
+      protocol::decode_message(ack.bytes, 1 << 20)));
   coordinator.join();
   EXPECT_EQ(failure, "");
   EXPECT_EQ(result.rejected_messages, 2);
@@ -147,7 +148,7 @@ TEST(WrongType, ASubmitterRefusesABaselineSyncOnItsFeedAndStaysUsable) {
   EXPECT_EQ(submitter.baseline_updates(), 1);
   EXPECT_EQ(submitter.items_filtered(), 1);  // log reward -1 < 0
   const auto data = manager.recv(kTrainer, tags::kData, kWait);
-  EXPECT_EQ(protocol::decode<protocol::Submission>(protocol::decode_envelope(data.bytes, 1 << 20))
+  EXPECT_EQ(protocol::decode<protocol::Submission>(protocol::decode_message(data.bytes, 1 << 20))
                 .size(),
             1);
 }
