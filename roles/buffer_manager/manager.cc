@@ -81,10 +81,10 @@ void BufferManager::serve_one() {
   try {
     in = transport_.recv_into(transport::kAnySource, protocol::tags::kData, idle_, inbox_);
   } catch (const transport::TimeoutError&) {
-    throw transport::TimeoutError(fmt::format(
-        "buffer manager rank {}: no message for {:g} s on tag {} while waiting for "
-        "TRAINER_EXIT from trainer rank(s) {}",
-        me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
+    throw transport::TimeoutError(
+        fmt::format("buffer manager rank {}: no message for {:g} s on tag {} while waiting for "
+                    "TRAINER_EXIT from trainer rank(s) {}",
+                    me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
   }
   const double recv_s = seconds_since(t_recv);
   auto& sender = result_.per_sender[in.src];
@@ -199,11 +199,10 @@ void BufferManager::exit_handshake() {
         adopt_sync(m);
         continue;
       }
-      throw transport::MessageError(
-          fmt::format("unexpected {} while waiting for MANAGER_EXIT_ACK (expected {})",
-                      protocol::name(m.type),
-                      protocol::names_on(protocol::tags::kData, protocol::Role::kCoordinator,
-                                         protocol::Role::kManager)));
+      throw transport::MessageError(fmt::format(
+          "unexpected {} while waiting for MANAGER_EXIT_ACK (expected {})", protocol::name(m.type),
+          protocol::names_on(protocol::tags::kData, protocol::Role::kCoordinator,
+                             protocol::Role::kManager)));
     } catch (const transport::MessageError& e) {
       ++result_.rejected_messages;
       spdlog::warn("buffer manager rank {}: dropped a message from the coordinator: {}", me_,

@@ -81,9 +81,9 @@ class BufferManager {
   /// ERROR (refused) and the manager carries on. Every ERROR goes on
   /// protocol::error_tag() of the refused type (its reply tag, else kData).
   /// Throws transport::TimeoutError naming the trainers still expected, the tag and
-  /// TRAINER_EXIT when nothing arrives in time; transport::MessageError if the transport refuses the
-  /// message (above max_message_bytes); transport::TransportError when a reply cannot be
-  /// sent (naming the reply, its destination and tag).
+  /// TRAINER_EXIT when nothing arrives in time; transport::MessageError if the transport refuses
+  /// the message (above max_message_bytes); transport::TransportError when a reply cannot be sent
+  /// (naming the reply, its destination and tag).
   void serve_one();
 
   /// The end, once serving() is false: the final BASELINE_REPORT (if the local baseline

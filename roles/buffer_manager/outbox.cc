@@ -74,7 +74,8 @@ void BufferManager::wait_pending_sends() {
 
 void BufferManager::refuse(int src, std::uint16_t type, const std::string& why) {
   // Strangers are refused as trainers (the coordinator is never answered with ERROR).
-  const int reply_tag = protocol::error_tag(type, protocol::Role::kManager, protocol::Role::kTrainer);
+  const int reply_tag =
+      protocol::error_tag(type, protocol::Role::kManager, protocol::Role::kTrainer);
   ++result_.rejected_messages;
   ++result_.errors_sent;
   ++result_.per_sender[src].errors;

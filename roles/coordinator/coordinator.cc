@@ -184,8 +184,8 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
       spdlog::warn("coordinator rank {}: refused a message from rank {}: {}", me, in.src, e.what());
       // On the table's error tag: managers wait on kData, trainers (population stats) on
       // kPopulation. A manager that already exited is not answered (it no longer receives).
-      const int tag =
-          protocol::error_tag(type, Role::kCoordinator, from_manager ? Role::kManager : Role::kTrainer);
+      const int tag = protocol::error_tag(type, Role::kCoordinator,
+                                          from_manager ? Role::kManager : Role::kTrainer);
       if (tag >= 0 && (!from_manager || running.count(in.src))) {
         keep(transport.isend(protocol::encode_error(me, type, protocol::tags::kControl, e.what()),
                              in.src, tag));

@@ -33,9 +33,7 @@ constexpr MessageType message_type(transport::EnvelopeType type) {
 
 /// An envelope's type is a MessageType when their values agree, so that
 /// `view.type == MessageType::kScore` reads as it should.
-constexpr bool operator==(transport::EnvelopeType a, MessageType b) {
-  return message_type(a) == b;
-}
+constexpr bool operator==(transport::EnvelopeType a, MessageType b) { return message_type(a) == b; }
 constexpr bool operator==(MessageType a, transport::EnvelopeType b) { return b == a; }
 constexpr bool operator!=(transport::EnvelopeType a, MessageType b) { return !(a == b); }
 constexpr bool operator!=(MessageType a, transport::EnvelopeType b) { return !(b == a); }
@@ -74,8 +72,7 @@ transport::Bytes encode_as(MessageType type, const Payload& payload) {
 template <class Payload>
 void expect_type(const transport::MessageView& message) {
   if (message.type != MessageSpec<Payload>::type) {
-    throw transport::MessageError(std::string("expected ") + MessageSpec<Payload>::name +
-                                  ", got " +
+    throw transport::MessageError(std::string("expected ") + MessageSpec<Payload>::name + ", got " +
                                   transport::describe(message.type, &type_name) + " message");
   }
 }

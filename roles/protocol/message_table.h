@@ -76,7 +76,7 @@ struct MessageInfo {
   const char* payload;  ///< the payload struct's name in roles/protocol/messages.h
   Role from;
   Role to;
-  int tag;          ///< where it travels; kErrorReplyTag for ERROR
+  int tag;            ///< where it travels; kErrorReplyTag for ERROR
   MessageType reply;  ///< what answers it, kNone if nothing does
   int reply_tag;      ///< where that reply travels (the sender waits there); kNoTag if none
 };
@@ -113,11 +113,11 @@ template <class Payload>
 struct MessageSpec;
 
 #define GFN_PROTOCOL_SPEC(e, value, text, payload, from_role, to_role, message_tag, ...) \
-  template <>                                                                             \
-  struct MessageSpec<payload> {                                                           \
-    static constexpr MessageType type = MessageType::e;                                   \
-    static constexpr const char* name = text;                                             \
-    static constexpr int tag = message_tag;                                               \
+  template <>                                                                            \
+  struct MessageSpec<payload> {                                                          \
+    static constexpr MessageType type = MessageType::e;                                  \
+    static constexpr const char* name = text;                                            \
+    static constexpr int tag = message_tag;                                              \
   };
 GFN_PROTOCOL_MESSAGES(GFN_PROTOCOL_SPEC)
 #undef GFN_PROTOCOL_SPEC

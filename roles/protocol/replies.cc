@@ -7,8 +7,7 @@
 namespace gfn::protocol {
 
 transport::Message await_reply(transport::Transport& transport, int peer, int tag,
-                               MessageType expected, double timeout_s,
-                               const std::string& context) {
+                               MessageType expected, double timeout_s, const std::string& context) {
   const char* type = name(expected);
   transport::Received in;
   try {

@@ -28,8 +28,7 @@ class RemoteError : public transport::MessageError {
 /// RemoteError if an ERROR arrives, transport::MessageError if the envelope is
 /// malformed or of another type. Blocking.
 transport::Message await_reply(transport::Transport& transport, int peer, int tag,
-                               MessageType expected, double timeout_s,
-                               const std::string& context);
+                               MessageType expected, double timeout_s, const std::string& context);
 
 /// await_reply for a Reply payload on its own tag (from the table), decoded. Throws as
 /// await_reply, and transport::MessageError if the payload does not decode. Blocking.

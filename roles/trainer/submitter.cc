@@ -114,11 +114,11 @@ bool Submitter::take_feed_message(const transport::Received& in) {
     }
     return true;
   }
-  throw transport::MessageError(fmt::format(
-      "trainer rank {}: unexpected {} from rank {} on tag {} (expected {})", transport_.rank(),
-      protocol::name(m.type), manager_, protocol::tags::kBaseline,
-      protocol::names_on(protocol::tags::kBaseline, protocol::Role::kManager,
-                         protocol::Role::kTrainer)));
+  throw transport::MessageError(
+      fmt::format("trainer rank {}: unexpected {} from rank {} on tag {} (expected {})",
+                  transport_.rank(), protocol::name(m.type), manager_, protocol::tags::kBaseline,
+                  protocol::names_on(protocol::tags::kBaseline, protocol::Role::kManager,
+                                     protocol::Role::kTrainer)));
 }
 
 bool Submitter::submit(protocol::Submission batch) {
@@ -138,7 +138,7 @@ bool Submitter::submit(protocol::Submission batch) {
   feed_requested_ = feed_requested_ || batch.want_baseline;
   pending_iteration_ = batch.iteration;
   const auto n = batch.size();
-  auto bytes = protocol::encode(batch);  // DATA
+  auto bytes = protocol::encode(batch);                                  // DATA
   constexpr int tag = protocol::MessageSpec<protocol::Submission>::tag;  // kData
   const transport::Seconds timeout(options_.timeout_s);
   switch (options_.mode) {
@@ -240,8 +240,8 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, bool prioritize
   protocol::send(transport_, manager_, q);
   const auto context =
       fmt::format("trainer rank {}, sample request {} ({} items)", transport_.rank(), q.request, n);
-  auto batch =
-      protocol::await_reply<protocol::SampleBatch>(transport_, manager_, options_.timeout_s, context);
+  auto batch = protocol::await_reply<protocol::SampleBatch>(transport_, manager_,
+                                                            options_.timeout_s, context);
   if (batch.request != q.request) {
     throw transport::MessageError(
         fmt::format("{}: reply is for request {}", context, batch.request));

@@ -123,7 +123,7 @@ struct BufferOptions {
   /// more than baseline_tolerance (the final one before MANAGER_EXIT goes out on any change).
   int baseline_report_interval = 10;
   /// Log-reward change below which a baseline counts as unchanged (>= 0): managers'
-  /// BASELINE_REPORTs and BASELINE_PUSHes to fire-and-forget trainers, the coordinator's BASELINE_SYNCs.
+  /// BASELINE_REPORTs and pushes to fire-and-forget trainers, the coordinator's BASELINE_SYNCs.
   double baseline_tolerance = 0.01;
   double score_w_retained = 1.0;  ///< ModesReplayBufferManager scoring weights
   double score_w_novelty = 1.0;

@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "transport/bytes.h"
 #include <string>
+#include "transport/bytes.h"
 
 #include "transport/errors.h"
 

@@ -273,7 +273,8 @@ TEST_F(ManagerUnitTest, ExitEndsTheBaselineFeedOfAFireAndForgetTrainer) {
   EXPECT_EQ(waiting(kTrainer, tags::kBaseline), 0u);
   handle([](BufferManager& m, int src, const auto& v) { m.on_exit(src, v); }, kTrainer,
          MessageType::kTrainerExit, protocol::TrainerExit{2, 8});
-  const auto end = reply<protocol::BaselineFeedEnd>(kTrainer, tags::kBaseline, MessageType::kBaselineFeedEnd);
+  const auto end =
+      reply<protocol::BaselineFeedEnd>(kTrainer, tags::kBaseline, MessageType::kBaselineFeedEnd);
   EXPECT_EQ(end.updates, 1);
   EXPECT_EQ(manager().result().baseline_pushes, 1);
   EXPECT_EQ(manager().result().exit_mismatches, 0);

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <memory>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "tests/roles/buffer_manager/protocol_test_env.h"
 #include "transport/framing/message.h"
@@ -48,8 +48,8 @@ TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
       sub.log_rewards = {std::log(2.f), std::log(1.f), std::log(2.f)};
       t.send(protocol::encode_as(MessageType::kData, sub), manager, protocol::tags::kData);
       // A metadata query right behind it: its reply must come on the METADATA tag.
-      t.send(protocol::encode_as(MessageType::kGetMetadata, protocol::MetadataRequest{}),
-             manager, protocol::tags::kData);
+      t.send(protocol::encode_as(MessageType::kGetMetadata, protocol::MetadataRequest{}), manager,
+             protocol::tags::kData);
       const auto score =
           expect_reply<protocol::Score>(t, manager, protocol::tags::kData, MessageType::kScore);
       EXPECT_EQ(score.iteration, 1);

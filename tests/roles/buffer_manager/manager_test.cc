@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/protocol/codec.h"
 #include "tests/roles/buffer_manager/manager_unit_env.h"
 #include "tests/support/error_text.h"
 #include "transport/framing/envelope.h"
@@ -127,8 +127,7 @@ TEST_F(ManagerUnitTest, TheCoordinatorSyncsAndAnythingElseFromItIsDropped) {
       .send(protocol::encode_as(MessageType::kBaselineSync, protocol::BaselineSync{1.25f}),
             kManager, tags::kData);
   rank(kCoordinator)
-      .send(protocol::encode_as(MessageType::kScore, protocol::Score{}), kManager,
-            tags::kData);
+      .send(protocol::encode_as(MessageType::kScore, protocol::Score{}), kManager, tags::kData);
   manager().serve_one();
   manager().serve_one();
   EXPECT_EQ(manager().result().baseline_syncs, 1);
@@ -194,13 +193,12 @@ TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
   // The coordinator's answer is queued before the manager asks: a late BASELINE_SYNC,
   // a stray SCORE (dropped) and its MANAGER_EXIT_ACK.
   auto& coordinator = rank(kCoordinator);
-  coordinator.send(
-      protocol::encode_as(MessageType::kBaselineSync, protocol::BaselineSync{-1.f}), kManager,
-      tags::kData);
+  coordinator.send(protocol::encode_as(MessageType::kBaselineSync, protocol::BaselineSync{-1.f}),
+                   kManager, tags::kData);
   coordinator.send(protocol::encode_as(MessageType::kScore, protocol::Score{}), kManager,
                    tags::kData);
-  coordinator.send(protocol::encode_as(MessageType::kManagerExitAck, protocol::ManagerExitAck{}), kManager,
-                   tags::kData);
+  coordinator.send(protocol::encode_as(MessageType::kManagerExitAck, protocol::ManagerExitAck{}),
+                   kManager, tags::kData);
   const auto r = manager().finish();
   EXPECT_EQ(r.buffer_size, 4);
   EXPECT_EQ(r.modes_found, 1);
@@ -277,8 +275,7 @@ TEST(RunBufferManager, ServesTrainersUntilEveryExitThenShakesHandsWithTheCoordin
   for (int it = 1; it <= 5; ++it) {
     for (int trainer : {kTrainer, kTrainer2}) {
       const auto s = submission(it * 10 + trainer, 3);
-      world.rank(trainer).send(protocol::encode_as(MessageType::kData, s), kManager,
-                               tags::kData);
+      world.rank(trainer).send(protocol::encode_as(MessageType::kData, s), kManager, tags::kData);
       items[trainer] += s.size();
       EXPECT_TRUE(await_type(trainer, tags::kData, MessageType::kScore));
     }

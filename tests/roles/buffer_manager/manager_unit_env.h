@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/manager.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "tests/roles/buffer_manager/protocol_test_env.h"
 #include "tests/support/loopback_transport.h"

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <string>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -23,9 +23,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using protocol::MessageType;
 
 protocol::Submission batch(std::int64_t iteration, int n) {
   protocol::Submission s;
@@ -77,21 +77,23 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       EXPECT_TRUE(sub.baseline().has_value());  // capacity 16: full after 2 batches ("min")
       EXPECT_GT(sub.items_filtered(), 0);
       t.send(protocol::encode_as(MessageType::kTrainerExit,
-                                       protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
+                                 protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
              manager, protocol::tags::kData);
       break;
     }
     case 1: {  // a fake trainer sending bad messages
       expect_refused(t, manager, transport::Bytes{0xde, 0xad, 0xbe, 0xef, 1, 2, 3},
                      protocol::tags::kData, "malformed");
-      auto unknown = transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
+      auto unknown =
+          transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
       unknown[6] = 99;  // message type 99
       expect_refused(t, manager, unknown, protocol::tags::kData, "malformed");
       expect_refused(t, manager, protocol::encode_as(MessageType::kScore, protocol::Score{}),
                      protocol::tags::kData, "unexpected SCORE");
       auto truncated = protocol::encode_as(MessageType::kData, batch(1, 4));
       truncated.resize(truncated.size() - 5);
-      transport::write_envelope_header(truncated.data(), protocol::envelope_type(MessageType::kData),
+      transport::write_envelope_header(truncated.data(),
+                                       protocol::envelope_type(MessageType::kData),
                                        truncated.size() - transport::kEnvelopeHeaderBytes);
       expect_refused(t, manager, truncated, protocol::tags::kData, "DATA");
       auto inconsistent = batch(1, 4);
@@ -107,7 +109,7 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       sub.submit(batch(100, 3));
       EXPECT_EQ(sub.scores_received(), 1);
       t.send(protocol::encode_as(MessageType::kTrainerExit,
-                                       protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
+                                 protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
              manager, protocol::tags::kData);
       break;
     }

@@ -6,9 +6,9 @@
 // taken for another (the Submitter checks SCORE iterations and request ids).
 #include <gtest/gtest.h>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -18,9 +18,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using protocol::MessageType;
 
 TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
   auto& t = world_transport();
@@ -80,7 +80,7 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
       }
       if (it % 10 == 0) {
         t.send(protocol::encode_as(MessageType::kGetPopulationStats,
-                                         protocol::PopulationStatsRequest{it}),
+                                   protocol::PopulationStatsRequest{it}),
                coordinator, protocol::tags::kControl);
         const auto m = protocol::await_reply(t, coordinator, protocol::tags::kPopulation,
                                              MessageType::kPopulationStats, 50, "stress trainer");

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "roles/protocol/codec.h"
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -29,9 +29,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using protocol::MessageType;
 constexpr int kManager = 2, kCoordinator = 3;
 // HyperGrid 2-D actions: 0 = x0 + 1, 1 = x1 + 1, 2 = exit.
 constexpr std::int64_t kActions = 3;
@@ -124,9 +124,8 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     EXPECT_GT(without, 0);
 
     // A raw GET_SAMPLE is answered by a SAMPLE envelope on tag kSample.
-    t.send(
-        protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{3, false, 77}),
-        kManager, protocol::tags::kData);
+    t.send(protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{3, false, 77}),
+           kManager, protocol::tags::kData);
     const auto raw = protocol::await_reply(t, kManager, protocol::tags::kSample,
                                            MessageType::kSample, 30, "raw GET_SAMPLE");
     EXPECT_EQ(protocol::decode<protocol::SampleBatch>(raw).request, 77);
@@ -138,8 +137,7 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
                  "outside [0, 3)");
     bad = full_batch(6);
     bad.actions.push_back(2);
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
-                 "add up");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "add up");
     bad = full_batch(7);
     bad.lengths.pop_back();
     expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
@@ -149,24 +147,24 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     bad.ndim = 2;
     add_item(bad, 1, 1, 0.f);
     bad.actions = {2, 0, 1};  // exit first
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
-                 "exit");
-    expect_error(
-        t, protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{-1, true, 1}),
-        protocol::tags::kSample, "n = -1");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "exit");
+    expect_error(t,
+                 protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{-1, true, 1}),
+                 protocol::tags::kSample, "n = -1");
     protocol::Query q;
     q.kind = 1;  // the old "sample" kind of GET_METADATA is gone
-    expect_error(t, protocol::encode_as(MessageType::kGetMetadata, q),
-                 protocol::tags::kMetadata, "unknown kind");
-    auto unknown = transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
+    expect_error(t, protocol::encode_as(MessageType::kGetMetadata, q), protocol::tags::kMetadata,
+                 "unknown kind");
+    auto unknown =
+        transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
     unknown[6] = 99;  // a type value that is not in the protocol table
     expect_error(t, unknown, protocol::tags::kData, "malformed");
 
     sub.submit(full_batch(9));
     EXPECT_EQ(sub.scores_received(), 4);
     t.send(protocol::encode_as(MessageType::kTrainerExit,
-                                     protocol::TrainerExit{sub.submissions() + scorer.submissions(),
-                                                           sub.items_sent() + scorer.items_sent()}),
+                               protocol::TrainerExit{sub.submissions() + scorer.submissions(),
+                                                     sub.items_sent() + scorer.items_sent()}),
            kManager, protocol::tags::kData);
   } else if (t.rank() == kManager) {
     BufferManagerOptions options;

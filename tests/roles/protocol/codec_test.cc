@@ -33,15 +33,14 @@ TEST(Codec, EncodeTakesTheTypeFromThePayload) {
 
 // Every payload of the table round trips under its own type.
 TEST(Codec, EveryPayloadRoundTrips) {
-#define GFN_ROUND_TRIP(e, value, text, payload, ...)                                \
-  {                                                                                 \
-    const auto wire = encode(payload{});                                            \
-    const auto m = decode_message(wire, 1 << 20);                                  \
-    EXPECT_EQ(m.type, MessageType::e) << text;                                      \
-    (void)decode<payload>(m); /* throws (and fails the test) if it does not decode */ \
-    EXPECT_EQ(wire.size(), transport::encode_message(envelope_type(MessageType::e), \
-                                                     payload{})                     \
-                               .size());                                            \
+#define GFN_ROUND_TRIP(e, value, text, payload, ...)                                       \
+  {                                                                                        \
+    const auto wire = encode(payload{});                                                   \
+    const auto m = decode_message(wire, 1 << 20);                                          \
+    EXPECT_EQ(m.type, MessageType::e) << text;                                             \
+    (void)decode<payload>(m); /* throws (and fails the test) if it does not decode */      \
+    EXPECT_EQ(wire.size(),                                                                 \
+              transport::encode_message(envelope_type(MessageType::e), payload{}).size()); \
   }
   GFN_PROTOCOL_MESSAGES(GFN_ROUND_TRIP)
 #undef GFN_ROUND_TRIP
@@ -77,8 +76,9 @@ TEST(Codec, UnknownTypesAreRefusedAndKnownOnesNamedInErrors) {
   const auto view = decode_message_view(data, 1 << 20);
   EXPECT_NE(what_of([&] { decode<Submission>(view); }).find("bad DATA payload: "),
             std::string::npos);
-  EXPECT_NE(what_of([&] { decode_message(encode(Submission{}), 4); })
-                .find("DATA message declares a payload of"),
+  EXPECT_NE(what_of([&] {
+              decode_message(encode(Submission{}), 4);
+            }).find("DATA message declares a payload of"),
             std::string::npos);
   EXPECT_STREQ(type_name(envelope_type(MessageType::kBaselineFeedEnd)), "BASELINE_FEED_END");
   EXPECT_EQ(type_name(transport::EnvelopeType{999}), nullptr);

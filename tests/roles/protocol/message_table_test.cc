@@ -39,15 +39,22 @@ TEST(MessageTable, NamesAreUniqueUpperCaseAndDerived) {
 
 TEST(MessageTable, ExistingWireValuesAreKeptAndNewOnesAppended) {
   const std::pair<MessageType, std::uint16_t> expected[] = {
-      {MessageType::kData, 1},           {MessageType::kScore, 2},
-      {MessageType::kGetMetadata, 3},    {MessageType::kMetadata, 4},
+      {MessageType::kData, 1},
+      {MessageType::kScore, 2},
+      {MessageType::kGetMetadata, 3},
+      {MessageType::kMetadata, 4},
       {MessageType::kTrainerExit, 5},  // the former EXIT, trainer -> manager
-      {MessageType::kModeReport, 6},     {MessageType::kGetPopulationStats, 7},
-      {MessageType::kPopulationStats, 8}, {MessageType::kBaselineReport, 9},
+      {MessageType::kModeReport, 6},
+      {MessageType::kGetPopulationStats, 7},
+      {MessageType::kPopulationStats, 8},
+      {MessageType::kBaselineReport, 9},
       {MessageType::kBaselineSync, 10},  // coordinator -> manager only
-      {MessageType::kError, 11},         {MessageType::kGetSample, 12},
-      {MessageType::kSample, 13},        {MessageType::kManagerExit, 14},
-      {MessageType::kManagerExitAck, 15}, {MessageType::kBaselinePush, 16},
+      {MessageType::kError, 11},
+      {MessageType::kGetSample, 12},
+      {MessageType::kSample, 13},
+      {MessageType::kManagerExit, 14},
+      {MessageType::kManagerExitAck, 15},
+      {MessageType::kBaselinePush, 16},
       {MessageType::kBaselineFeedEnd, 17},
   };
   ASSERT_EQ(std::size(kMessages), std::size(expected));
@@ -79,14 +86,15 @@ TEST(MessageTable, RequestsExpectingTheseRepliesAreTheOnlyOnes) {
   for (const auto& m : kMessages) {
     if (m.reply != MessageType::kNone) requests.emplace(m.type, m.reply, m.reply_tag);
   }
-  EXPECT_EQ(requests, (std::set<std::tuple<MessageType, MessageType, int>>{
-                          {MessageType::kData, MessageType::kScore, tags::kData},
-                          {MessageType::kGetMetadata, MessageType::kMetadata, tags::kMetadata},
-                          {MessageType::kGetPopulationStats, MessageType::kPopulationStats,
-                           tags::kPopulation},
-                          {MessageType::kGetSample, MessageType::kSample, tags::kSample},
-                          {MessageType::kManagerExit, MessageType::kManagerExitAck, tags::kData},
-                      }));
+  EXPECT_EQ(
+      requests,
+      (std::set<std::tuple<MessageType, MessageType, int>>{
+          {MessageType::kData, MessageType::kScore, tags::kData},
+          {MessageType::kGetMetadata, MessageType::kMetadata, tags::kMetadata},
+          {MessageType::kGetPopulationStats, MessageType::kPopulationStats, tags::kPopulation},
+          {MessageType::kGetSample, MessageType::kSample, tags::kSample},
+          {MessageType::kManagerExit, MessageType::kManagerExitAck, tags::kData},
+      }));
 }
 
 TEST(MessageTable, RepliesNeverShareTheirChannelWithAnotherReply) {
@@ -135,10 +143,10 @@ TEST(MessageTable, OneMeaningPerType) {
 }
 
 TEST(MessageTable, PayloadStructsMapToTheirRows) {
-#define GFN_CHECK_SPEC(e, value, text, payload_struct, ...)                  \
-  EXPECT_EQ(MessageSpec<payload_struct>::type, MessageType::e);              \
-  EXPECT_STREQ(MessageSpec<payload_struct>::name, text);                     \
-  EXPECT_EQ(MessageSpec<payload_struct>::tag, find(MessageType::e)->tag);    \
+#define GFN_CHECK_SPEC(e, value, text, payload_struct, ...)               \
+  EXPECT_EQ(MessageSpec<payload_struct>::type, MessageType::e);           \
+  EXPECT_STREQ(MessageSpec<payload_struct>::name, text);                  \
+  EXPECT_EQ(MessageSpec<payload_struct>::tag, find(MessageType::e)->tag); \
   EXPECT_STREQ(find(MessageType::e)->payload, #payload_struct);
   GFN_PROTOCOL_MESSAGES(GFN_CHECK_SPEC)
 #undef GFN_CHECK_SPEC

@@ -69,7 +69,8 @@ TEST(WrongType, TheManagerRefusesOtherRolesTypesOnItsTagAndKeepsServing) {
     EXPECT_EQ(err.tag, tags::kData);
   }
   // The coordinator's messages of another meaning are dropped, not answered.
-  world.rank(kCoordinator).send(protocol::encode(protocol::BaselinePush{3.f}), kManager, tags::kData);
+  world.rank(kCoordinator)
+      .send(protocol::encode(protocol::BaselinePush{3.f}), kManager, tags::kData);
   manager.serve_one();
   EXPECT_EQ(manager.result().baseline_syncs, 0);
   EXPECT_EQ(world.queued(kCoordinator, tags::kData), 0u);
@@ -119,8 +120,8 @@ TEST(WrongType, TheCoordinatorRefusesATrainerExitAndStillAcknowledgesManagerExit
   // The real MANAGER_EXIT is acknowledged with MANAGER_EXIT_ACK on kData.
   protocol::send(manager, kCoordinator, protocol::ManagerExit{});
   const auto ack = manager.recv(kCoordinator, tags::kData, kWait);
-  EXPECT_NO_THROW(protocol::decode<protocol::ManagerExitAck>(
-      protocol::decode_message(ack.bytes, 1 << 20)));
+  EXPECT_NO_THROW(
+      protocol::decode<protocol::ManagerExitAck>(protocol::decode_message(ack.bytes, 1 << 20)));
   coordinator.join();
   EXPECT_EQ(failure, "");
   EXPECT_EQ(result.rejected_messages, 2);
@@ -148,9 +149,9 @@ TEST(WrongType, ASubmitterRefusesABaselineSyncOnItsFeedAndStaysUsable) {
   EXPECT_EQ(submitter.baseline_updates(), 1);
   EXPECT_EQ(submitter.items_filtered(), 1);  // log reward -1 < 0
   const auto data = manager.recv(kTrainer, tags::kData, kWait);
-  EXPECT_EQ(protocol::decode<protocol::Submission>(protocol::decode_message(data.bytes, 1 << 20))
-                .size(),
-            1);
+  EXPECT_EQ(
+      protocol::decode<protocol::Submission>(protocol::decode_message(data.bytes, 1 << 20)).size(),
+      1);
 }
 
 TEST(WrongType, ASyncSubmitterRefusesAReplyOfTheWrongTypeOnTheDataTag) {

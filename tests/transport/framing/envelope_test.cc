@@ -67,7 +67,7 @@ TEST(Envelope, RoundTripsAnyTypeValue) {
 TEST(Envelope, NamesComeFromTheReceiversVocabulary) {
   EXPECT_EQ(describe(kA, &test_names), "ALPHA");
   EXPECT_EQ(describe(kB, &test_names), "NINE");
-  EXPECT_EQ(describe(kA), "type 1");                         // framing itself names nothing
+  EXPECT_EQ(describe(kA), "type 1");                            // framing itself names nothing
   EXPECT_EQ(describe(EnvelopeType{4}, &test_names), "type 4");  // unknown to the vocabulary
   // Every known type round trips with the vocabulary.
   for (std::uint16_t v : {1, 2, 3, 9}) {
@@ -137,8 +137,8 @@ TEST(Envelope, RejectsUnknownVersion) {
 }
 
 TEST(Envelope, RejectsTypesTheVocabularyDoesNotKnow) {
-  for (std::uint16_t v : {std::uint16_t{0}, std::uint16_t{4}, std::uint16_t{10},
-                          std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t v :
+       {std::uint16_t{0}, std::uint16_t{4}, std::uint16_t{10}, std::uint16_t{0xFFFF}}) {
     Bytes wire = encode_envelope(kA, nullptr, 0);
     wire[6] = static_cast<std::uint8_t>(v & 0xFF);
     wire[7] = static_cast<std::uint8_t>(v >> 8);

@@ -350,8 +350,7 @@ TEST(MessageView, ErrorsAreThoseOfTheOwnedDecode) {
   EXPECT_EQ(view_error, owned_error);
   Bytes trailing = encode_message(kScore, OnlyInts{{1, 2}});
   trailing.push_back(0);
-  write_envelope_header(trailing.data(), kScore,
-                        trailing.size() - kEnvelopeHeaderBytes);
+  write_envelope_header(trailing.data(), kScore, trailing.size() - kEnvelopeHeaderBytes);
   try {
     decode_payload<OnlyInts>(decode_envelope_view(trailing, 1 << 20));
     ADD_FAILURE() << "expected a MessageError";
