@@ -174,7 +174,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       spdlog::info(
           "buffer manager done in {:.2f} s wall, {:.2f} s CPU ({:.0f} %): {} submissions, "
           "{} items received ({} filtered by trainers), buffer holds {}, {} modes found, {} "
-          "messages rejected, {} EXIT count mismatches, "
+          "messages rejected, {} TRAINER_EXIT count mismatches, "
           "{} sample requests ({} refused, {} items served, {} with trajectories), baseline {} "
           "({} reports, {} syncs, {} pushes to trainers)"
           "\nper-sender traffic and timing profile (seconds):\n{}",

@@ -31,12 +31,8 @@ using Seconds = std::chrono::duration<double>;
 /// Wildcard source for Transport::recv.
 constexpr int kAnySource = -1;
 
-/// Channels are tags (DESIGN.md section 2). Further control tags may be added.
-namespace tags {
-constexpr int kData = 0;      ///< submissions and their SCORE replies
-constexpr int kMetadata = 1;  ///< GET_METADATA queries and METADATA replies
-constexpr int kControl = 2;   ///< coordinator traffic (MODE_REPORT, ...)
-}  // namespace tags
+// Tags are the caller's: the transport reserves none (its collectives run on groups, not
+// on point-to-point tags). The protocol's channels are in roles/protocol/messages.h.
 
 enum class ReduceOp { kSum, kMax, kMin, kAvg };
 enum class DType { kUInt8, kInt32, kInt64, kFloat32, kFloat64 };

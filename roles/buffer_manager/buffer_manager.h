@@ -11,24 +11,25 @@
 //                    moved by more than baseline_tolerance since the last report and at
 //                    least baseline_report_interval DATA messages have arrived since then;
 //                    if the DATA set want_baseline, push the baseline in force to that
-//                    trainer (BASELINE_SYNC on kBaseline) whenever it moves by more than
+//                    trainer (BASELINE_PUSH on kBaseline) whenever it moves by more than
 //                    baseline_tolerance (fire-and-forget filtering);
 //   GET_METADATA  -> METADATA on kMetadata;
 //   GET_SAMPLE    -> SAMPLE (SampleBatch, with the stored trajectories) on kSample,
 //                    granted or refused by the rate limiter;
 //   BASELINE_SYNC -> (from the coordinator only) adopt the global baseline (and push it
 //                    to the trainers that asked for pushes);
-//   EXIT          -> counted only from assigned trainers (a trainer with a baseline feed
-//                    gets EXIT (BaselineFeedEnd) on kBaseline, the end of its feed); the
+//   TRAINER_EXIT  -> counted only from assigned trainers (a trainer with a baseline feed
+//                    gets BASELINE_FEED_END on kBaseline, the end of its feed); the
 //                    loop ends once every assigned trainer has sent it. Then the final
 //                    BASELINE_REPORT if the local baseline changed at all since the last
-//                    one, EXIT (ManagerExit) to the coordinator, and the manager waits
-//                    (bounded) for its EXIT in reply, adopting any BASELINE_SYNC still in
-//                    flight, so no message is left unreceived.
+//                    one, MANAGER_EXIT to the coordinator, and the manager waits
+//                    (bounded) for its MANAGER_EXIT_ACK, adopting any BASELINE_SYNC still
+//                    in flight, so no message is left unreceived.
 // A malformed message, an unknown or unexpected type, or a message from a rank that
 // is not an assigned trainer is logged, answered with an ERROR (protocol::ErrorReply)
-// on the tag where the sender waits for its reply (kData, kMetadata or kSample), and
-// the manager keeps serving the others.
+// on the tag where the sender waits for its reply (protocol::error_tag: kData, kMetadata
+// or kSample), and the manager keeps serving the others. Types and tags: the protocol
+// table, roles/protocol/message_table.h.
 // All replies are isend (handles pruned as they complete, waited for, bounded, at the end).
 // The manager is an object, roles/buffer_manager/manager.h (BufferManager: one handler
 // per message type); run_buffer_manager() constructs one and runs it.
@@ -61,7 +62,7 @@ struct BufferManagerOptions {
   bool store = true;              ///< keep submitted items (false: score only)
   int coordinator_rank = -1;      ///< global rank of the coordinator, -1 if none
   /// Seconds without any message before the manager gives up on the trainers that
-  /// have not sent EXIT (TimeoutError naming them); also bounds the final waits.
+  /// have not sent TRAINER_EXIT (TimeoutError naming them); also bounds the final waits.
   double idle_timeout_s = 300.0;
   /// Scores DATA; null = buffer::ModesScorer with default weights.
   std::shared_ptr<buffer::Scorer> scorer;
@@ -100,10 +101,10 @@ struct BufferManagerResult {
   std::int64_t modes_found = 0;
   std::int64_t rejected_messages = 0;  ///< malformed, unknown, or from unassigned ranks
   std::int64_t errors_sent = 0;        ///< ERROR replies
-  std::int64_t exit_mismatches = 0;    ///< EXITs whose counts differ from what arrived
+  std::int64_t exit_mismatches = 0;    ///< TRAINER_EXITs whose counts differ from arrivals
   std::int64_t sample_requests = 0, sample_requests_refused = 0, samples_served = 0;
   std::int64_t baseline_reports = 0, baseline_syncs = 0;
-  std::int64_t baseline_pushes = 0;        ///< BASELINE_SYNCs pushed to trainers (kBaseline)
+  std::int64_t baseline_pushes = 0;        ///< BASELINE_PUSHes to trainers (kBaseline)
   std::int64_t trajectories_received = 0;  ///< items that came with a trajectory
   std::int64_t trajectories_served = 0;    ///< sampled items sent with their trajectory
   bool has_baseline = false;
@@ -112,15 +113,15 @@ struct BufferManagerResult {
   std::string stats_table() const;
 };
 
-/// Runs the manager loop until all `assigned_trainers` (global ranks) sent EXIT,
-/// then the EXIT handshake with the coordinator if there is one
+/// Runs the manager loop until all `assigned_trainers` (global ranks) sent TRAINER_EXIT,
+/// then the MANAGER_EXIT handshake with the coordinator if there is one
 /// (`BufferManager(transport, assigned_trainers, options, is_mode, timing).run()`).
 /// Reentrant (no shared state): managers on different transports may run in parallel
 /// threads; one call is one manager and uses its transport from the calling thread.
 /// Blocking; records "recv", "add", "score", "reply" step durations (seconds) in
 /// `timing` (one timing iteration per DATA message) if non-null.
 /// Throws transport::TimeoutError if no message arrives for idle_timeout_s while
-/// trainers are still expected (the message names them, the tag and EXIT), or the
+/// trainers are still expected (the message names them, the tag and TRAINER_EXIT), or the
 /// coordinator does not acknowledge; std::invalid_argument for bad options
 /// (baseline_report_interval < 1, baseline_tolerance < 0 or NaN, n_actions < 0);
 /// transport::TransportError when a reply cannot be sent (naming it, its destination

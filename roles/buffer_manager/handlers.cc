@@ -6,11 +6,8 @@
 #include "roles/buffer_manager/manager.h"
 #include "roles/protocol/trajectory_payload.h"
 #include "runtime/timing/timing_table.h"
-#include "transport/framing/message.h"
 
 namespace gfn::roles {
-
-using transport::MessageType;
 
 void BufferManager::on_data(int src, const transport::MessageView& message, double recv_s) {
   auto& sender = result_.per_sender[src];
@@ -18,7 +15,7 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   if (timing_) timing_->add("recv", recv_s);
   auto t0 = Clock::now();
   // Decoded straight from the received bytes into the reused submission_ (one copy).
-  transport::decode_payload_into(message, submission_);
+  protocol::decode_into(message, submission_);
   const protocol::Submission& sub = submission_;
   if (sub.ndim < 1 || sub.states.size() != static_cast<std::size_t>(sub.size()) * sub.ndim ||
       (replay_.ndim() != 0 && sub.size() > 0 && sub.ndim != replay_.ndim())) {
@@ -76,12 +73,10 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
       score.has_baseline = true;
       score.baseline = *b;
     }
-    send(src, protocol::tags::kData, MessageType::kScore,
-         transport::encode_message(MessageType::kScore, score));
+    send(src, score);
   }
   if (coordinator_ >= 0 && !report.trainer_ranks.empty()) {
-    send(coordinator_, protocol::tags::kControl, MessageType::kModeReport,
-         transport::encode_message(MessageType::kModeReport, report));
+    send(coordinator_, report);
   }
   ++result_.submissions;
   result_.items_received += sub.size();
@@ -98,13 +93,13 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
 void BufferManager::on_get_metadata(int src, const transport::MessageView& message) {
   protocol::Query q;
   try {
-    q = transport::decode_payload<protocol::Query>(message);
+    q = protocol::decode<protocol::Query>(message);
   } catch (const transport::MessageError& e) {
-    refuse(src, protocol::tags::kMetadata, static_cast<std::uint16_t>(message.type), e.what());
+    refuse(src, static_cast<std::uint16_t>(message.type), e.what());
     return;
   }
   if (q.kind != protocol::Query::kMetadata) {
-    refuse(src, protocol::tags::kMetadata, static_cast<std::uint16_t>(message.type),
+    refuse(src, static_cast<std::uint16_t>(message.type),
            fmt::format("GET_METADATA query of unknown kind {} (samples: GET_SAMPLE)", int(q.kind)));
     return;
   }
@@ -120,19 +115,18 @@ void BufferManager::on_get_metadata(int src, const transport::MessageView& messa
     meta.has_baseline = true;
     meta.baseline = *b;
   }
-  send(src, protocol::tags::kMetadata, MessageType::kMetadata,
-       transport::encode_message(MessageType::kMetadata, meta));
+  send(src, meta);
 }
 
 void BufferManager::on_get_sample(int src, const transport::MessageView& message) {
   protocol::SampleRequest q;
   try {
-    q = transport::decode_payload<protocol::SampleRequest>(message);
+    q = protocol::decode<protocol::SampleRequest>(message);
     if (q.n < 0) {
       throw transport::MessageError(fmt::format("GET_SAMPLE for n = {} items (must be >= 0)", q.n));
     }
   } catch (const transport::MessageError& e) {
-    refuse(src, protocol::tags::kSample, static_cast<std::uint16_t>(message.type), e.what());
+    refuse(src, static_cast<std::uint16_t>(message.type), e.what());
     return;
   }
   ++result_.sample_requests;
@@ -160,20 +154,17 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
     result_.samples_served += out.size();
     result_.per_sender[src].samples += out.size();
   }
-  send(src, protocol::tags::kSample, MessageType::kSample,
-       transport::encode_message(MessageType::kSample, out));
+  send(src, out);
 }
 
 void BufferManager::on_exit(int src, const transport::MessageView& message) {
-  const auto bye = transport::decode_payload<protocol::TrainerExit>(message);
+  const auto bye = protocol::decode<protocol::TrainerExit>(message);
   const auto& sender = result_.per_sender[src];
   if (running_.erase(src) == 0) {
-    spdlog::warn("buffer manager rank {}: trainer rank {} sent EXIT twice", me_, src);
+    spdlog::warn("buffer manager rank {}: trainer rank {} sent TRAINER_EXIT twice", me_, src);
   } else if (const auto feed = feeds_.find(src); feed != feeds_.end()) {
-    // The end of its baseline feed: the trainer drains kBaseline up to this EXIT.
-    send(src, protocol::tags::kBaseline, MessageType::kExit,
-         transport::encode_message(MessageType::kExit,
-                                   protocol::BaselineFeedEnd{feed->second.updates}));
+    // The end of its baseline feed: the trainer drains kBaseline up to BASELINE_FEED_END.
+    send(src, protocol::BaselineFeedEnd{feed->second.updates});
   }
   if (bye.submissions != sender.submissions || bye.items != sender.items) {
     ++result_.exit_mismatches;

@@ -1,5 +1,5 @@
 // BufferManager: construction, the receive loop and its dispatch, and the end (final
-// BASELINE_REPORT, EXIT handshake with the coordinator, pending sends).
+// BASELINE_REPORT, MANAGER_EXIT handshake with the coordinator, pending sends).
 #include "roles/buffer_manager/manager.h"
 
 #include <fmt/format.h>
@@ -10,12 +10,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include "transport/framing/message.h"
+#include "roles/protocol/codec.h"
 
 namespace gfn::roles {
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
 
 std::string rank_list(const std::set<int>& ranks) {
   return fmt::format("{}", fmt::join(ranks, ", "));
@@ -75,22 +75,16 @@ bool BufferManager::moved(const std::optional<float>& last, float now) const {
   return !last || std::abs(static_cast<double>(now) - *last) > options_.baseline_tolerance;
 }
 
-int BufferManager::reply_tag_of(MessageType type) {
-  return type == MessageType::kGetMetadata ? protocol::tags::kMetadata
-         : type == MessageType::kGetSample ? protocol::tags::kSample
-                                           : protocol::tags::kData;
-}
-
 void BufferManager::serve_one() {
   const auto t_recv = Clock::now();
   transport::RecvInfo in;
   try {
     in = transport_.recv_into(transport::kAnySource, protocol::tags::kData, idle_, inbox_);
   } catch (const transport::TimeoutError&) {
-    throw transport::TimeoutError(fmt::format(
-        "buffer manager rank {}: no message for {:g} s on tag {} while waiting for EXIT "
-        "from trainer rank(s) {}",
-        me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
+    throw transport::TimeoutError(
+        fmt::format("buffer manager rank {}: no message for {:g} s on tag {} while waiting for "
+                    "TRAINER_EXIT from trainer rank(s) {}",
+                    me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
   }
   const double recv_s = seconds_since(t_recv);
   auto& sender = result_.per_sender[in.src];
@@ -100,9 +94,9 @@ void BufferManager::serve_one() {
 
   transport::MessageView message;
   try {
-    message = transport::decode_envelope_view(inbox_, cap_);
+    message = protocol::decode_message_view(inbox_, cap_);
   } catch (const transport::MessageError& e) {
-    refuse(in.src, protocol::tags::kData, raw_type(inbox_),
+    refuse(in.src, raw_type(inbox_),
            fmt::format("malformed message ({} bytes) on tag {}: {}", in.size, protocol::tags::kData,
                        e.what()));
     return;
@@ -116,13 +110,13 @@ void BufferManager::dispatch(int src, const transport::MessageView& message, dou
     return;
   }
   if (!assigned_.count(src)) {
-    refuse(src, reply_tag_of(message.type), static_cast<std::uint16_t>(message.type),
+    refuse(src, static_cast<std::uint16_t>(message.type),
            fmt::format("rank {} is not one of the assigned trainers ({}) of buffer manager {}", src,
                        rank_list(assigned_), me_));
     return;
   }
   try {
-    switch (message.type) {
+    switch (protocol::message_type(message.type)) {
       case MessageType::kData:
         on_data(src, message, recv_s);
         break;
@@ -132,15 +126,19 @@ void BufferManager::dispatch(int src, const transport::MessageView& message, dou
       case MessageType::kGetSample:
         on_get_sample(src, message);
         break;
-      case MessageType::kExit:
+      case MessageType::kTrainerExit:
         on_exit(src, message);
         break;
       default:
-        throw transport::MessageError(fmt::format("unexpected {} message on the DATA tag",
-                                                  transport::to_string(message.type)));
+        throw transport::MessageError(fmt::format(
+            "unexpected {} message on the DATA tag (a buffer manager takes {} from a trainer "
+            "there)",
+            protocol::name(message.type),
+            protocol::names_on(protocol::tags::kData, protocol::Role::kTrainer,
+                               protocol::Role::kManager)));
     }
   } catch (const transport::MessageError& e) {
-    refuse(src, protocol::tags::kData, static_cast<std::uint16_t>(message.type), e.what());
+    refuse(src, static_cast<std::uint16_t>(message.type), e.what());
   }
 }
 
@@ -148,7 +146,8 @@ void BufferManager::from_coordinator(const transport::MessageView& message) {
   try {
     if (message.type != MessageType::kBaselineSync) {
       throw transport::MessageError(
-          fmt::format("unexpected {} from the coordinator", transport::to_string(message.type)));
+          fmt::format("unexpected {} from the coordinator (expected BASELINE_SYNC)",
+                      protocol::name(message.type)));
     }
     on_baseline_sync(message);
   } catch (const transport::MessageError& e) {
@@ -159,7 +158,7 @@ void BufferManager::from_coordinator(const transport::MessageView& message) {
 }
 
 void BufferManager::adopt_sync(const transport::MessageView& message) {
-  const auto sync = transport::decode_payload<protocol::BaselineSync>(message);
+  const auto sync = protocol::decode<protocol::BaselineSync>(message);
   baseline_.set_global(sync.baseline);
   ++result_.baseline_syncs;
 }
@@ -177,28 +176,33 @@ BufferManagerResult BufferManager::finish() {
 }
 
 void BufferManager::exit_handshake() {
-  protocol::ManagerExit bye{result_.submissions, result_.items_received, result_.modes_found};
-  send(coordinator_, protocol::tags::kControl, MessageType::kExit,
-       transport::encode_message(MessageType::kExit, bye));
-  // The coordinator answers EXIT after any BASELINE_SYNC it sent us: receive them all.
+  send(coordinator_,
+       protocol::ManagerExit{result_.submissions, result_.items_received, result_.modes_found});
+  // The coordinator answers MANAGER_EXIT after any BASELINE_SYNC it sent us: receive them
+  // all, up to its MANAGER_EXIT_ACK.
   for (;;) {
     try {
       transport_.recv_into(coordinator_, protocol::tags::kData, idle_, inbox_);
     } catch (const transport::TimeoutError& e) {
       throw transport::TimeoutError(fmt::format(
-          "buffer manager rank {}: no EXIT from the coordinator rank {} on tag {} within {:g} s "
-          "after sending it EXIT: {}",
+          "buffer manager rank {}: no MANAGER_EXIT_ACK from the coordinator rank {} on tag {} "
+          "within {:g} s after sending it MANAGER_EXIT: {}",
           me_, coordinator_, protocol::tags::kData, options_.idle_timeout_s, e.what()));
     }
     try {
-      const auto m = transport::decode_envelope_view(inbox_, cap_);
-      if (m.type == MessageType::kExit) break;
+      const auto m = protocol::decode_message_view(inbox_, cap_);
+      if (m.type == MessageType::kManagerExitAck) {
+        (void)protocol::decode<protocol::ManagerExitAck>(m);
+        break;
+      }
       if (m.type == MessageType::kBaselineSync) {
         adopt_sync(m);
         continue;
       }
-      throw transport::MessageError(
-          fmt::format("unexpected {} while waiting for EXIT", transport::to_string(m.type)));
+      throw transport::MessageError(fmt::format(
+          "unexpected {} while waiting for MANAGER_EXIT_ACK (expected {})", protocol::name(m.type),
+          protocol::names_on(protocol::tags::kData, protocol::Role::kCoordinator,
+                             protocol::Role::kManager)));
     } catch (const transport::MessageError& e) {
       ++result_.rejected_messages;
       spdlog::warn("buffer manager rank {}: dropped a message from the coordinator: {}", me_,

@@ -6,16 +6,17 @@
 // transport of tests/support/loopback_transport.h).
 //
 // Files: manager.cc (construction, the receive loop and its dispatch, the end: final
-// BASELINE_REPORT, EXIT handshake with the coordinator, pending sends), handlers.cc (one
-// handler per message type), outbox.cc (sends, ERROR refusals, baseline reports and
-// pushes).
+// BASELINE_REPORT, MANAGER_EXIT handshake with the coordinator, pending sends),
+// handlers.cc (one handler per message type), outbox.cc (sends, ERROR refusals, baseline
+// reports and pushes). Types, tags and the ERROR reply tag come from the protocol table
+// (roles/protocol/message_table.h).
 //
 // Receive path of one DATA message (3 copies of the submission): the transport receives
 // it into `inbox_`, a buffer reused for every message (recv_into: no allocation once it
 // is large enough; the torch backend copies once more a message that was already queued
 // before the call, transport/gloo/gloo_recv.h); the envelope is parsed in place
-// (decode_envelope_view: no copy); the payload is decoded from there into `submission_`,
-// also reused (decode_payload_into: its vectors keep their capacity); mode detection and
+// (protocol::decode_message_view: no copy); the payload is decoded from there into `submission_`,
+// also reused (protocol::decode_into: its vectors keep their capacity); mode detection and
 // scoring read it in place; the replay buffer copies the items it stores.
 //
 // Thread-safety: none. One thread owns a BufferManager (it is the body of the manager
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
@@ -68,37 +70,38 @@ class BufferManager {
   /// serve_one() while serving(), then finish(). Throws as those.
   BufferManagerResult run();
 
-  /// True until every assigned trainer has sent EXIT.
+  /// True until every assigned trainer has sent TRAINER_EXIT.
   bool serving() const { return !running_.empty(); }
 
   /// Receives one message on tag kData from any source (waiting at most
   /// idle_timeout_s) and dispatches it: from the coordinator, BASELINE_SYNC
   /// (on_baseline_sync; anything else is logged and dropped); from a rank that is not an
-  /// assigned trainer, an ERROR on its reply tag; otherwise the handler of its type
-  /// (anything else: ERROR on kData). A malformed message, or a MessageError from a
-  /// handler, is answered with ERROR (refused) and the manager carries on.
-  /// Throws transport::TimeoutError naming the trainers still expected, the tag and EXIT
-  /// when nothing arrives in time; transport::MessageError if the transport refuses the
-  /// message (above max_message_bytes); transport::TransportError when a reply cannot be
-  /// sent (naming the reply, its destination and tag).
+  /// assigned trainer, an ERROR; otherwise the handler of its type (any other type:
+  /// ERROR). A malformed message, or a MessageError from a handler, is answered with
+  /// ERROR (refused) and the manager carries on. Every ERROR goes on
+  /// protocol::error_tag() of the refused type (its reply tag, else kData).
+  /// Throws transport::TimeoutError naming the trainers still expected, the tag and
+  /// TRAINER_EXIT when nothing arrives in time; transport::MessageError if the transport refuses
+  /// the message (above max_message_bytes); transport::TransportError when a reply cannot be sent
+  /// (naming the reply, its destination and tag).
   void serve_one();
 
   /// The end, once serving() is false: the final BASELINE_REPORT (if the local baseline
-  /// changed at all since the last one), EXIT (ManagerExit) to the coordinator and the
-  /// wait for its EXIT (adopting BASELINE_SYNCs still in flight), then the wait for the
-  /// pending sends. Returns the result. Throws transport::TimeoutError when the
+  /// changed at all since the last one), MANAGER_EXIT to the coordinator and the wait
+  /// for its MANAGER_EXIT_ACK (adopting BASELINE_SYNCs still in flight), then the wait
+  /// for the pending sends. Returns the result. Throws transport::TimeoutError when the
   /// coordinator does not answer or a send does not complete within idle_timeout_s,
   /// transport::TransportError when a send fails.
   BufferManagerResult finish();
 
   // ---- Handlers: one per message type. `src` is the sender's global rank; `message`
   // views the received bytes and is read before the handler returns. They throw
-  // transport::MessageError for a malformed payload (serve_one answers it with an ERROR
-  // on kData) and transport::TransportError when a reply cannot be sent.
+  // transport::MessageError for a malformed payload (serve_one answers it with an ERROR)
+  // and transport::TransportError when a reply cannot be sent.
 
   /// DATA (Submission) from an assigned trainer: validate, score against the buffer
   /// before the insert, store, SCORE on kData (unless fire-and-forget), MODE_REPORT and
-  /// BASELINE_REPORT to the coordinator, baseline pushes on kBaseline. Records the
+  /// BASELINE_REPORT to the coordinator, BASELINE_PUSHes on kBaseline. Records the
   /// "recv" (= recv_s), "score", "add" and "reply" steps as one timing iteration.
   void on_data(int src, const transport::MessageView& message, double recv_s);
   /// GET_METADATA (Query) -> METADATA on kMetadata; a bad query gets ERROR on kMetadata.
@@ -106,9 +109,9 @@ class BufferManager {
   /// GET_SAMPLE (SampleRequest) -> SAMPLE on kSample, granted or refused by the rate
   /// limiter (or because the buffer is empty); a bad request gets ERROR on kSample.
   void on_get_sample(int src, const transport::MessageView& message);
-  /// EXIT (TrainerExit) from an assigned trainer: it is no longer expected; the end of
-  /// its baseline feed (EXIT on kBaseline) if it has one; counts checked against what
-  /// arrived (exit_mismatches). A second EXIT is logged.
+  /// TRAINER_EXIT from an assigned trainer: it is no longer expected; the end of its
+  /// baseline feed (BASELINE_FEED_END on kBaseline) if it has one; counts checked against
+  /// what arrived (exit_mismatches). A second TRAINER_EXIT is logged.
   void on_exit(int src, const transport::MessageView& message);
   /// BASELINE_SYNC (from the coordinator): adopt the global baseline and push it to the
   /// trainers with a baseline feed.
@@ -118,7 +121,7 @@ class BufferManager {
   /// Counters so far (buffer_size, modes_found and the final baseline are set by finish).
   const BufferManagerResult& result() const { return result_; }
   const buffer::ReplayBuffer& replay() const { return replay_; }
-  /// Assigned trainers that have not sent EXIT yet.
+  /// Assigned trainers that have not sent TRAINER_EXIT yet.
   const std::set<int>& running() const { return running_; }
   /// Replies not yet known to be complete.
   std::size_t pending_sends() const { return pending_.size(); }
@@ -143,9 +146,6 @@ class BufferManager {
   static const BufferManagerOptions& checked(const BufferManagerOptions& options);
   /// Whether `now` moved by more than baseline_tolerance from `last` (or there is none).
   bool moved(const std::optional<float>& last, float now) const;
-  /// The reply tag for a refused message of `type` from an unassigned rank.
-  static int reply_tag_of(transport::MessageType type);
-
   /// Routes one decoded message (serve_one after the receive).
   void dispatch(int src, const transport::MessageView& message, double recv_s);
   /// A message from the coordinator while serving: BASELINE_SYNC, or logged and dropped.
@@ -154,10 +154,18 @@ class BufferManager {
   void exit_handshake();
   void wait_pending_sends();
 
+  /// Sends `payload` (isend) to `dst` on its tag, as the table says.
+  template <class Payload>
+  void send(int dst, const Payload& payload) {
+    send_bytes(dst, protocol::MessageSpec<Payload>::tag, protocol::MessageSpec<Payload>::name,
+               protocol::encode(payload));
+  }
+
   // outbox.cc
-  void send(int dst, int tag, transport::MessageType type, transport::Bytes bytes);
+  void send_bytes(int dst, int tag, const char* type, transport::Bytes bytes);
   void prune_completed_sends();
-  void refuse(int src, int reply_tag, std::uint16_t type, const std::string& why);
+  /// ERROR to `src` about a message of type `type` (0: unreadable), on its error_tag().
+  void refuse(int src, std::uint16_t type, const std::string& why);
   void report_baseline(bool final);
   void push_baselines();
 
@@ -177,7 +185,7 @@ class BufferManager {
   std::shared_ptr<buffer::Scorer> scorer_;
   std::mt19937_64 rng_;
 
-  std::set<int> running_;  // assigned trainers that have not sent EXIT yet
+  std::set<int> running_;  // assigned trainers that have not sent TRAINER_EXIT yet
   std::set<std::vector<std::int64_t>> modes_seen_;
   std::map<int, Feed> feeds_;
   std::optional<float> last_reported_;

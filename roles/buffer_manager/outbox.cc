@@ -6,12 +6,9 @@
 
 #include "roles/buffer_manager/manager.h"
 #include "roles/protocol/replies.h"
-#include "transport/framing/message.h"
 
 namespace gfn::roles {
 namespace {
-
-using transport::MessageType;
 
 /// Rethrows the exception being handled (a failed send) with the manager, the message
 /// type, its destination and tag prepended, keeping its class (TimeoutError,
@@ -35,16 +32,16 @@ using transport::MessageType;
 
 }  // namespace
 
-void BufferManager::send(int dst, int tag, MessageType type, transport::Bytes bytes) {
+void BufferManager::send_bytes(int dst, int tag, const char* type, transport::Bytes bytes) {
   const auto t0 = Clock::now();
   result_.per_sender[dst].bytes_out += static_cast<std::int64_t>(bytes.size());
   transport::SendHandle handle;
   try {
     handle = transport_.isend(std::move(bytes), dst, tag);
   } catch (const transport::TransportError&) {
-    rethrow_send_failure(me_, transport::to_string(type), dst, tag);
+    rethrow_send_failure(me_, type, dst, tag);
   }
-  pending_.push_back({std::move(handle), dst, tag, transport::to_string(type)});
+  pending_.push_back({std::move(handle), dst, tag, type});
   prune_completed_sends();
   result_.per_sender[dst].send_s += seconds_since(t0);
 }
@@ -75,16 +72,19 @@ void BufferManager::wait_pending_sends() {
   pending_.clear();
 }
 
-void BufferManager::refuse(int src, int reply_tag, std::uint16_t type, const std::string& why) {
+void BufferManager::refuse(int src, std::uint16_t type, const std::string& why) {
+  // Strangers are refused as trainers (the coordinator is never answered with ERROR).
+  const int reply_tag =
+      protocol::error_tag(type, protocol::Role::kManager, protocol::Role::kTrainer);
   ++result_.rejected_messages;
   ++result_.errors_sent;
   ++result_.per_sender[src].errors;
   spdlog::warn(
       "buffer manager rank {}: refused a {} message from rank {} (ERROR sent on tag "
       "{}): {}",
-      me_, transport::to_string(static_cast<MessageType>(type)), src, reply_tag, why);
-  send(src, reply_tag, MessageType::kError,
-       protocol::encode_error(me_, type, protocol::tags::kData, why));
+      me_, protocol::name(static_cast<protocol::MessageType>(type)), src, reply_tag, why);
+  send_bytes(src, reply_tag, protocol::MessageSpec<protocol::ErrorReply>::name,
+             protocol::encode_error(me_, type, protocol::tags::kData, why));
 }
 
 // Throttled: a change beyond the tolerance AND at least baseline_report_interval DATA
@@ -102,8 +102,7 @@ void BufferManager::report_baseline(bool final) {
   last_report_at_ = result_.submissions;
   protocol::BaselineReport r{*local, replay_.size(), buffer::to_string(baseline_.strategy())};
   ++result_.baseline_reports;
-  send(coordinator_, protocol::tags::kControl, MessageType::kBaselineReport,
-       transport::encode_message(MessageType::kBaselineReport, r));
+  send(coordinator_, r);
 }
 
 // Pushes the baseline in force to the trainers with a feed, when it moved.
@@ -116,8 +115,7 @@ void BufferManager::push_baselines() {
     feed.last = b;
     ++feed.updates;
     ++result_.baseline_pushes;
-    send(rank, protocol::tags::kBaseline, MessageType::kBaselineSync,
-         transport::encode_message(MessageType::kBaselineSync, protocol::BaselineSync{*b}));
+    send(rank, protocol::BaselinePush{*b});
   }
 }
 

@@ -11,14 +11,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
-#include "transport/framing/message.h"
 
 namespace gfn::roles {
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
+using protocol::Role;
 
 float aggregate(const std::map<int, float>& values, const std::string& how) {
   float out = values.begin()->second;
@@ -82,9 +83,12 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
   const auto cap = transport.options().max_message_bytes;
   const int me = transport.rank();
   const auto t0 = std::chrono::steady_clock::now();
-  auto send = [&](int dst, int tag, transport::Bytes bytes) {
-    pending.push_back(transport.isend(std::move(bytes), dst, tag));
+  const auto keep = [&](transport::SendHandle handle) {
+    pending.push_back(std::move(handle));
     pending.remove_if([](transport::SendHandle& h) { return h.is_complete(); });
+  };
+  const auto send = [&](int dst, const auto& payload) {
+    keep(protocol::isend(transport, dst, payload));
   };
 
   while (!running.empty()) {
@@ -94,17 +98,17 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
                           transport::Seconds(options.idle_timeout_s));
     } catch (const transport::TimeoutError&) {
       throw transport::TimeoutError(fmt::format(
-          "coordinator rank {}: no message for {:g} s on tag {} while waiting for EXIT from "
-          "buffer manager rank(s) {}",
+          "coordinator rank {}: no message for {:g} s on tag {} while waiting for MANAGER_EXIT "
+          "from buffer manager rank(s) {}",
           me, options.idle_timeout_s, protocol::tags::kControl, fmt::join(running, ", ")));
     }
     const bool from_manager = known.count(in.src) > 0;
     std::uint16_t type = 0;
     try {
-      const auto message = transport::decode_envelope(in.bytes, cap);
+      const auto message = protocol::decode_message_view(in.bytes, cap);
       type = static_cast<std::uint16_t>(message.type);
       if (message.type == MessageType::kGetPopulationStats) {
-        (void)transport::decode_payload<protocol::PopulationStatsRequest>(message);
+        (void)protocol::decode<protocol::PopulationStatsRequest>(message);
         protocol::PopulationStats stats;
         stats.modes_found = static_cast<std::int64_t>(modes.size());
         stats.mode_reports = result.mode_reports;
@@ -116,17 +120,16 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
           stats.modes_by_manager.push_back(n);
         }
         ++result.population_queries;
-        send(in.src, protocol::tags::kPopulation,
-             transport::encode_message(MessageType::kPopulationStats, stats));
+        send(in.src, stats);
         continue;
       }
       if (!from_manager) {
         throw transport::MessageError(fmt::format("{} from rank {}, which is not a buffer manager",
-                                                  transport::to_string(message.type), in.src));
+                                                  protocol::name(message.type), in.src));
       }
-      switch (message.type) {
+      switch (protocol::message_type(message.type)) {
         case MessageType::kModeReport: {
-          const auto report = transport::decode_payload<protocol::ModeReport>(message);
+          const auto report = protocol::decode<protocol::ModeReport>(message);
           const auto n = report.trainer_ranks.size();
           if (report.ndim < 1 || report.states.size() != n * report.ndim) {
             throw transport::MessageError("MODE_REPORT with inconsistent sizes");
@@ -146,7 +149,7 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
           break;
         }
         case MessageType::kBaselineReport: {
-          const auto report = transport::decode_payload<protocol::BaselineReport>(message);
+          const auto report = protocol::decode<protocol::BaselineReport>(message);
           ++result.baseline_reports;
           result.manager_baselines[in.src] = report.baseline;
           const float global = aggregate(result.manager_baselines, options.baseline_aggregate);
@@ -158,34 +161,34 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
             last_synced = global;
             if (options.sync_baselines) {
               for (int m : running) {
-                send(m, protocol::tags::kData,
-                     transport::encode_message(MessageType::kBaselineSync,
-                                               protocol::BaselineSync{global}));
+                send(m, protocol::BaselineSync{global});
                 ++result.baseline_syncs_sent;
               }
             }
           }
           break;
         }
-        case MessageType::kExit:
-          (void)transport::decode_payload<protocol::ManagerExit>(message);
-          if (running.erase(in.src)) {
-            send(in.src, protocol::tags::kData,
-                 transport::encode_message(MessageType::kExit, protocol::ManagerExit{}));
-          }
+        case MessageType::kManagerExit:
+          (void)protocol::decode<protocol::ManagerExit>(message);
+          if (running.erase(in.src)) send(in.src, protocol::ManagerExitAck{});
           break;
         default:
-          throw transport::MessageError(fmt::format("unexpected {} message on the control tag",
-                                                    transport::to_string(message.type)));
+          throw transport::MessageError(fmt::format(
+              "unexpected {} message on the control tag (the coordinator takes {} from a "
+              "buffer manager there)",
+              protocol::name(message.type),
+              protocol::names_on(protocol::tags::kControl, Role::kManager, Role::kCoordinator)));
       }
     } catch (const transport::MessageError& e) {
       ++result.rejected_messages;
       spdlog::warn("coordinator rank {}: refused a message from rank {}: {}", me, in.src, e.what());
-      // Managers wait for replies on kData, trainers (population stats) on kPopulation.
-      // A manager that already exited is not answered (it no longer receives).
-      if (!from_manager || running.count(in.src)) {
-        send(in.src, from_manager ? protocol::tags::kData : protocol::tags::kPopulation,
-             protocol::encode_error(me, type, protocol::tags::kControl, e.what()));
+      // On the table's error tag: managers wait on kData, trainers (population stats) on
+      // kPopulation. A manager that already exited is not answered (it no longer receives).
+      const int tag = protocol::error_tag(type, Role::kCoordinator,
+                                          from_manager ? Role::kManager : Role::kTrainer);
+      if (tag >= 0 && (!from_manager || running.count(in.src))) {
+        keep(transport.isend(protocol::encode_error(me, type, protocol::tags::kControl, e.what()),
+                             in.src, tag));
       }
     }
   }

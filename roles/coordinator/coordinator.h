@@ -10,11 +10,12 @@
 //                        the first report), sent as BASELINE_SYNC (tag kData) to every
 //                        manager still running;
 //   GET_POPULATION_STATS (trainers) answered with POPULATION_STATS on tag kPopulation;
-//   EXIT                 (managers) answered with EXIT on tag kData (after any
-//                        BASELINE_SYNC to that manager); the loop ends when every
+//   MANAGER_EXIT         (managers) answered with MANAGER_EXIT_ACK on tag kData (after
+//                        any BASELINE_SYNC to that manager); the loop ends when every
 //                        manager has exited.
-// Malformed or unexpected messages are logged and answered with ERROR (to trainers on
-// kPopulation, to managers on kData); the coordinator keeps serving the others.
+// Malformed or unexpected messages are logged and answered with ERROR on the table's
+// error tag (protocol::error_tag: to trainers on kPopulation, to managers on kData); the
+// coordinator keeps serving the others. Types and tags: roles/protocol/message_table.h.
 // Mirrors the coordinator of torchgfn's distributed trainer.
 
 #include <cstdint>
@@ -28,7 +29,7 @@ namespace gfn::roles {
 
 struct CoordinatorOptions {
   /// Seconds without any message before giving up on managers that have not sent
-  /// EXIT (TimeoutError naming them).
+  /// MANAGER_EXIT (TimeoutError naming them).
   double idle_timeout_s = 300.0;
   /// How managers' baselines combine into the global one: "min" | "mean" | "max".
   std::string baseline_aggregate = "min";
@@ -63,7 +64,7 @@ struct CoordinatorResult {
   std::string summary() const;
 };
 
-/// Runs until all `managers` (global ranks) sent EXIT. Blocking.
+/// Runs until all `managers` (global ranks) sent MANAGER_EXIT. Blocking.
 /// Throws transport::TimeoutError naming the silent managers, std::invalid_argument
 /// for an unknown baseline_aggregate or a negative (or NaN) baseline_tolerance.
 CoordinatorResult run_coordinator(transport::Transport& transport, const std::vector<int>& managers,

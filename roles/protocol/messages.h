@@ -2,27 +2,30 @@
 // Payloads of the trainer / buffer-manager / coordinator protocol (DESIGN.md
 // sections 2-3; message types follow torchgfn's MessageType). Each payload is a
 // cereal-serializable struct carried inside the transport envelope
-// (transport/framing): encode with `transport::encode_message(type, payload)`,
-// decode with `transport::decode_payload<T>(message)` (bounded: never allocates
-// more than the bytes received).
+// (transport/framing). Which message type carries which payload, from which role to
+// which on which tag, and what answers it, is defined once in
+// roles/protocol/message_table.h; encode and decode with roles/protocol/codec.h
+// (`protocol::encode(payload)`, `protocol::decode<T>(message)`: the type comes from the
+// table; decoding is bounded and never allocates more than the bytes received).
 //
 // Channels (tags). A receiver only ever waits on one (source, tag) pair per reply
 // kind, so a SCORE, a METADATA, a SAMPLE, a baseline update and population stats can
 // never be taken for one another:
 //   kData     (0) trainer -> manager      DATA (Submission), GET_METADATA (Query),
-//                                         GET_SAMPLE (SampleRequest), EXIT (TrainerExit)
+//                                         GET_SAMPLE (SampleRequest), TRAINER_EXIT
 //                 manager -> trainer      SCORE (Score), ERROR for DATA/unknown messages
-//                 coordinator -> manager  BASELINE_SYNC, EXIT (acknowledges the manager's EXIT)
+//                 coordinator -> manager  BASELINE_SYNC, MANAGER_EXIT_ACK
 //   kMetadata (1) manager -> trainer      METADATA (Metadata), ERROR for a bad metadata query
-//   kControl  (2) manager -> coordinator  MODE_REPORT, BASELINE_REPORT, EXIT (ManagerExit)
+//   kControl  (2) manager -> coordinator  MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT
 //                 trainer -> coordinator  GET_POPULATION_STATS
 //   kSample   (3) manager -> trainer      SAMPLE (SampleBatch), ERROR for a bad GET_SAMPLE
 //   kPopulation (4) coordinator -> trainer POPULATION_STATS, ERROR
-//   kBaseline (5) manager -> trainer      BASELINE_SYNC (the manager's baseline, pushed to
+//   kBaseline (5) manager -> trainer      BASELINE_PUSH (the manager's baseline, pushed to
 //                                         trainers whose DATA set want_baseline, i.e.
 //                                         fire-and-forget trainers that filter), then one
-//                                         EXIT (BaselineFeedEnd) after the trainer's EXIT,
-//                                         which the trainer drains before it stops.
+//                                         BASELINE_FEED_END after the trainer's
+//                                         TRAINER_EXIT, which the trainer drains before it
+//                                         stops.
 // Payload kinds of DATA: full (terminating states, log rewards AND the trajectories as
 // forward action sequences; the manager may store all of it and a SAMPLE returns the
 // trajectories) or scoring-only (terminating states and log rewards; never stored).
@@ -31,14 +34,13 @@
 #include <string>
 #include <vector>
 
-#include "transport/transport.h"
-
 namespace gfn::protocol {
 
+/// The protocol's channels (transport tags); see the table above and message_table.h.
 namespace tags {
-constexpr int kData = transport::tags::kData;
-constexpr int kMetadata = transport::tags::kMetadata;
-constexpr int kControl = transport::tags::kControl;
+constexpr int kData = 0;        ///< submissions and their SCORE replies; manager inbox
+constexpr int kMetadata = 1;    ///< METADATA replies
+constexpr int kControl = 2;     ///< coordinator inbox (MODE_REPORT, ...)
 constexpr int kSample = 3;      ///< sample batches, manager -> trainer
 constexpr int kPopulation = 4;  ///< population statistics, coordinator -> trainer
 constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forget trainer
@@ -165,7 +167,7 @@ struct SampleBatch {
   }
 };
 
-/// EXIT (trainer -> manager): the trainer sends nothing more.
+/// TRAINER_EXIT (trainer -> manager): the trainer sends nothing more.
 struct TrainerExit {
   std::int64_t submissions = 0;  ///< DATA messages this trainer sent, for a consistency check
   std::int64_t items = 0;        ///< items in those DATA messages
@@ -199,8 +201,6 @@ struct BaselineReport {
 };
 
 /// BASELINE_SYNC (coordinator -> manager, tag kData): the global baseline to adopt.
-/// Also manager -> trainer on tag kBaseline: the baseline in force at the manager
-/// (pushed to trainers that asked with Submission::want_baseline).
 struct BaselineSync {
   float baseline = 0.f;
   template <class Archive>
@@ -209,8 +209,19 @@ struct BaselineSync {
   }
 };
 
-/// EXIT (manager -> trainer, tag kBaseline): the last message of a trainer's baseline
-/// feed, sent after the trainer's EXIT arrived; `updates` = BASELINE_SYNCs pushed to it.
+/// BASELINE_PUSH (manager -> trainer, tag kBaseline): the baseline in force at the
+/// manager, pushed to trainers that asked with Submission::want_baseline.
+struct BaselinePush {
+  float baseline = 0.f;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(baseline);
+  }
+};
+
+/// BASELINE_FEED_END (manager -> trainer, tag kBaseline): the last message of a
+/// trainer's baseline feed, sent after its TRAINER_EXIT arrived; `updates` =
+/// BASELINE_PUSHes sent to it.
 struct BaselineFeedEnd {
   std::int64_t updates = 0;
   template <class Archive>
@@ -244,7 +255,8 @@ struct PopulationStats {
   }
 };
 
-/// EXIT (manager -> coordinator): all of the manager's trainers have exited.
+/// MANAGER_EXIT (manager -> coordinator, tag kControl): all of the manager's trainers
+/// have exited.
 struct ManagerExit {
   std::int64_t submissions = 0;
   std::int64_t items_received = 0;
@@ -255,8 +267,15 @@ struct ManagerExit {
   }
 };
 
+/// MANAGER_EXIT_ACK (coordinator -> manager, tag kData): the answer to MANAGER_EXIT,
+/// sent after any BASELINE_SYNC to that manager; nothing follows it. No fields.
+struct ManagerExitAck {
+  template <class Archive>
+  void serialize(Archive&) {}
+};
+
 /// ERROR (any -> any): the receiver refused a message; sent on the tag where the
-/// sender waits for the reply it expected.
+/// sender waits for the reply it expected (protocol::error_tag, message_table.h).
 struct ErrorReply {
   std::int32_t from_rank = -1;     ///< who refused
   std::uint16_t refused_type = 0;  ///< MessageType value of the refused message (0 if unreadable)

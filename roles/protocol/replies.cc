@@ -7,9 +7,8 @@
 namespace gfn::protocol {
 
 transport::Message await_reply(transport::Transport& transport, int peer, int tag,
-                               transport::MessageType expected, double timeout_s,
-                               const std::string& context) {
-  const char* type = transport::to_string(expected);
+                               MessageType expected, double timeout_s, const std::string& context) {
+  const char* type = name(expected);
   transport::Received in;
   try {
     in = transport.recv(peer, tag, transport::Seconds(timeout_s));
@@ -19,24 +18,22 @@ transport::Message await_reply(transport::Transport& transport, int peer, int ta
   }
   transport::Message m;
   try {
-    m = transport::decode_envelope(in.bytes, transport.options().max_message_bytes);
+    m = protocol::decode_message(in.bytes, transport.options().max_message_bytes);
   } catch (const transport::MessageError& e) {
     throw transport::MessageError(
         fmt::format("{}: malformed reply from rank {} on tag {} "
                     "(expected {}): {}",
                     context, peer, tag, type, e.what()));
   }
-  if (m.type == transport::MessageType::kError) {
-    const auto err = transport::decode_payload<ErrorReply>(m);
+  if (m.type == MessageType::kError) {
+    const auto err = decode<ErrorReply>(m);
     throw RemoteError(fmt::format(
         "{}: rank {} answered ERROR on tag {} instead of {}: it refused a {} message: {}", context,
-        peer, tag, type,
-        transport::to_string(static_cast<transport::MessageType>(err.refused_type)), err.what));
+        peer, tag, type, name(static_cast<MessageType>(err.refused_type)), err.what));
   }
   if (m.type != expected) {
     throw transport::MessageError(fmt::format("{}: expected {} from rank {} on tag {}, got {}",
-                                              context, type, peer, tag,
-                                              transport::to_string(m.type)));
+                                              context, type, peer, tag, name(m.type)));
   }
   return m;
 }
@@ -48,7 +45,7 @@ transport::Bytes encode_error(int from_rank, std::uint16_t refused_type, int tag
   e.refused_type = refused_type;
   e.tag = tag;
   e.what = what;
-  return transport::encode_message(transport::MessageType::kError, e);
+  return encode(e);
 }
 
 }  // namespace gfn::protocol

@@ -1,11 +1,14 @@
 #pragma once
-// Bounded waits for protocol replies (issue 7, robustness): every blocking wait
-// of a trainer or manager on a peer goes through await_reply, which ends in an
-// error naming the peer, the tag and the message type it waited for.
+// Bounded waits for protocol replies (issue 7, robustness) and ERROR replies. Every
+// blocking wait of a trainer or manager on a peer goes through await_reply, which ends in
+// an error naming the peer, the tag and the message type it waited for. Where an ERROR
+// goes is the table's rule (error_tag, message_table.h).
 // Thread-safe as far as the transport is (no shared state).
 
+#include <cstdint>
 #include <string>
 
+#include "roles/protocol/codec.h"
 #include "transport/framing/message.h"
 #include "transport/transport.h"
 
@@ -25,11 +28,20 @@ class RemoteError : public transport::MessageError {
 /// RemoteError if an ERROR arrives, transport::MessageError if the envelope is
 /// malformed or of another type. Blocking.
 transport::Message await_reply(transport::Transport& transport, int peer, int tag,
-                               transport::MessageType expected, double timeout_s,
-                               const std::string& context);
+                               MessageType expected, double timeout_s, const std::string& context);
+
+/// await_reply for a Reply payload on its own tag (from the table), decoded. Throws as
+/// await_reply, and transport::MessageError if the payload does not decode. Blocking.
+template <class Reply>
+Reply await_reply(transport::Transport& transport, int peer, double timeout_s,
+                  const std::string& context) {
+  static_assert(MessageSpec<Reply>::tag >= 0, "ERROR is not awaited: it arrives instead");
+  return decode<Reply>(await_reply(transport, peer, MessageSpec<Reply>::tag,
+                                   MessageSpec<Reply>::type, timeout_s, context));
+}
 
 /// Encodes an ERROR reply from this rank about a message of `refused_type` (0 when
-/// unreadable) received on `tag`.
+/// unreadable) received on `tag`. Send it on error_tag(refused_type, ...).
 transport::Bytes encode_error(int from_rank, std::uint16_t refused_type, int tag,
                               const std::string& what);
 

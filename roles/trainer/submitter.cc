@@ -6,13 +6,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "roles/protocol/codec.h"
 #include "roles/protocol/replies.h"
 #include "roles/protocol/trajectory_payload.h"
-#include "transport/framing/message.h"
 
 namespace gfn::roles {
 
-using transport::MessageType;
+using protocol::MessageType;
 
 SubmitterOptions::Mode parse_submit_mode(const std::string& name) {
   if (name == "sync") return SubmitterOptions::Mode::kSync;
@@ -90,22 +90,22 @@ void Submitter::poll_baseline() {
     if (take_feed_message(in)) {
       throw transport::MessageError(fmt::format(
           "trainer rank {}: buffer manager rank {} ended the baseline feed on tag {} before the "
-          "trainer's EXIT",
+          "trainer's TRAINER_EXIT",
           transport_.rank(), manager_, protocol::tags::kBaseline));
     }
   }
 }
 
 bool Submitter::take_feed_message(const transport::Received& in) {
-  const auto m = transport::decode_envelope(in.bytes, transport_.options().max_message_bytes);
-  if (m.type == MessageType::kBaselineSync) {
-    const auto sync = transport::decode_payload<protocol::BaselineSync>(m);
+  const auto m = protocol::decode_message_view(in.bytes, transport_.options().max_message_bytes);
+  if (m.type == MessageType::kBaselinePush) {
+    const auto push = protocol::decode<protocol::BaselinePush>(m);
     ++baseline_updates_;
-    if (std::isfinite(sync.baseline)) baseline_ = sync.baseline;
+    if (std::isfinite(push.baseline)) baseline_ = push.baseline;
     return false;
   }
-  if (m.type == MessageType::kExit) {
-    const auto end = transport::decode_payload<protocol::BaselineFeedEnd>(m);
+  if (m.type == MessageType::kBaselineFeedEnd) {
+    const auto end = protocol::decode<protocol::BaselineFeedEnd>(m);
     if (end.updates != baseline_updates_) {
       throw transport::MessageError(fmt::format(
           "trainer rank {}: buffer manager rank {} pushed {} baseline updates on tag {}, {} "
@@ -114,9 +114,11 @@ bool Submitter::take_feed_message(const transport::Received& in) {
     }
     return true;
   }
-  throw transport::MessageError(fmt::format(
-      "trainer rank {}: unexpected {} from rank {} on tag {} (expected BASELINE_SYNC or EXIT)",
-      transport_.rank(), transport::to_string(m.type), manager_, protocol::tags::kBaseline));
+  throw transport::MessageError(
+      fmt::format("trainer rank {}: unexpected {} from rank {} on tag {} (expected {})",
+                  transport_.rank(), protocol::name(m.type), manager_, protocol::tags::kBaseline,
+                  protocol::names_on(protocol::tags::kBaseline, protocol::Role::kManager,
+                                     protocol::Role::kTrainer)));
 }
 
 bool Submitter::submit(protocol::Submission batch) {
@@ -136,15 +138,16 @@ bool Submitter::submit(protocol::Submission batch) {
   feed_requested_ = feed_requested_ || batch.want_baseline;
   pending_iteration_ = batch.iteration;
   const auto n = batch.size();
-  auto bytes = transport::encode_message(MessageType::kData, batch);
+  auto bytes = protocol::encode(batch);                                  // DATA
+  constexpr int tag = protocol::MessageSpec<protocol::Submission>::tag;  // kData
   const transport::Seconds timeout(options_.timeout_s);
   switch (options_.mode) {
     case Mode::kSync:
-      transport_.send(bytes, manager_, protocol::tags::kData);
+      transport_.send(bytes, manager_, tag);
       break;
     case Mode::kAsync:
       in_flight_.wait(timeout);  // complete before its buffer is replaced
-      in_flight_ = transport_.isend(std::move(bytes), manager_, protocol::tags::kData);
+      in_flight_ = transport_.isend(std::move(bytes), manager_, tag);
       break;
     case Mode::kFireAndForget:
       while (!fired_.empty() && fired_.front().is_complete()) fired_.pop_front();
@@ -152,7 +155,7 @@ bool Submitter::submit(protocol::Submission batch) {
         fired_.front().wait(timeout);
         fired_.pop_front();
       }
-      fired_.push_back(transport_.isend(std::move(bytes), manager_, protocol::tags::kData));
+      fired_.push_back(transport_.isend(std::move(bytes), manager_, tag));
       break;
   }
   ++submissions_;
@@ -184,9 +187,7 @@ void Submitter::drain(double timeout_s) {
 
 void Submitter::exit(double timeout_s) {
   drain(timeout_s);
-  protocol::TrainerExit bye{submissions_, items_sent_};
-  transport_.send(transport::encode_message(MessageType::kExit, bye), manager_,
-                  protocol::tags::kData);
+  protocol::send(transport_, manager_, protocol::TrainerExit{submissions_, items_sent_});
   if (!feed_requested_) return;
   for (;;) {
     transport::Received in;
@@ -194,8 +195,8 @@ void Submitter::exit(double timeout_s) {
       in = transport_.recv(manager_, protocol::tags::kBaseline, transport::Seconds(timeout_s));
     } catch (const transport::TimeoutError& e) {
       throw transport::TimeoutError(fmt::format(
-          "trainer rank {}: no EXIT (end of the baseline feed) from buffer manager rank {} on tag "
-          "{} within {:g} s after sending EXIT ({} BASELINE_SYNC received): {}",
+          "trainer rank {}: no BASELINE_FEED_END from buffer manager rank {} on tag {} within "
+          "{:g} s after sending TRAINER_EXIT ({} BASELINE_PUSH received): {}",
           transport_.rank(), manager_, protocol::tags::kBaseline, timeout_s, baseline_updates_,
           e.what()));
     }
@@ -207,9 +208,8 @@ void Submitter::collect_score() {
   const auto context = fmt::format("trainer rank {}, SCORE for the submission of iteration {}",
                                    transport_.rank(), pending_iteration_);
   score_pending_ = false;  // an error below leaves nothing to collect twice
-  const auto m = protocol::await_reply(transport_, manager_, protocol::tags::kData,
-                                       MessageType::kScore, options_.timeout_s, context);
-  const auto score = transport::decode_payload<protocol::Score>(m);
+  const auto score =
+      protocol::await_reply<protocol::Score>(transport_, manager_, options_.timeout_s, context);
   if (score.iteration != pending_iteration_) {
     throw transport::MessageError(
         fmt::format("trainer rank {}: SCORE from rank {} is for iteration {}, expected {}",
@@ -226,12 +226,10 @@ protocol::Metadata Submitter::query_metadata() {
   protocol::Query q;
   q.kind = protocol::Query::kMetadata;
   q.request = ++requests_;
-  transport_.send(transport::encode_message(MessageType::kGetMetadata, q), manager_,
-                  protocol::tags::kData);
-  const auto m = protocol::await_reply(
-      transport_, manager_, protocol::tags::kMetadata, MessageType::kMetadata, options_.timeout_s,
+  protocol::send(transport_, manager_, q);
+  return protocol::await_reply<protocol::Metadata>(
+      transport_, manager_, options_.timeout_s,
       fmt::format("trainer rank {}, metadata query", transport_.rank()));
-  return transport::decode_payload<protocol::Metadata>(m);
 }
 
 protocol::SampleBatch Submitter::request_samples(std::int64_t n, bool prioritized) {
@@ -239,13 +237,11 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, bool prioritize
   q.n = n;
   q.prioritized = prioritized;
   q.request = ++requests_;
-  transport_.send(transport::encode_message(MessageType::kGetSample, q), manager_,
-                  protocol::tags::kData);
+  protocol::send(transport_, manager_, q);
   const auto context =
       fmt::format("trainer rank {}, sample request {} ({} items)", transport_.rank(), q.request, n);
-  const auto m = protocol::await_reply(transport_, manager_, protocol::tags::kSample,
-                                       MessageType::kSample, options_.timeout_s, context);
-  auto batch = transport::decode_payload<protocol::SampleBatch>(m);
+  auto batch = protocol::await_reply<protocol::SampleBatch>(transport_, manager_,
+                                                            options_.timeout_s, context);
   if (batch.request != q.request) {
     throw transport::MessageError(
         fmt::format("{}: reply is for request {}", context, batch.request));

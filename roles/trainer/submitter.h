@@ -14,10 +14,11 @@
 // either, unless `baseline_refresh_after` batches in a row were fully filtered, then it
 // is sent whole so the manager can refresh the baseline. In sync/async mode the
 // baseline comes with each SCORE. In fire-and-forget mode the DATA asks for a baseline
-// feed (Submission::want_baseline): the manager pushes BASELINE_SYNC on tag kBaseline
+// feed (Submission::want_baseline): the manager pushes BASELINE_PUSH on tag kBaseline
 // when its baseline moves, and submit() polls that tag without blocking (a receive
 // with a zero timeout) before filtering; exit() drains the feed up to the manager's
-// final EXIT on kBaseline, so nothing is left in flight.
+// BASELINE_FEED_END on kBaseline, so nothing is left in flight. Any other type on
+// kBaseline is refused with transport::MessageError.
 // Every wait is bounded by `timeout_s` and ends in transport::TimeoutError naming
 // the manager, the tag and the message type. Not thread-safe: owned by the trainer loop.
 
@@ -59,12 +60,12 @@ class Submitter {
   /// the manager answered ERROR, transport::MessageError for any other reply.
   bool submit(protocol::Submission batch);
   /// Collects the SCORE still outstanding (async) and waits for every pending send,
-  /// each bounded by `timeout_s`. Call before EXIT. Blocking.
+  /// each bounded by `timeout_s`. Call before exit(). Blocking.
   void drain(double timeout_s);
   void drain() { drain(options_.timeout_s); }
-  /// drain(timeout_s), then EXIT (TrainerExit with this submitter's counts) to the
-  /// manager on kData, then, if a baseline feed was requested, receives the rest of it
-  /// up to the manager's EXIT (BaselineFeedEnd) on kBaseline. Every wait bounded by
+  /// drain(timeout_s), then TRAINER_EXIT (with this submitter's counts) to the manager
+  /// on kData, then, if a baseline feed was requested, receives the rest of it up to
+  /// the manager's BASELINE_FEED_END on kBaseline. Every wait bounded by
   /// `timeout_s`: transport::TimeoutError names the manager, the tag and the message
   /// type; transport::MessageError if the feed's update count does not match. Blocking.
   void exit(double timeout_s);
@@ -87,14 +88,15 @@ class Submitter {
   /// The baseline of the last SCORE, if the manager had one.
   std::optional<float> baseline() const { return baseline_; }
   const protocol::Score& last_score() const { return last_score_; }
-  /// Baseline updates (BASELINE_SYNC on kBaseline) received so far (fire-and-forget).
+  /// Baseline updates (BASELINE_PUSH on kBaseline) received so far (fire-and-forget).
   std::int64_t baseline_updates() const { return baseline_updates_; }
 
  private:
   void collect_score();
   void filter(protocol::Submission& batch);
   void poll_baseline();
-  /// Handles one kBaseline message; returns true for the feed's closing EXIT.
+  /// Handles one kBaseline message; returns true for BASELINE_FEED_END. Throws
+  /// transport::MessageError for a malformed message or any other type.
   bool take_feed_message(const transport::Received& in);
   bool feed_wanted() const {
     return options_.baseline_filter && options_.mode == Mode::kFireAndForget;

@@ -24,7 +24,6 @@
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
 #include "transport/averaging.h"
-#include "transport/framing/message.h"
 #include "transport/gather.h"
 
 namespace gfn::roles {
@@ -155,14 +154,10 @@ void fetch_remote(Submitter& submitter, std::int64_t n, const config::BufferOpti
 /// (bounded wait); logged.
 void log_population_stats(transport::Transport& transport, int coordinator, std::int64_t it,
                           double timeout_s) {
-  transport.send(transport::encode_message(transport::MessageType::kGetPopulationStats,
-                                           protocol::PopulationStatsRequest{it}),
-                 coordinator, protocol::tags::kControl);
-  const auto m = protocol::await_reply(
-      transport, coordinator, protocol::tags::kPopulation, transport::MessageType::kPopulationStats,
-      timeout_s,
+  protocol::send(transport, coordinator, protocol::PopulationStatsRequest{it});
+  const auto stats = protocol::await_reply<protocol::PopulationStats>(
+      transport, coordinator, timeout_s,
       fmt::format("trainer rank {}, population stats at iteration {}", transport.rank(), it));
-  const auto stats = transport::decode_payload<protocol::PopulationStats>(m);
   spdlog::info(
       "population stats at iteration {}: {} modes over all managers ({} reports, {} "
       "managers running), global baseline {}",
@@ -329,10 +324,10 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
 
   // Drain: anything accumulated but not yet submitted (a stop between submissions),
-  // and the SCORE still outstanding in async mode; then EXIT.
+  // and the SCORE still outstanding in async mode; then TRAINER_EXIT.
   if (submitter) {
     if (!pending.empty()) submitter->submit(pending.take(result.iterations, ndim));
-    submitter->exit(config.buffer.drain_timeout_s);  // drain, EXIT, baseline feed drained
+    submitter->exit(config.buffer.drain_timeout_s);  // drain, TRAINER_EXIT, feed drained
     result.submissions = submitter->submissions();
     result.items_retained = submitter->items_retained();
     result.items_sent = submitter->items_sent();

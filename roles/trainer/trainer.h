@@ -16,7 +16,7 @@
 //   4. trainer-group rank 0 validates every validation.interval iterations and at the
 //      end, logs progress, and writes metrics.csv.
 // At the end (or after SIGINT/SIGTERM: the current iteration finishes) it drains, and
-// sends EXIT to its manager.
+// sends TRAINER_EXIT to its manager.
 
 #include <cstdint>
 #include <functional>

@@ -120,7 +120,7 @@ struct BufferOptions {
   bool baseline_sync = true;               ///< coordinator sends BASELINE_SYNC to every manager
   /// BASELINE_REPORT throttle, in DATA messages received by the manager: at most one
   /// report per this many submissions (>= 1), and only when the local baseline moved by
-  /// more than baseline_tolerance (the final one before EXIT goes out on any change).
+  /// more than baseline_tolerance (the final one before MANAGER_EXIT goes out on any change).
   int baseline_report_interval = 10;
   /// Log-reward change below which a baseline counts as unchanged (>= 0): managers'
   /// BASELINE_REPORTs and pushes to fire-and-forget trainers, the coordinator's BASELINE_SYNCs.
@@ -134,11 +134,12 @@ struct BufferOptions {
   std::string score_novelty = "index";
   std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< brute_force block cap, bytes
   double score_ema_decay = 0.9;                                  ///< [0, 1)
-  double drain_timeout_s = 60.0;  ///< bound of the drain of pending sends/SCOREs before EXIT
+  double drain_timeout_s = 60.0;  ///< drain bound of pending sends/SCOREs before TRAINER_EXIT
   /// How a manager waits for the next message (transport::ReceiveWait, mpi backend):
-  /// "sleep" (spin 20 us, then sleep) leaves the core to the trainers beside it;
-  /// "spin" (also yield-spin up to 1 ms, the trainers' way) answers a little sooner.
-  std::string receive_wait = "sleep";
+  /// "spin" (spin 20 us, yield-spin up to 1 ms, then sleep; the trainers' way) answers
+  /// sooner; "sleep" (spin 20 us, then sleep) takes less CPU but slows sync and async
+  /// submitters down (gfn-bench-scaling: README, buffer.receive_wait).
+  std::string receive_wait = "spin";
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   bool remote_sample_prioritized = true;  ///< reward-proportional, else uniform

@@ -6,19 +6,19 @@
 #include <deque>
 #include <stdexcept>
 
-#include "transport/framing/message.h"
+#include "roles/protocol/codec.h"
 
 namespace gfn::mbench {
 namespace {
 
 void check_score(const transport::Bytes& bytes, std::int64_t expected, std::int64_t capacity,
                  std::size_t cap_bytes) {
-  const auto m = transport::decode_envelope(bytes, cap_bytes);
-  if (m.type != transport::MessageType::kScore) {
+  const auto m = protocol::decode_message_view(bytes, cap_bytes);
+  if (m.type != protocol::MessageType::kScore) {
     throw std::runtime_error(fmt::format("submission {}: the manager replied {}, not SCORE",
-                                         expected, transport::to_string(m.type)));
+                                         expected, protocol::name(m.type)));
   }
-  const auto score = transport::decode_payload<protocol::Score>(m);
+  const auto score = protocol::decode<protocol::Score>(m);
   if (score.iteration != expected || score.buffer_size > capacity || score.buffer_size < 1) {
     throw std::runtime_error(
         fmt::format("submission {}: SCORE for iteration {} with buffer size {} (capacity {})",
@@ -38,7 +38,7 @@ FeedResult feed_manager(transport::Transport& transport, int manager,
   FeedResult r;
   Clock::time_point t_measured = Clock::now();
   auto take_reply = [&] {
-    const auto in = transport.recv(manager, protocol::tags::kData);
+    const auto in = transport.recv(manager, protocol::MessageSpec<protocol::Score>::tag);
     check_score(in.bytes, in_flight.front().first, capacity, cap_bytes);
     in_flight.front().second.wait();
     in_flight.pop_front();
@@ -52,16 +52,12 @@ FeedResult feed_manager(transport::Transport& transport, int manager,
     s.iteration = k;
     r.items += s.size();
     ++r.submissions;
-    in_flight.emplace_back(
-        k, transport.isend(transport::encode_message(transport::MessageType::kData, s), manager,
-                           protocol::tags::kData));
+    in_flight.emplace_back(k, protocol::isend(transport, manager, s));
     if (static_cast<int>(in_flight.size()) >= window) take_reply();
   }
   while (!in_flight.empty()) take_reply();
   r.measured_s = std::chrono::duration<double>(Clock::now() - t_measured).count();
-  protocol::TrainerExit bye{r.submissions, r.items};
-  transport.send(transport::encode_message(transport::MessageType::kExit, bye), manager,
-                 protocol::tags::kData);
+  protocol::send(transport, manager, protocol::TrainerExit{r.submissions, r.items});
   return r;
 }
 

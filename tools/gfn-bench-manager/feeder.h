@@ -2,7 +2,7 @@
 // gfn-bench-manager's synthetic trainer: sends DATA to the manager as fast as the
 // manager answers, keeping `window` submissions in flight (so the manager always has the
 // next one queued and its receive phase measures receiving, not waiting), and checks
-// every SCORE reply; then EXIT with its counts.
+// every SCORE reply; then TRAINER_EXIT with its counts.
 // Blocking; one thread per transport.
 
 #include <cstdint>

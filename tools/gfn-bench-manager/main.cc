@@ -101,8 +101,9 @@ Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
   timing::TimingTable table;
   const auto result = roles::run_buffer_manager(t, trainers, o, is_mode, &table);
   if (result.exit_mismatches != 0 || result.rejected_messages != 0) {
-    throw std::runtime_error(fmt::format("manager: {} EXIT mismatches, {} rejected messages",
-                                         result.exit_mismatches, result.rejected_messages));
+    throw std::runtime_error(
+        fmt::format("manager: {} TRAINER_EXIT mismatches, {} rejected messages",
+                    result.exit_mismatches, result.rejected_messages));
   }
   Row r;
   r.capacity = capacity;

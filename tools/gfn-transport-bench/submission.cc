@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "roles/protocol/codec.h"  // header-only parts: encode, MessageSpec, type comparison
 #include "roles/protocol/messages.h"
 #include "tools/gfn-transport-bench/method.h"
 #include "transport/framing/message.h"
@@ -14,7 +15,7 @@ namespace gfn::tbench {
 
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
 using Clock = std::chrono::steady_clock;
 
 // The batch of iteration `it`: coordinates in 0..7 and log rewards depending on both.
@@ -49,14 +50,14 @@ bool same_batch(const protocol::Submission& got, const protocol::Submission& wan
 
 SubmissionBytes submission_bytes(const SubmissionShape& shape) {
   SubmissionBytes b;
-  b.submission = transport::encode_message(MessageType::kData, make_batch(shape, 0)).size();
-  b.score = transport::encode_message(MessageType::kScore, protocol::Score{}).size();
+  b.submission = protocol::encode(make_batch(shape, 0)).size();
+  b.score = protocol::encode(protocol::Score{}).size();
   return b;
 }
 
 Measurement measure_submission(transport::Transport& transport, const SubmissionShape& shape,
                                const LoopOptions& options) {
-  const int tag = transport::tags::kData;
+  const int tag = protocol::MessageSpec<protocol::Submission>::tag;  // DATA and SCORE: kData
   const std::size_t cap = transport.options().max_message_bytes;
   const auto sizes = submission_bytes(shape);
   Measurement m;
@@ -72,7 +73,7 @@ Measurement measure_submission(transport::Transport& transport, const Submission
       protocol::Score score;
       bool decoded = true;
       const auto t0 = Clock::now();
-      transport.send(transport::encode_message(MessageType::kData, want), kResponder, tag);
+      transport.send(protocol::encode(want), kResponder, tag);
       const auto in = transport.recv(kResponder, tag);
       try {
         const auto message = transport::decode_envelope(in.bytes, cap);
@@ -105,7 +106,7 @@ Measurement measure_submission(transport::Transport& transport, const Submission
       score.retained = got.size();
       score.reward_sum = reward_sum(got);
       score.buffer_size = got.size();
-      transport.send(transport::encode_message(MessageType::kScore, score), in.src, tag);
+      transport.send(protocol::encode(score), in.src, tag);
       ++checked;
       if (!decoded || !same_batch(got, want)) ++wrong;
     }

@@ -1,10 +1,10 @@
 #pragma once
 // The trainer -> buffer-manager pattern of gfn-runtime (roles/trainer/submitter.cc and
 // roles/buffer_manager): rank 0 ("trainer") encodes a Submission of `states` terminating
-// states (roles/protocol/messages.h, transport/framing encode_message) and sends it on
-// tags::kData; rank 1 ("manager") receives from any source, decodes the envelope and the
-// payload, computes the Score (reward_sum = sum of exp(log_reward)), encodes and sends
-// it back; the trainer decodes the Score. Collective: both ranks call in the same order.
+// states (roles/protocol/messages.h, protocol::encode) and sends it on protocol::tags::kData; rank
+// 1 ("manager") receives from any source, decodes the envelope and the payload, computes the Score
+// (reward_sum = sum of exp(log_reward)), encodes and sends it back; the trainer decodes the Score.
+// Collective: both ranks call in the same order.
 
 #include <cstddef>
 

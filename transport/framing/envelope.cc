@@ -29,14 +29,19 @@ std::uint64_t get_u64(const std::uint8_t* in) {
 
 }  // namespace
 
-void write_envelope_header(std::uint8_t* out, MessageType type, std::uint64_t payload_bytes) {
+std::string describe(EnvelopeType type, EnvelopeTypeNames names) {
+  const char* name = names ? names(type) : nullptr;
+  return name ? std::string(name) : fmt::format("type {}", static_cast<std::uint16_t>(type));
+}
+
+void write_envelope_header(std::uint8_t* out, EnvelopeType type, std::uint64_t payload_bytes) {
   std::memcpy(out, kEnvelopeMagic, 4);
   put_u16(out + 4, kWireVersion);
   put_u16(out + 6, static_cast<std::uint16_t>(type));
   put_u64(out + 8, payload_bytes);
 }
 
-Bytes encode_envelope(MessageType type, const std::uint8_t* payload, std::size_t n) {
+Bytes encode_envelope(EnvelopeType type, const std::uint8_t* payload, std::size_t n) {
   Bytes out(kEnvelopeHeaderBytes + n);
   write_envelope_header(out.data(), type, n);
   if (n > 0) std::memcpy(out.data() + kEnvelopeHeaderBytes, payload, n);
@@ -44,7 +49,7 @@ Bytes encode_envelope(MessageType type, const std::uint8_t* payload, std::size_t
 }
 
 MessageView decode_envelope_view(const std::uint8_t* data, std::size_t size,
-                                 std::size_t max_payload_bytes) {
+                                 std::size_t max_payload_bytes, EnvelopeTypeNames names) {
   if (size < kEnvelopeHeaderBytes) {
     throw MessageError(
         fmt::format("message of {} bytes is shorter than the {}-byte envelope header", size,
@@ -63,29 +68,30 @@ MessageView decode_envelope_view(const std::uint8_t* data, std::size_t size,
         fmt::format("message has unknown wire version {} (this build speaks version {})", version,
                     kWireVersion));
   }
-  const std::uint16_t type = get_u16(h + 6);
-  if (!is_known_message_type(type)) {
-    throw MessageError(fmt::format("message has unknown message type {}", type));
+  const EnvelopeType type{get_u16(h + 6)};
+  if (names && names(type) == nullptr) {
+    throw MessageError(
+        fmt::format("message has unknown message type {}", static_cast<std::uint16_t>(type)));
   }
   const std::uint64_t length = get_u64(h + 8);
   if (length > max_payload_bytes) {
     throw MessageError(
         fmt::format("{} message declares a payload of {} bytes, above the cap of {} bytes",
-                    to_string(static_cast<MessageType>(type)), length, max_payload_bytes));
+                    describe(type, names), length, max_payload_bytes));
   }
   const std::size_t present = size - kEnvelopeHeaderBytes;
   if (length != present) {
     throw MessageError(
         fmt::format("{} message declares a payload of {} bytes but {} bytes are present ({})",
-                    to_string(static_cast<MessageType>(type)), length, present,
+                    describe(type, names), length, present,
                     length > present ? "truncated" : "trailing garbage"));
   }
-  return MessageView{static_cast<MessageType>(type),
-                     present == 0 ? nullptr : data + kEnvelopeHeaderBytes, present};
+  return MessageView{type, present == 0 ? nullptr : data + kEnvelopeHeaderBytes, present};
 }
 
-Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes) {
-  const MessageView view = decode_envelope_view(bytes, max_payload_bytes);
+Message decode_envelope(const Bytes& bytes, std::size_t max_payload_bytes,
+                        EnvelopeTypeNames names) {
+  const MessageView view = decode_envelope_view(bytes, max_payload_bytes, names);
   Message m;
   m.type = view.type;
   m.payload.assign(view.payload, view.payload + view.payload_size);

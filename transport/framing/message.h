@@ -2,13 +2,18 @@
 // Typed messages: an envelope (transport/framing/envelope.h) around a cereal
 // binary payload (DESIGN.md section 2, "Messages").
 //
-//   Bytes b = encode_message(MessageType::kData, submission);   // sender
-//   Message m = decode_envelope(received.bytes, cap);            // receiver
-//   auto s = decode_payload<protocol::Submission>(m);
+//   Bytes b = encode_message(EnvelopeType{1}, point);        // sender
+//   Message m = decode_envelope(received.bytes, cap);         // receiver
+//   auto p = decode_payload<Point>(m);
 //
 // Without copying the payload out of the received bytes first (a view into them):
 //   MessageView v = decode_envelope_view(buffer, cap);
-//   decode_payload_into(v, submission);   // reuses submission's vectors' capacity
+//   decode_payload_into(v, point);   // reuses point's vectors' capacity
+//
+// The type is opaque here (transport/framing/envelope.h); the protocol's typed
+// encode / decode, which pick the type from the payload and name it in errors, are in
+// roles/protocol/codec.h. The decoders take an optional EnvelopeTypeNames so that error
+// texts name the type ("bad DATA payload: ..."; without one: "bad type 1 payload").
 //
 // Payload types are cereal-serializable structs (a `template <class A> void
 // serialize(A&)` member); std::vector, std::string, std::array, std::pair and
@@ -32,7 +37,6 @@
 #include "transport/errors.h"
 #include "transport/framing/bounded_archive.h"
 #include "transport/framing/envelope.h"
-#include "transport/framing/message_type.h"
 
 namespace gfn::transport {
 
@@ -77,7 +81,7 @@ inline EncodeStream& encode_stream() {
 /// Throws whatever the payload's serialize throws (nothing for plain structs).
 /// Thread-safe: each thread encodes through its own reusable stream.
 template <class T>
-Bytes encode_message(MessageType type, const T& payload) {
+Bytes encode_message(EnvelopeType type, const T& payload) {
   auto& stream = framing_detail::encode_stream();
   Bytes out;
   out.reserve(stream.size_hint);
@@ -100,47 +104,46 @@ Bytes encode_message(MessageType type, const T& payload) {
 /// Decodes the payload of `message` into `value`, overwriting every serialized field;
 /// vectors of arithmetic elements keep their capacity (a reused `value` allocates only
 /// when a message needs more than every earlier one). Throws MessageError naming the
-/// message type if the payload is truncated, a size field exceeds the bytes present, or
-/// bytes are left over after T; `value` is then partly overwritten (decode into it again
-/// before use).
+/// message type (through `names`, else "type N") if the payload is truncated, a size
+/// field exceeds the bytes present, or bytes are left over after T; `value` is then
+/// partly overwritten (decode into it again before use).
 template <class T>
-void decode_payload_into(const MessageView& message, T& value) {
+void decode_payload_into(const MessageView& message, T& value, EnvelopeTypeNames names = nullptr) {
   BoundedBinaryInputArchive ar(message.payload, message.payload_size);
+  const auto bad = [&](const std::string& why) {
+    return MessageError("bad " + describe(message.type, names) + " payload: " + why);
+  };
   try {
     ar(value);
   } catch (const MessageError& e) {
-    throw MessageError(std::string("bad ") + to_string(message.type) + " payload: " + e.what());
+    throw bad(e.what());
   } catch (const cereal::Exception& e) {
-    throw MessageError(std::string("bad ") + to_string(message.type) + " payload: " + e.what());
+    throw bad(e.what());
   } catch (const std::length_error& e) {
-    throw MessageError(std::string("bad ") + to_string(message.type) + " payload: " + e.what());
+    throw bad(e.what());
   } catch (const std::bad_alloc&) {
-    throw MessageError(std::string("bad ") + to_string(message.type) +
-                       " payload: allocation failed");
+    throw bad("allocation failed");
   }
   if (ar.remaining() != 0) {
-    throw MessageError(
-        std::string("bad ") + to_string(message.type) +
-        " payload: " + std::to_string(ar.remaining()) + " trailing bytes after the " +
-        std::to_string(message.payload_size - ar.remaining()) + " bytes of the payload");
+    throw bad(std::to_string(ar.remaining()) + " trailing bytes after the " +
+              std::to_string(message.payload_size - ar.remaining()) + " bytes of the payload");
   }
 }
 
 /// Decodes the payload of `message` (a view into received bytes) as a T
 /// (default-constructible). Throws as decode_payload_into.
 template <class T>
-T decode_payload(const MessageView& message) {
+T decode_payload(const MessageView& message, EnvelopeTypeNames names = nullptr) {
   T value{};
-  decode_payload_into(message, value);
+  decode_payload_into(message, value, names);
   return value;
 }
 
-/// Decodes the payload of `message` as a T (default-constructible). Throws MessageError
-/// naming the message type if the payload is truncated, a size field exceeds the bytes
-/// present, or bytes are left over after T.
+/// Decodes the payload of `message` as a T (default-constructible). Throws as
+/// decode_payload_into.
 template <class T>
-T decode_payload(const Message& message) {
-  return decode_payload<T>(view_of(message));
+T decode_payload(const Message& message, EnvelopeTypeNames names = nullptr) {
+  return decode_payload<T>(view_of(message), names);
 }
 
 }  // namespace gfn::transport

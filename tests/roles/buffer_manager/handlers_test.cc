@@ -7,11 +7,12 @@
 
 #include "runtime/timing/timing_table.h"
 #include "tests/roles/buffer_manager/manager_unit_env.h"
+#include "tests/support/error_text.h"
 
 namespace gfn::roles::testing {
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
 namespace tags = protocol::tags;
 
 TEST_F(ManagerUnitTest, DataGetsScoreWithTheRightFieldsAndIsStored) {
@@ -239,7 +240,7 @@ TEST_F(ManagerUnitTest, GetSampleOfAnEmptyBufferIsRefusedAndNegativeNIsAnError) 
 TEST_F(ManagerUnitTest, ExitIsCountedAndMismatchesAreFlagged) {
   const auto exit = [&](int from, std::int64_t submissions, std::int64_t items) {
     handle([](BufferManager& m, int src, const auto& v) { m.on_exit(src, v); }, from,
-           MessageType::kExit, protocol::TrainerExit{submissions, items});
+           MessageType::kTrainerExit, protocol::TrainerExit{submissions, items});
   };
   data(kTrainer, submission(1, 3));
   data(kTrainer, submission(2, 2));
@@ -264,15 +265,16 @@ TEST_F(ManagerUnitTest, ExitEndsTheBaselineFeedOfAFireAndForgetTrainer) {
   s.want_baseline = true;
   data(kTrainer, s);  // full: the baseline (min = 0) is pushed
   const auto push =
-      reply<protocol::BaselineSync>(kTrainer, tags::kBaseline, MessageType::kBaselineSync);
+      reply<protocol::BaselinePush>(kTrainer, tags::kBaseline, MessageType::kBaselinePush);
   EXPECT_FLOAT_EQ(push.baseline, 0.f);
   auto scored_only = s;
   scored_only.scoring_only = true;
   data(kTrainer, scored_only);  // not stored: the baseline is unchanged, no push
   EXPECT_EQ(waiting(kTrainer, tags::kBaseline), 0u);
   handle([](BufferManager& m, int src, const auto& v) { m.on_exit(src, v); }, kTrainer,
-         MessageType::kExit, protocol::TrainerExit{2, 8});
-  const auto end = reply<protocol::BaselineFeedEnd>(kTrainer, tags::kBaseline, MessageType::kExit);
+         MessageType::kTrainerExit, protocol::TrainerExit{2, 8});
+  const auto end =
+      reply<protocol::BaselineFeedEnd>(kTrainer, tags::kBaseline, MessageType::kBaselineFeedEnd);
   EXPECT_EQ(end.updates, 1);
   EXPECT_EQ(manager().result().baseline_pushes, 1);
   EXPECT_EQ(manager().result().exit_mismatches, 0);
@@ -289,7 +291,7 @@ TEST_F(ManagerUnitTest, BaselineSyncIsAdoptedAndPushedToFeeds) {
          MessageType::kBaselineSync, protocol::BaselineSync{2.5f});
   EXPECT_EQ(manager().result().baseline_syncs, 1);
   const auto push =
-      reply<protocol::BaselineSync>(kTrainer, tags::kBaseline, MessageType::kBaselineSync);
+      reply<protocol::BaselinePush>(kTrainer, tags::kBaseline, MessageType::kBaselinePush);
   EXPECT_FLOAT_EQ(push.baseline, 2.5f);
   // The global baseline is now in force: METADATA says so.
   handle([](BufferManager& m, int src, const auto& v) { m.on_get_metadata(src, v); }, kTrainer,
@@ -300,6 +302,13 @@ TEST_F(ManagerUnitTest, BaselineSyncIsAdoptedAndPushedToFeeds) {
   EXPECT_THROW(handle([](BufferManager& m, int, const auto& v) { m.on_baseline_sync(v); },
                       kCoordinator, MessageType::kBaselineSync, protocol::Score{}),
                transport::MessageError);
+  // The manager's own push is another message type: not taken for a sync.
+  const std::string what = gfn::testing::what_of([&] {
+    handle([](BufferManager& m, int, const auto& v) { m.on_baseline_sync(v); }, kCoordinator,
+           MessageType::kBaselinePush, protocol::BaselinePush{7.f});
+  });
+  EXPECT_EQ(what, "expected BASELINE_SYNC, got BASELINE_PUSH message");
+  EXPECT_EQ(manager().result().baseline_syncs, 1);
 }
 
 TEST_F(ManagerUnitTest, DataRecordsOneTimingIterationOfFourSteps) {

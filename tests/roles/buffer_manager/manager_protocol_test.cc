@@ -3,8 +3,8 @@
 // buffer manager of trainer 0 only, rank 3 is the coordinator.
 //   - DATA is scored (retained, reward sum, new modes) and answered on the DATA tag;
 //   - GET_METADATA is answered on the METADATA tag, never confused with a SCORE;
-//   - a malformed message and an EXIT from an unassigned rank are dropped;
-//   - the manager stops after its assigned trainer's EXIT and reports to the
+//   - a malformed message and a TRAINER_EXIT from an unassigned rank are refused;
+//   - the manager stops after its assigned trainer's TRAINER_EXIT and reports to the
 //     coordinator, which counts the modes and stops.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "tests/roles/buffer_manager/protocol_test_env.h"
 #include "transport/framing/message.h"
@@ -20,7 +21,7 @@
 namespace gfn::roles {
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
 constexpr int kSideTag = 9;  // test-only ordering signal between ranks 0 and 1
 
 using testing::toy_modes;
@@ -29,9 +30,9 @@ using testing::world_transport;
 template <class T>
 T expect_reply(transport::Transport& t, int src, int tag, MessageType type) {
   const auto in = t.recv(src, tag);
-  const auto m = transport::decode_envelope(in.bytes, t.options().max_message_bytes);
+  const auto m = protocol::decode_message(in.bytes, t.options().max_message_bytes);
   EXPECT_EQ(m.type, type);
-  return transport::decode_payload<T>(m);
+  return protocol::decode<T>(m);
 }
 
 TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
@@ -45,49 +46,49 @@ TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
       sub.ndim = 2;
       sub.states = {1, 0, 0, 0, 1, 1};  // two modes (x0 == 1) and one non-mode
       sub.log_rewards = {std::log(2.f), std::log(1.f), std::log(2.f)};
-      t.send(transport::encode_message(MessageType::kData, sub), manager, transport::tags::kData);
+      t.send(protocol::encode_as(MessageType::kData, sub), manager, protocol::tags::kData);
       // A metadata query right behind it: its reply must come on the METADATA tag.
-      t.send(transport::encode_message(MessageType::kGetMetadata, protocol::MetadataRequest{}),
-             manager, transport::tags::kData);
+      t.send(protocol::encode_as(MessageType::kGetMetadata, protocol::MetadataRequest{}), manager,
+             protocol::tags::kData);
       const auto score =
-          expect_reply<protocol::Score>(t, manager, transport::tags::kData, MessageType::kScore);
+          expect_reply<protocol::Score>(t, manager, protocol::tags::kData, MessageType::kScore);
       EXPECT_EQ(score.iteration, 1);
       EXPECT_EQ(score.retained, 3);  // scored before the insert: an empty buffer keeps all
       EXPECT_NEAR(score.reward_sum, 5.0, 1e-5);
       EXPECT_EQ(score.new_modes, 2);
-      const auto meta = expect_reply<protocol::Metadata>(t, manager, transport::tags::kMetadata,
+      const auto meta = expect_reply<protocol::Metadata>(t, manager, protocol::tags::kMetadata,
                                                          MessageType::kMetadata);
       EXPECT_EQ(meta.submissions, 1);
       EXPECT_EQ(meta.items_received, 3);
       EXPECT_EQ(meta.modes_found, 2);
       // Same modes again: nothing new.
       sub.iteration = 2;
-      t.send(transport::encode_message(MessageType::kData, sub), manager, transport::tags::kData);
+      t.send(protocol::encode_as(MessageType::kData, sub), manager, protocol::tags::kData);
       const auto again =
-          expect_reply<protocol::Score>(t, manager, transport::tags::kData, MessageType::kScore);
+          expect_reply<protocol::Score>(t, manager, protocol::tags::kData, MessageType::kScore);
       EXPECT_EQ(again.new_modes, 0);
       EXPECT_EQ(again.retained, 2);     // >= the full buffer's lowest (ties count, as torchgfn)
       EXPECT_TRUE(again.has_baseline);  // "min" once full: log 2
       EXPECT_NEAR(again.baseline, std::log(2.f), 1e-6);
       // Garbage is answered with ERROR and does not kill the manager.
-      t.send(transport::Bytes{1, 2, 3, 4, 5}, manager, transport::tags::kData);
-      const auto err = t.recv(manager, transport::tags::kData);
-      EXPECT_EQ(transport::decode_envelope(err.bytes, 1 << 20).type, MessageType::kError);
-      t.recv(1, kSideTag);  // rank 1's stray EXIT went out before ours
-      t.send(transport::encode_message(MessageType::kExit, protocol::TrainerExit{2, 6}), manager,
-             transport::tags::kData);
+      t.send(transport::Bytes{1, 2, 3, 4, 5}, manager, protocol::tags::kData);
+      const auto err = t.recv(manager, protocol::tags::kData);
+      EXPECT_EQ(protocol::decode_message(err.bytes, 1 << 20).type, MessageType::kError);
+      t.recv(1, kSideTag);  // rank 1's stray TRAINER_EXIT went out before ours
+      t.send(protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{2, 6}), manager,
+             protocol::tags::kData);
       break;
     }
-    case 1:  // not assigned to the manager: its EXIT must not end the manager's loop
-      t.send(transport::encode_message(MessageType::kExit, protocol::TrainerExit{0}), manager,
-             transport::tags::kData);
+    case 1:  // not assigned to the manager: its TRAINER_EXIT must not end the manager's loop
+      t.send(protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{0}), manager,
+             protocol::tags::kData);
       {  // answered with an ERROR naming the problem
-        const auto err = t.recv(manager, transport::tags::kData);
-        const auto m = transport::decode_envelope(err.bytes, 1 << 20);
+        const auto err = t.recv(manager, protocol::tags::kData);
+        const auto m = protocol::decode_message(err.bytes, 1 << 20);
         ASSERT_EQ(m.type, MessageType::kError);
-        const auto e = transport::decode_payload<protocol::ErrorReply>(m);
+        const auto e = protocol::decode<protocol::ErrorReply>(m);
         EXPECT_NE(e.what.find("not one of the assigned trainers"), std::string::npos) << e.what;
-        EXPECT_EQ(e.refused_type, static_cast<std::uint16_t>(MessageType::kExit));
+        EXPECT_EQ(e.refused_type, static_cast<std::uint16_t>(MessageType::kTrainerExit));
       }
       t.send(transport::Bytes{}, 0, kSideTag);
       break;
@@ -101,7 +102,7 @@ TEST(ManagerProtocol, ScoresMetadataExitAndModeReports) {
       EXPECT_EQ(result.items_received, 6);
       EXPECT_EQ(result.buffer_size, 2);
       EXPECT_EQ(result.modes_found, 2);
-      EXPECT_EQ(result.rejected_messages, 2);  // garbage from 0, EXIT from 1
+      EXPECT_EQ(result.rejected_messages, 2);  // garbage from 0, TRAINER_EXIT from 1
       EXPECT_EQ(result.per_sender.at(0).submissions, 2);
       EXPECT_EQ(result.per_sender.at(0).requests, 5);
       EXPECT_EQ(result.errors_sent, 2);

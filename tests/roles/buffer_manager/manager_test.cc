@@ -1,5 +1,5 @@
 // roles/buffer_manager/manager.cc and outbox.cc: the receive loop and its dispatch
-// (malformed messages, unassigned ranks, the coordinator), the end (EXIT handshake,
+// (malformed messages, unassigned ranks, the coordinator), the end (MANAGER_EXIT handshake,
 // pending sends), failing sends, and run_buffer_manager end to end, in one process over
 // the loopback transport (tests/support/loopback_transport.h), no mpirun.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/protocol/codec.h"
 #include "tests/roles/buffer_manager/manager_unit_env.h"
 #include "tests/support/error_text.h"
 #include "transport/framing/envelope.h"
@@ -17,7 +18,7 @@
 namespace gfn::roles::testing {
 namespace {
 
-using transport::MessageType;
+using protocol::MessageType;
 namespace tags = protocol::tags;
 
 using gfn::testing::what_of;
@@ -28,7 +29,7 @@ TEST_F(ManagerUnitTest, ServeOneRoutesEachTypeToItsHandler) {
   protocol::SampleRequest q;
   q.n = 1;
   send_to_manager(kTrainer, MessageType::kGetSample, q);
-  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{1, 2});
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{1, 2});
   for (int i = 0; i < 4; ++i) manager().serve_one();
   EXPECT_EQ(reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore).iteration, 3);
   EXPECT_EQ(
@@ -52,9 +53,9 @@ TEST_F(ManagerUnitTest, MalformedMessagesGetErrorOnTheDataTagAndTheManagerKeepsS
   EXPECT_NE(err.what.find("malformed message (7 bytes) on tag 0"), std::string::npos) << err.what;
 
   // A truncated DATA payload (a consistent envelope around it).
-  auto truncated = transport::encode_message(MessageType::kData, submission(1, 4));
+  auto truncated = protocol::encode_as(MessageType::kData, submission(1, 4));
   truncated.resize(truncated.size() - 5);
-  transport::write_envelope_header(truncated.data(), MessageType::kData,
+  transport::write_envelope_header(truncated.data(), protocol::envelope_type(MessageType::kData),
                                    truncated.size() - transport::kEnvelopeHeaderBytes);
   rank(kTrainer).send(truncated, kManager, tags::kData);
   manager().serve_one();
@@ -100,7 +101,7 @@ TEST_F(ManagerUnitTest, AMessageFromAnUnassignedRankIsRefusedOnItsReplyTag) {
   send_to_manager(kStranger, MessageType::kData, submission(1, 2));
   send_to_manager(kStranger, MessageType::kGetMetadata, protocol::Query{});
   send_to_manager(kStranger, MessageType::kGetSample, protocol::SampleRequest{});
-  send_to_manager(kStranger, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kStranger, MessageType::kTrainerExit, protocol::TrainerExit{});
   for (int i = 0; i < 4; ++i) manager().serve_one();
   const auto data_err = error_reply(kStranger, tags::kData);
   EXPECT_EQ(data_err.refused_type, static_cast<std::uint16_t>(MessageType::kData));
@@ -113,21 +114,20 @@ TEST_F(ManagerUnitTest, AMessageFromAnUnassignedRankIsRefusedOnItsReplyTag) {
   EXPECT_EQ(error_reply(kStranger, tags::kSample).refused_type,
             static_cast<std::uint16_t>(MessageType::kGetSample));
   EXPECT_EQ(error_reply(kStranger, tags::kData).refused_type,
-            static_cast<std::uint16_t>(MessageType::kExit));
+            static_cast<std::uint16_t>(MessageType::kTrainerExit));
   EXPECT_EQ(manager().replay().size(), 0);
   EXPECT_EQ(manager().result().submissions, 0);
   EXPECT_EQ(manager().result().rejected_messages, 4);
-  EXPECT_EQ(manager().running(), (std::set<int>{kTrainer, kTrainer2}));  // EXIT not counted
+  EXPECT_EQ(manager().running(), (std::set<int>{kTrainer, kTrainer2}));  // not counted
 }
 
 TEST_F(ManagerUnitTest, TheCoordinatorSyncsAndAnythingElseFromItIsDropped) {
   options_.coordinator_rank = kCoordinator;
   rank(kCoordinator)
-      .send(transport::encode_message(MessageType::kBaselineSync, protocol::BaselineSync{1.25f}),
+      .send(protocol::encode_as(MessageType::kBaselineSync, protocol::BaselineSync{1.25f}),
             kManager, tags::kData);
   rank(kCoordinator)
-      .send(transport::encode_message(MessageType::kScore, protocol::Score{}), kManager,
-            tags::kData);
+      .send(protocol::encode_as(MessageType::kScore, protocol::Score{}), kManager, tags::kData);
   manager().serve_one();
   manager().serve_one();
   EXPECT_EQ(manager().result().baseline_syncs, 1);
@@ -138,15 +138,15 @@ TEST_F(ManagerUnitTest, TheCoordinatorSyncsAndAnythingElseFromItIsDropped) {
 
 TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainersStillExpected) {
   options_.idle_timeout_s = 0.05;
-  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{});
   manager().serve_one();
   try {
     manager().serve_one();
     ADD_FAILURE() << "expected a TimeoutError";
   } catch (const transport::TimeoutError& e) {
     EXPECT_STREQ(e.what(),
-                 "buffer manager rank 3: no message for 0.05 s on tag 0 while waiting for EXIT "
-                 "from trainer rank(s) 1");
+                 "buffer manager rank 3: no message for 0.05 s on tag 0 while waiting for "
+                 "TRAINER_EXIT from trainer rank(s) 1");
   }
 }
 
@@ -170,8 +170,8 @@ TEST_F(ManagerUnitTest, ASendThatFailsSurfacesAsAClearError) {
 TEST_F(ManagerUnitTest, ASendThatFailsAfterItWasPostedIsNamed) {
   world_.fail_next_completion(kTrainer, tags::kMetadata, "peer vanished");
   send_to_manager(kTrainer, MessageType::kGetMetadata, protocol::Query{});
-  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
-  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer2, MessageType::kTrainerExit, protocol::TrainerExit{});
   const std::string what = what_of([&] {
     while (manager().serving()) manager().serve_one();
     manager().finish();
@@ -187,19 +187,18 @@ TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
   options_.coordinator_rank = kCoordinator;
   options_.capacity = 4;
   send_to_manager(kTrainer, MessageType::kData, submission(1, 4));
-  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{1, 4});
-  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{1, 4});
+  send_to_manager(kTrainer2, MessageType::kTrainerExit, protocol::TrainerExit{});
   while (manager().serving()) manager().serve_one();
   // The coordinator's answer is queued before the manager asks: a late BASELINE_SYNC,
-  // a stray SCORE (dropped) and its EXIT.
+  // a stray SCORE (dropped) and its MANAGER_EXIT_ACK.
   auto& coordinator = rank(kCoordinator);
-  coordinator.send(
-      transport::encode_message(MessageType::kBaselineSync, protocol::BaselineSync{-1.f}), kManager,
-      tags::kData);
-  coordinator.send(transport::encode_message(MessageType::kScore, protocol::Score{}), kManager,
+  coordinator.send(protocol::encode_as(MessageType::kBaselineSync, protocol::BaselineSync{-1.f}),
+                   kManager, tags::kData);
+  coordinator.send(protocol::encode_as(MessageType::kScore, protocol::Score{}), kManager,
                    tags::kData);
-  coordinator.send(transport::encode_message(MessageType::kExit, protocol::ManagerExit{}), kManager,
-                   tags::kData);
+  coordinator.send(protocol::encode_as(MessageType::kManagerExitAck, protocol::ManagerExitAck{}),
+                   kManager, tags::kData);
   const auto r = manager().finish();
   EXPECT_EQ(r.buffer_size, 4);
   EXPECT_EQ(r.modes_found, 1);
@@ -208,31 +207,31 @@ TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
   EXPECT_FLOAT_EQ(r.baseline, -1.f);  // the global one overrides the local minimum
   EXPECT_EQ(r.rejected_messages, 1);
   // At the coordinator on kControl: MODE_REPORT, BASELINE_REPORT (the buffer filled up),
-  // then EXIT with the manager's counts.
+  // then MANAGER_EXIT with the manager's counts.
   std::vector<MessageType> types;
   protocol::ManagerExit bye;
   while (waiting(kCoordinator, tags::kControl) > 0) {
     const auto got = coordinator.recv(kManager, tags::kControl, transport::Seconds(kWait));
-    const auto m = transport::decode_envelope(got.bytes, 1 << 20);
-    types.push_back(m.type);
-    if (m.type == MessageType::kExit) bye = transport::decode_payload<protocol::ManagerExit>(m);
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
+    types.push_back(protocol::message_type(m.type));
+    if (m.type == MessageType::kManagerExit) bye = protocol::decode<protocol::ManagerExit>(m);
   }
   EXPECT_EQ(types, (std::vector<MessageType>{MessageType::kModeReport, MessageType::kBaselineReport,
-                                             MessageType::kExit}));
+                                             MessageType::kManagerExit}));
   EXPECT_EQ(bye.submissions, 1);
   EXPECT_EQ(bye.items_received, 4);
   EXPECT_EQ(bye.modes_found, 1);
   EXPECT_EQ(manager().pending_sends(), 0u);
 }
 
-TEST_F(ManagerUnitTest, NoEXITFromTheCoordinatorIsATimeout) {
+TEST_F(ManagerUnitTest, NoManagerExitAckFromTheCoordinatorIsATimeout) {
   options_.coordinator_rank = kCoordinator;
   options_.idle_timeout_s = 0.05;
-  send_to_manager(kTrainer, MessageType::kExit, protocol::TrainerExit{});
-  send_to_manager(kTrainer2, MessageType::kExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{});
+  send_to_manager(kTrainer2, MessageType::kTrainerExit, protocol::TrainerExit{});
   const std::string what = what_of([&] { manager().run(); });
-  EXPECT_NE(what.find("buffer manager rank 3: no EXIT from the coordinator rank 4 on tag 0 "
-                      "within 0.05 s after sending it EXIT"),
+  EXPECT_NE(what.find("buffer manager rank 3: no MANAGER_EXIT_ACK from the coordinator rank 4 "
+                      "on tag 0 within 0.05 s after sending it MANAGER_EXIT"),
             std::string::npos)
       << what;
 }
@@ -270,34 +269,33 @@ TEST(RunBufferManager, ServesTrainersUntilEveryExitThenShakesHandsWithTheCoordin
   });
   const auto await_type = [&](int me, int tag, MessageType type) {
     const auto got = world.rank(me).recv(kManager, tag, transport::Seconds(10));
-    return transport::decode_envelope(got.bytes, 1 << 20).type == type;
+    return protocol::decode_message(got.bytes, 1 << 20).type == type;
   };
   std::int64_t items[2] = {0, 0};
   for (int it = 1; it <= 5; ++it) {
     for (int trainer : {kTrainer, kTrainer2}) {
       const auto s = submission(it * 10 + trainer, 3);
-      world.rank(trainer).send(transport::encode_message(MessageType::kData, s), kManager,
-                               tags::kData);
+      world.rank(trainer).send(protocol::encode_as(MessageType::kData, s), kManager, tags::kData);
       items[trainer] += s.size();
       EXPECT_TRUE(await_type(trainer, tags::kData, MessageType::kScore));
     }
   }
   for (int trainer : {kTrainer, kTrainer2}) {
     world.rank(trainer).send(
-        transport::encode_message(MessageType::kExit, protocol::TrainerExit{5, items[trainer]}),
+        protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{5, items[trainer]}),
         kManager, tags::kData);
   }
-  // The coordinator: every report until the manager's EXIT, then its own EXIT.
+  // The coordinator: every report until MANAGER_EXIT, then MANAGER_EXIT_ACK.
   int reports = 0;
   for (;;) {
     const auto got =
         world.rank(kCoordinator).recv(kManager, tags::kControl, transport::Seconds(10));
-    const auto m = transport::decode_envelope(got.bytes, 1 << 20);
-    if (m.type == MessageType::kExit) break;
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
+    if (m.type == MessageType::kManagerExit) break;
     ++reports;
   }
   world.rank(kCoordinator)
-      .send(transport::encode_message(MessageType::kExit, protocol::ManagerExit{}), kManager,
+      .send(protocol::encode_as(MessageType::kManagerExitAck, protocol::ManagerExitAck{}), kManager,
             tags::kData);
   manager.join();
   ASSERT_EQ(failure, "");

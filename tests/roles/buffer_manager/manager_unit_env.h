@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "roles/buffer_manager/manager.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "tests/roles/buffer_manager/protocol_test_env.h"
 #include "tests/support/loopback_transport.h"
@@ -69,35 +70,35 @@ class ManagerUnitTest : public ::testing::Test {
 
   /// Sends `payload` as a message of `type` from `from` to the manager on kData.
   template <class T>
-  void send_to_manager(int from, transport::MessageType type, const T& payload) {
-    rank(from).send(transport::encode_message(type, payload), kManager, protocol::tags::kData);
+  void send_to_manager(int from, protocol::MessageType type, const T& payload) {
+    rank(from).send(protocol::encode_as(type, payload), kManager, protocol::tags::kData);
   }
 
   /// Runs `handler` of the manager on a message of `type` carrying `payload`, as if it
   /// had arrived from `from` (the handler reads a view of the encoded bytes).
   template <class T, class Handler>
-  void handle(Handler handler, int from, transport::MessageType type, const T& payload) {
-    const transport::Bytes wire = transport::encode_message(type, payload);
-    const auto view = transport::decode_envelope_view(wire, 1 << 20);
+  void handle(Handler handler, int from, protocol::MessageType type, const T& payload) {
+    const transport::Bytes wire = protocol::encode_as(type, payload);
+    const auto view = protocol::decode_message_view(wire, 1 << 20);
     handler(manager(), from, view);
   }
   void data(int from, const protocol::Submission& s) {
     handle([](BufferManager& m, int src, const auto& v) { m.on_data(src, v, 0.0); }, from,
-           transport::MessageType::kData, s);
+           protocol::MessageType::kData, s);
   }
 
   /// The next message from the manager to `to` on `tag`, which must be of `type`.
   template <class T>
-  T reply(int to, int tag, transport::MessageType type) {
+  T reply(int to, int tag, protocol::MessageType type) {
     const auto got = rank(to).recv(kManager, tag, transport::Seconds(kWait));
-    const auto m = transport::decode_envelope(got.bytes, 1 << 20);
-    EXPECT_EQ(m.type, type) << "got " << transport::to_string(m.type) << ", expected "
-                            << transport::to_string(type);
+    const auto m = protocol::decode_message(got.bytes, 1 << 20);
+    EXPECT_EQ(m.type, type) << "got " << protocol::name(m.type) << ", expected "
+                            << protocol::name(type);
     if (m.type != type) return T{};
-    return transport::decode_payload<T>(m);
+    return protocol::decode<T>(m);
   }
   protocol::ErrorReply error_reply(int to, int tag) {
-    return reply<protocol::ErrorReply>(to, tag, transport::MessageType::kError);
+    return reply<protocol::ErrorReply>(to, tag, protocol::MessageType::kError);
   }
   /// Messages from the manager waiting at `to` on `tag`.
   std::size_t waiting(int to, int tag) const { return world_.queued(to, tag); }

@@ -12,6 +12,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -22,9 +23,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using transport::MessageType;
 
 protocol::Submission batch(std::int64_t iteration, int n) {
   protocol::Submission s;
@@ -75,38 +76,40 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       EXPECT_EQ(sub.scores_received(), sub.submissions());
       EXPECT_TRUE(sub.baseline().has_value());  // capacity 16: full after 2 batches ("min")
       EXPECT_GT(sub.items_filtered(), 0);
-      t.send(transport::encode_message(MessageType::kExit,
-                                       protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
+      t.send(protocol::encode_as(MessageType::kTrainerExit,
+                                 protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
              manager, protocol::tags::kData);
       break;
     }
     case 1: {  // a fake trainer sending bad messages
       expect_refused(t, manager, transport::Bytes{0xde, 0xad, 0xbe, 0xef, 1, 2, 3},
                      protocol::tags::kData, "malformed");
-      auto unknown = transport::encode_envelope(MessageType::kData, nullptr, 0);
+      auto unknown =
+          transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
       unknown[6] = 99;  // message type 99
       expect_refused(t, manager, unknown, protocol::tags::kData, "malformed");
-      expect_refused(t, manager, transport::encode_message(MessageType::kScore, protocol::Score{}),
+      expect_refused(t, manager, protocol::encode_as(MessageType::kScore, protocol::Score{}),
                      protocol::tags::kData, "unexpected SCORE");
-      auto truncated = transport::encode_message(MessageType::kData, batch(1, 4));
+      auto truncated = protocol::encode_as(MessageType::kData, batch(1, 4));
       truncated.resize(truncated.size() - 5);
-      transport::write_envelope_header(truncated.data(), MessageType::kData,
+      transport::write_envelope_header(truncated.data(),
+                                       protocol::envelope_type(MessageType::kData),
                                        truncated.size() - transport::kEnvelopeHeaderBytes);
       expect_refused(t, manager, truncated, protocol::tags::kData, "DATA");
       auto inconsistent = batch(1, 4);
       inconsistent.states.pop_back();
-      expect_refused(t, manager, transport::encode_message(MessageType::kData, inconsistent),
+      expect_refused(t, manager, protocol::encode_as(MessageType::kData, inconsistent),
                      protocol::tags::kData, "state entries");
       protocol::Query bad_query;
       bad_query.kind = 7;
-      expect_refused(t, manager, transport::encode_message(MessageType::kGetMetadata, bad_query),
+      expect_refused(t, manager, protocol::encode_as(MessageType::kGetMetadata, bad_query),
                      protocol::tags::kMetadata, "unknown kind");
       // Still served after all that.
       Submitter sub(t, manager, Submitter::Mode::kSync);
       sub.submit(batch(100, 3));
       EXPECT_EQ(sub.scores_received(), 1);
-      t.send(transport::encode_message(MessageType::kExit,
-                                       protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
+      t.send(protocol::encode_as(MessageType::kTrainerExit,
+                                 protocol::TrainerExit{sub.submissions(), sub.items_sent()}),
              manager, protocol::tags::kData);
       break;
     }

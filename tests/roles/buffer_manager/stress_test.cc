@@ -8,6 +8,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -17,9 +18,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using transport::MessageType;
 
 TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
   auto& t = world_transport();
@@ -78,12 +79,12 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
         }
       }
       if (it % 10 == 0) {
-        t.send(transport::encode_message(MessageType::kGetPopulationStats,
-                                         protocol::PopulationStatsRequest{it}),
+        t.send(protocol::encode_as(MessageType::kGetPopulationStats,
+                                   protocol::PopulationStatsRequest{it}),
                coordinator, protocol::tags::kControl);
         const auto m = protocol::await_reply(t, coordinator, protocol::tags::kPopulation,
                                              MessageType::kPopulationStats, 50, "stress trainer");
-        const auto stats = transport::decode_payload<protocol::PopulationStats>(m);
+        const auto stats = protocol::decode<protocol::PopulationStats>(m);
         EXPECT_EQ(stats.managers_running, 1);
       }
     }
@@ -92,7 +93,7 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
     EXPECT_GT(sampled + refused, 0);
     sent[0] = sub.items_sent();
     sent[1] = sub.submissions();
-    t.send(transport::encode_message(MessageType::kExit, protocol::TrainerExit{sent[1], sent[0]}),
+    t.send(protocol::encode_as(MessageType::kTrainerExit, protocol::TrainerExit{sent[1], sent[0]}),
            manager, protocol::tags::kData);
   }
   BufferManagerResult mr;

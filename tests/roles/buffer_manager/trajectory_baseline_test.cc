@@ -8,7 +8,7 @@
 //     synced exactly once, a moving one at most once per baseline_report_interval DATA
 //     messages (plus the final one);
 //   - fire-and-forget trainers filter with the baseline the manager pushes on kBaseline,
-//     and drain that feed at EXIT.
+//     (BASELINE_PUSH) and drain that feed up to BASELINE_FEED_END at TRAINER_EXIT.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,6 +18,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/coordinator/coordinator.h"
+#include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
@@ -28,9 +29,9 @@
 namespace gfn::roles {
 namespace {
 
+using protocol::MessageType;
 using testing::toy_modes;
 using testing::world_transport;
-using transport::MessageType;
 constexpr int kManager = 2, kCoordinator = 3;
 // HyperGrid 2-D actions: 0 = x0 + 1, 1 = x1 + 1, 2 = exit.
 constexpr std::int64_t kActions = 3;
@@ -123,49 +124,47 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     EXPECT_GT(without, 0);
 
     // A raw GET_SAMPLE is answered by a SAMPLE envelope on tag kSample.
-    t.send(
-        transport::encode_message(MessageType::kGetSample, protocol::SampleRequest{3, false, 77}),
-        kManager, protocol::tags::kData);
+    t.send(protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{3, false, 77}),
+           kManager, protocol::tags::kData);
     const auto raw = protocol::await_reply(t, kManager, protocol::tags::kSample,
                                            MessageType::kSample, 30, "raw GET_SAMPLE");
-    EXPECT_EQ(transport::decode_payload<protocol::SampleBatch>(raw).request, 77);
+    EXPECT_EQ(protocol::decode<protocol::SampleBatch>(raw).request, 77);
 
     // Malformed full payloads and bad requests: ERROR, and the manager keeps serving.
     auto bad = full_batch(5);
     bad.actions[0] = 5;
-    expect_error(t, transport::encode_message(MessageType::kData, bad), protocol::tags::kData,
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
                  "outside [0, 3)");
     bad = full_batch(6);
     bad.actions.push_back(2);
-    expect_error(t, transport::encode_message(MessageType::kData, bad), protocol::tags::kData,
-                 "add up");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "add up");
     bad = full_batch(7);
     bad.lengths.pop_back();
-    expect_error(t, transport::encode_message(MessageType::kData, bad), protocol::tags::kData,
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
                  "trajectory lengths for 6 items");
     bad = protocol::Submission{};
     bad.iteration = 8;
     bad.ndim = 2;
     add_item(bad, 1, 1, 0.f);
     bad.actions = {2, 0, 1};  // exit first
-    expect_error(t, transport::encode_message(MessageType::kData, bad), protocol::tags::kData,
-                 "exit");
-    expect_error(
-        t, transport::encode_message(MessageType::kGetSample, protocol::SampleRequest{-1, true, 1}),
-        protocol::tags::kSample, "n = -1");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "exit");
+    expect_error(t,
+                 protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{-1, true, 1}),
+                 protocol::tags::kSample, "n = -1");
     protocol::Query q;
     q.kind = 1;  // the old "sample" kind of GET_METADATA is gone
-    expect_error(t, transport::encode_message(MessageType::kGetMetadata, q),
-                 protocol::tags::kMetadata, "unknown kind");
-    auto unknown = transport::encode_envelope(MessageType::kData, nullptr, 0);
-    unknown[6] = static_cast<std::uint8_t>(transport::kLastMessageType + 1);
+    expect_error(t, protocol::encode_as(MessageType::kGetMetadata, q), protocol::tags::kMetadata,
+                 "unknown kind");
+    auto unknown =
+        transport::encode_envelope(protocol::envelope_type(MessageType::kData), nullptr, 0);
+    unknown[6] = 99;  // a type value that is not in the protocol table
     expect_error(t, unknown, protocol::tags::kData, "malformed");
 
     sub.submit(full_batch(9));
     EXPECT_EQ(sub.scores_received(), 4);
-    t.send(transport::encode_message(MessageType::kExit,
-                                     protocol::TrainerExit{sub.submissions() + scorer.submissions(),
-                                                           sub.items_sent() + scorer.items_sent()}),
+    t.send(protocol::encode_as(MessageType::kTrainerExit,
+                               protocol::TrainerExit{sub.submissions() + scorer.submissions(),
+                                                     sub.items_sent() + scorer.items_sent()}),
            kManager, protocol::tags::kData);
   } else if (t.rank() == kManager) {
     BufferManagerOptions options;

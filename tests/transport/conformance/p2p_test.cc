@@ -150,28 +150,29 @@ TYPED_TEST(P2p, InterleavedTagsNeverMix) {
   for (auto& h : handles) h.wait(kTimeout);
 }
 
-// A pending message on tags::kData never answers a receive on tags::kMetadata (a
+// A pending message on tag 0 never answers a receive on tag 1 (in the protocol: a
 // pending score never answers a metadata query), even when it is the only one pending.
 TYPED_TEST(P2p, APendingMessageOnTag0NeverAnswersTag1) {
   REQUIRE_RANKS(2);
+  constexpr int kTag0 = 0, kTag1 = 1;
   if (rank() == 0) {
-    SendHandle data = transport().isend(encode({0, 111}), 1, tags::kData);
+    SendHandle data = transport().isend(encode({0, 111}), 1, kTag0);
     transport().world().barrier();  // the data message is pending for rank 1
     transport().world().barrier();  // rank 1 tried tag 1
-    transport().send(encode({1, 222}), 1, tags::kMetadata);
+    transport().send(encode({1, 222}), 1, kTag1);
     data.wait(kTimeout);
   } else {
     transport().world().barrier();
     if (rank() == 1) {
-      EXPECT_THROW(transport().recv(0, tags::kMetadata, Seconds(0.3)), TimeoutError);
-      EXPECT_THROW(transport().recv(kAnySource, tags::kMetadata, Seconds(0.1)), TimeoutError);
+      EXPECT_THROW(transport().recv(0, kTag1, Seconds(0.3)), TimeoutError);
+      EXPECT_THROW(transport().recv(kAnySource, kTag1, Seconds(0.1)), TimeoutError);
     }
     transport().world().barrier();
     if (rank() == 1) {
-      Received meta = transport().recv(kAnySource, tags::kMetadata, kTimeout);
+      Received meta = transport().recv(kAnySource, kTag1, kTimeout);
       EXPECT_EQ(meta.src, 0);
       EXPECT_EQ(decode(meta.bytes), (std::vector<std::int64_t>{1, 222}));
-      Received data = transport().recv(0, tags::kData, kTimeout);
+      Received data = transport().recv(0, kTag0, kTimeout);
       EXPECT_EQ(decode(data.bytes), (std::vector<std::int64_t>{0, 111}));
     }
   }
