@@ -45,10 +45,10 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
         // A trajectory that encodes its state: x0 times action 0, x1 times 1, x2 times 2, exit 3.
         std::int32_t len = 1;
         for (int d = 0; d < 3; ++d) {
-          for (std::int64_t k = 0; k < x[d]; ++k, ++len) s.actions.push_back(d);
+          for (std::int64_t k = 0; k < x[d]; ++k, ++len) s.trajectories.actions.push_back(d);
         }
-        s.actions.push_back(3);
-        s.lengths.push_back(len);
+        s.trajectories.actions.push_back(3);
+        s.trajectories.lengths.push_back(len);
       }
       sub.submit(std::move(s));
       if (it % 3 == 0) {
@@ -58,7 +58,8 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
       }
       if (it % 4 == 0) {
         last_request_size = 5;
-        const auto samples = sub.request_samples(last_request_size, it % 8 == 0);
+        const auto samples =
+            sub.request_samples(last_request_size, it % 8 == 0 ? "prioritized" : "uniform");
         if (samples.granted) {
           EXPECT_EQ(samples.size(), last_request_size);
           EXPECT_EQ(samples.states.size(), static_cast<std::size_t>(samples.size() * 3));
