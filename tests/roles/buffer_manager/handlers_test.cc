@@ -110,7 +110,8 @@ TEST_F(ManagerUnitTest, MalformedDataThrowsMessageErrorAndChangesNothing) {
   }
   auto bad_exit = submission(4, 2);
   add_trajectories(bad_exit, 5);
-  bad_exit.actions.back() = 0;  // the last trajectory does not end with the exit action
+  bad_exit.trajectories.actions.back() =
+      0;  // the last trajectory does not end with the exit action
   EXPECT_THROW(data(kTrainer, bad_exit), transport::MessageError);
   EXPECT_EQ(manager().replay().size(), 0);
   EXPECT_EQ(manager().result().submissions, 0);

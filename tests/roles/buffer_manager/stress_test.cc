@@ -63,12 +63,13 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
         if (samples.granted) {
           EXPECT_EQ(samples.size(), last_request_size);
           EXPECT_EQ(samples.states.size(), static_cast<std::size_t>(samples.size() * 3));
-          ASSERT_EQ(samples.lengths.size(), static_cast<std::size_t>(samples.size()));
+          ASSERT_EQ(samples.trajectories.lengths.size(), static_cast<std::size_t>(samples.size()));
           std::size_t off = 0;
           for (std::int64_t i = 0; i < samples.size(); ++i) {
             std::int64_t count[4] = {0, 0, 0, 0};
-            for (std::int32_t k = 0; k < samples.lengths[i]; ++k) ++count[samples.actions[off + k]];
-            off += static_cast<std::size_t>(samples.lengths[i]);
+            for (std::int32_t k = 0; k < samples.trajectories.lengths[i]; ++k)
+              ++count[samples.trajectories.actions[off + k]];
+            off += static_cast<std::size_t>(samples.trajectories.lengths[i]);
             for (int d = 0; d < 3; ++d) EXPECT_EQ(count[d], samples.states[3 * i + d]);
             EXPECT_EQ(count[3], 1);
           }
