@@ -66,7 +66,7 @@ struct TableOptions {
   bool require_trajectories = false;
   /// Keep a StateIndex of the stored states (the manager's scorer, the diversity filter).
   bool keep_index = true;
-  /// Optional insert filter (the table owns it; needs keep_index).
+  /// Optional insert filter (shared by copies of these options; needs keep_index).
   std::shared_ptr<InsertFilter> filter;
   std::uint64_t seed = 0;  ///< of the sampling generator
 };

@@ -3,8 +3,11 @@
 #include "runtime/buffer/packed_trajectories.h"
 
 #include <gtest/gtest.h>
+#include <cereal/archives/binary.hpp>
+#include <cereal/types/vector.hpp>
 
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +38,34 @@ TEST(PackedTrajectories, BuildsAndReadsBack) {
   EXPECT_EQ(u, PackedTrajectories({3}, {0, 1, 2}));
   u.clear();
   EXPECT_TRUE(u.empty() && u.actions.empty());
+}
+
+// A payload holding a PackedTrajectories member is byte-identical to one that held the two
+// vectors (lengths, then actions): the nested struct adds nothing on the wire.
+TEST(PackedTrajectories, SerializesAsItsTwoVectors) {
+  const auto t = PackedTrajectories::from_sequences({{0, 1, 2}, {2}});
+  std::ostringstream packed, flat;
+  {
+    cereal::BinaryOutputArchive ar(packed);
+    std::int64_t before = 7;
+    bool after = true;
+    ar(before, t, after);
+  }
+  {
+    cereal::BinaryOutputArchive ar(flat);
+    std::int64_t before = 7;
+    bool after = true;
+    ar(before, t.lengths, t.actions, after);
+  }
+  EXPECT_EQ(packed.str(), flat.str());
+  PackedTrajectories back;
+  std::istringstream in(packed.str());
+  cereal::BinaryInputArchive ar(in);
+  std::int64_t before = 0;
+  bool after = false;
+  ar(before, back, after);
+  EXPECT_EQ(back, t);
+  EXPECT_TRUE(after);
 }
 
 TEST(PackedTrajectories, ChecksTheLayout) {
