@@ -15,7 +15,9 @@
 //                    baseline_tolerance (fire-and-forget filtering);
 //   GET_METADATA  -> METADATA on kMetadata;
 //   GET_SAMPLE    -> SAMPLE (SampleBatch, with the stored trajectories) on kSample,
-//                    granted or refused by the rate limiter;
+//                    drawn by the sampler the request names ("prioritized" | "uniform",
+//                    the replay table's selectors, runtime/buffer/table.h), granted or
+//                    refused by the rate limiter; an unknown sampler name gets ERROR;
 //   BASELINE_SYNC -> (from the coordinator only) adopt the global baseline (and push it
 //                    to the trainers that asked for pushes);
 //   TRAINER_EXIT  -> counted only from assigned trainers (a trainer with a baseline feed
@@ -58,7 +60,7 @@ using ModePredicate =
     std::function<std::vector<bool>(const std::vector<std::int64_t>& states, int ndim)>;
 
 struct BufferManagerOptions {
-  std::int64_t capacity = 10000;  ///< replay-buffer capacity (items)
+  std::int64_t capacity = 10000;  ///< replay-table capacity (items)
   bool store = true;              ///< keep submitted items (false: score only)
   int coordinator_rank = -1;      ///< global rank of the coordinator, -1 if none
   /// Seconds without any message before the manager gives up on the trainers that
@@ -68,7 +70,7 @@ struct BufferManagerOptions {
   std::shared_ptr<buffer::Scorer> scorer;
   buffer::BaselineOptions baseline;
   buffer::RateLimiterOptions rate_limiter;
-  std::uint64_t seed = 0;  ///< remote-sampling RNG
+  std::uint64_t seed = 0;  ///< the replay table's sampling generator
   /// Forward actions of the environment (exit = n_actions - 1) for checking the
   /// trajectories of full payloads; 0 = unknown (only their sizes are checked).
   std::int64_t n_actions = 0;

@@ -1,7 +1,10 @@
 // BufferManager: one handler per message type a trainer (or the coordinator) sends on
 // tag kData. serve_one() (manager.cc) routes each received message here.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+
+#include <utility>
 
 #include "roles/buffer_manager/manager.h"
 #include "roles/protocol/trajectory_payload.h"
@@ -23,7 +26,7 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
         "DATA of iteration {}: {} state entries for {} items of ndim {} (buffer ndim {})",
         sub.iteration, sub.states.size(), sub.size(), sub.ndim, replay_.ndim()));
   }
-  protocol::check_trajectories(sub.lengths, sub.actions, sub.size(), options_.n_actions,
+  protocol::check_trajectories(sub.trajectories, sub.size(), options_.n_actions,
                                /*allow_missing=*/false,
                                fmt::format("DATA of iteration {}", sub.iteration));
   // Modes first (the mode bonus needs them), then the score against the pre-insert buffer.
@@ -49,7 +52,7 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   t0 = Clock::now();
   baseline_.observe_batch(sub.log_rewards);
   if (options_.store && !sub.scoring_only && sub.size() > 0) {
-    replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.lengths, sub.actions);
+    replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.trajectories);
     limiter_.record_insert(sub.size());
   }
   const double add_s = seconds_since(t0);
@@ -125,6 +128,11 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
     if (q.n < 0) {
       throw transport::MessageError(fmt::format("GET_SAMPLE for n = {} items (must be >= 0)", q.n));
     }
+    if (q.sampler.empty() || !replay_.has_sampler(q.sampler)) {
+      throw transport::MessageError(fmt::format("GET_SAMPLE with unknown sampler '{}' (known: {})",
+                                                q.sampler,
+                                                fmt::join(replay_.sampler_names(), ", ")));
+    }
   } catch (const transport::MessageError& e) {
     refuse(src, static_cast<std::uint16_t>(message.type), e.what());
     return;
@@ -139,16 +147,12 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
     ++result_.sample_requests_refused;
     out.reason = decision.allowed ? "the buffer is empty" : decision.reason;
   } else {
-    const auto items = replay_.sample(q.n, q.prioritized, rng_);
-    bool any_trajectory = false;
-    for (const auto& item : items) any_trajectory = any_trajectory || !item.actions.empty();
-    for (const auto& item : items) {
-      out.states.insert(out.states.end(), item.state.begin(), item.state.end());
-      out.log_rewards.push_back(item.log_reward);
-      if (!any_trajectory) continue;
-      out.lengths.push_back(static_cast<std::int32_t>(item.actions.size()));
-      out.actions.insert(out.actions.end(), item.actions.begin(), item.actions.end());
-      if (!item.actions.empty()) ++result_.trajectories_served;
+    auto items = replay_.sample(q.n, q.sampler);
+    out.states = std::move(items.states);
+    out.log_rewards = std::move(items.log_rewards);
+    out.trajectories = std::move(items.trajectories);
+    for (const std::int32_t len : out.trajectories.lengths) {
+      if (len > 0) ++result_.trajectories_served;
     }
     limiter_.record_sample(out.size());
     result_.samples_served += out.size();

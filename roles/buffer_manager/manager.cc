@@ -57,11 +57,10 @@ BufferManager::BufferManager(transport::Transport& transport,
       coordinator_(options.coordinator_rank),
       cap_(transport.options().max_message_bytes),
       idle_(options.idle_timeout_s),
-      replay_(options.capacity),
+      replay_(buffer::manager_table_options(options.capacity, options.seed)),
       baseline_(options.baseline),
       limiter_(options.rate_limiter),
       scorer_(options.scorer ? options.scorer : std::make_shared<buffer::ModesScorer>()),
-      rng_(options.seed),
       running_(assigned_) {}
 
 BufferManager::~BufferManager() = default;

@@ -15,9 +15,13 @@
 // it into `inbox_`, a buffer reused for every message (recv_into: no allocation once it
 // is large enough; the torch backend copies once more a message that was already queued
 // before the call, transport/gloo/gloo_recv.h); the envelope is parsed in place
-// (protocol::decode_message_view: no copy); the payload is decoded from there into `submission_`,
-// also reused (protocol::decode_into: its vectors keep their capacity); mode detection and
-// scoring read it in place; the replay buffer copies the items it stores.
+// (protocol::decode_message_view: no copy); the payload is decoded from there into
+// `submission_`, also reused (protocol::decode_into: its vectors keep their capacity); mode
+// detection and scoring read it in place; the replay table copies the items it stores.
+//
+// The store is a replay table (runtime/buffer/table.h, manager_table_options): lowest-reward
+// remover (the `capacity` highest rewards are kept), samplers "prioritized" and "uniform"
+// named by GET_SAMPLE (protocol::SampleRequest::sampler).
 //
 // Thread-safety: none. One thread owns a BufferManager (it is the body of the manager
 // rank); the transport may be shared with other threads as the transport allows.
@@ -34,7 +38,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,8 +47,8 @@
 #include "roles/protocol/messages.h"
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
-#include "runtime/buffer/replay_buffer.h"
 #include "runtime/buffer/scorer.h"
+#include "runtime/buffer/table.h"
 #include "transport/framing/envelope.h"
 #include "transport/transport.h"
 
@@ -58,7 +61,7 @@ class BufferManager {
   /// `is_mode`; step durations go to `timing` if non-null (see run_buffer_manager).
   /// Sends and receives nothing. Throws std::invalid_argument for bad options
   /// (baseline_report_interval < 1, baseline_tolerance < 0 or NaN, n_actions < 0, and
-  /// what ReplayBuffer, BaselineTracker and RateLimiter refuse).
+  /// what ReplayTable, BaselineTracker and RateLimiter refuse).
   BufferManager(transport::Transport& transport, const std::vector<int>& assigned_trainers,
                 const BufferManagerOptions& options, ModePredicate is_mode,
                 timing::TimingTable* timing = nullptr);
@@ -107,7 +110,8 @@ class BufferManager {
   /// GET_METADATA (Query) -> METADATA on kMetadata; a bad query gets ERROR on kMetadata.
   void on_get_metadata(int src, const transport::MessageView& message);
   /// GET_SAMPLE (SampleRequest) -> SAMPLE on kSample, granted or refused by the rate
-  /// limiter (or because the buffer is empty); a bad request gets ERROR on kSample.
+  /// limiter (or because the buffer is empty); a bad request (n < 0, a sampler the table
+  /// does not have) gets ERROR on kSample.
   void on_get_sample(int src, const transport::MessageView& message);
   /// TRAINER_EXIT from an assigned trainer: it is no longer expected; the end of its
   /// baseline feed (BASELINE_FEED_END on kBaseline) if it has one; counts checked against
@@ -120,7 +124,7 @@ class BufferManager {
   // ---- State, for tests and reports.
   /// Counters so far (buffer_size, modes_found and the final baseline are set by finish).
   const BufferManagerResult& result() const { return result_; }
-  const buffer::ReplayBuffer& replay() const { return replay_; }
+  const buffer::ReplayTable& replay() const { return replay_; }
   /// Assigned trainers that have not sent TRAINER_EXIT yet.
   const std::set<int>& running() const { return running_; }
   /// Replies not yet known to be complete.
@@ -179,11 +183,10 @@ class BufferManager {
   const std::size_t cap_;          // max_message_bytes of the transport
   const transport::Seconds idle_;  // idle_timeout_s
 
-  buffer::ReplayBuffer replay_;
+  buffer::ReplayTable replay_;
   buffer::BaselineTracker baseline_;
   buffer::RateLimiter limiter_;
   std::shared_ptr<buffer::Scorer> scorer_;
-  std::mt19937_64 rng_;
 
   std::set<int> running_;  // assigned trainers that have not sent TRAINER_EXIT yet
   std::set<std::vector<std::int64_t>> modes_seen_;

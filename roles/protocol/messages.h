@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/buffer/packed_trajectories.h"
+
 namespace gfn::protocol {
 
 /// The protocol's channels (transport tags); see the table above and message_table.h.
@@ -48,12 +50,12 @@ constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forge
 
 /// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating
 /// states); `log_rewards` is float32 [n] (natural log).
-/// Full payloads also carry the trajectories (torchgfn Trajectories, stored as in
-/// runtime/buffer/trajectory_replay_buffer.h): `lengths` int32 [n], the number of forward
-/// actions of item i (exit included, >= 1), and `actions` int64 [Σ lengths], the forward
-/// action sequences concatenated in item order (each ends with the exit action,
-/// n_actions - 1). Both are empty for scoring-only payloads (and for full payloads of a
-/// sender without trajectories); then the items have no trajectory.
+/// Full payloads also carry the trajectories, packed (runtime/buffer/packed_trajectories.h,
+/// the layout the replay table stores): `trajectories.lengths` int32 [n], the number of
+/// forward actions of item i (exit included, >= 1), and `trajectories.actions` int64
+/// [Σ lengths], the forward action sequences concatenated in item order (each ends with the
+/// exit action, n_actions - 1). Both are empty for scoring-only payloads (and for full
+/// payloads of a sender without trajectories); then the items have no trajectory.
 struct Submission {
   std::int64_t iteration = 0;  ///< trainer iteration that produced the batch
   std::int32_t ndim = 0;
@@ -66,17 +68,17 @@ struct Submission {
   bool want_score = true;
   /// Items the trainer's baseline filter dropped from this batch (for statistics).
   std::int64_t filtered = 0;
-  std::vector<std::int32_t> lengths;  ///< [n] or empty: actions per trajectory
-  std::vector<std::int64_t> actions;  ///< [Σ lengths]: forward actions, exit last
+  /// [n] trajectories or none (serialized as lengths int32 [n], then actions int64 [Σ lengths]).
+  buffer::PackedTrajectories trajectories;
   /// The trainer wants the manager's baseline pushed to it (BASELINE_SYNC on tag
   /// kBaseline) whenever it changes: set by fire-and-forget trainers that filter.
   bool want_baseline = false;
 
   std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
-  bool has_trajectories() const { return !lengths.empty(); }
+  bool has_trajectories() const { return !trajectories.empty(); }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(iteration, ndim, states, log_rewards, scoring_only, want_score, filtered, lengths, actions,
+    ar(iteration, ndim, states, log_rewards, scoring_only, want_score, filtered, trajectories,
        want_baseline);
   }
 };
@@ -116,15 +118,17 @@ struct Query {
 using MetadataRequest = Query;
 
 /// GET_SAMPLE (trainer -> manager, tag kData): asks for `n` >= 0 replayed items, drawn
-/// with replacement, reward-proportional (prioritized) or uniform; answered by SAMPLE
-/// (SampleBatch) on tag kSample, or by ERROR on kSample for n < 0.
+/// with replacement by the named sampler of the manager's replay table (YAML
+/// buffer.remote_sampler; runtime/buffer/table.h manager_table_options): "prioritized"
+/// (proportional to exp(log reward)) or "uniform". Answered by SAMPLE (SampleBatch) on tag
+/// kSample, or by ERROR on kSample for n < 0 or a sampler name the table does not have.
 struct SampleRequest {
-  std::int64_t n = 0;        ///< items wanted
-  bool prioritized = true;   ///< proportional to exp(log reward), else uniform
+  std::int64_t n = 0;                   ///< items wanted
+  std::string sampler = "prioritized";  ///< selector name: "prioritized" | "uniform"
   std::int64_t request = 0;  ///< echoed in SampleBatch::request, to pair requests and replies
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(n, prioritized, request);
+    ar(n, sampler, request);
   }
 };
 
@@ -147,23 +151,22 @@ struct Metadata {
 
 /// SAMPLE (manager -> trainer, tag kSample): the reply to GET_SAMPLE. When the rate
 /// limiter refuses, granted is false, `reason` says why, and the trainer proceeds with
-/// fresh data. Items stored from full payloads come with their trajectories:
-/// `lengths` int32 [n] (0 = this item has no trajectory, e.g. it was submitted without
-/// one) and `actions` int64 [Σ lengths], as in Submission; `lengths` is empty when no
-/// item of the batch has a trajectory.
+/// fresh data. Items stored from full payloads come with their trajectories, packed as in
+/// Submission: `trajectories.lengths` int32 [n] (0 = this item has no trajectory, e.g. it
+/// was submitted without one) and `trajectories.actions` int64 [Σ lengths]; `lengths` is
+/// empty when no item of the batch has a trajectory.
 struct SampleBatch {
   std::int64_t request = 0;  ///< echoes SampleRequest::request
   bool granted = false;
   std::string reason;
   std::int32_t ndim = 0;
-  std::vector<std::int64_t> states;   ///< row-major [n, ndim]
-  std::vector<float> log_rewards;     ///< [n]
-  std::vector<std::int32_t> lengths;  ///< [n] or empty
-  std::vector<std::int64_t> actions;  ///< [Σ lengths]
+  std::vector<std::int64_t> states;         ///< row-major [n, ndim]
+  std::vector<float> log_rewards;           ///< [n]
+  buffer::PackedTrajectories trajectories;  ///< [n] (lengths 0 allowed) or none
   std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(request, granted, reason, ndim, states, log_rewards, lengths, actions);
+    ar(request, granted, reason, ndim, states, log_rewards, trajectories);
   }
 };
 

@@ -46,24 +46,22 @@ void Submitter::filter(protocol::Submission& batch) {
   if (feed_wanted()) poll_baseline();
   if (!baseline_) return;
   const float b = *baseline_;
-  const bool trajectories = batch.has_trajectories();
-  std::vector<std::int64_t> states, actions;
-  std::vector<std::int32_t> lengths;
+  const bool with_trajectories = batch.has_trajectories();
+  const buffer::PackedTrajectories& in = batch.trajectories;
+  std::vector<std::int64_t> states;
+  buffer::PackedTrajectories trajectories;
   std::vector<float> rewards;
   std::size_t offset = 0;  // start of item i's actions
   for (std::int64_t i = 0; i < batch.size(); ++i) {
     const float lr = batch.log_rewards[i];
-    const std::size_t len = trajectories ? static_cast<std::size_t>(batch.lengths[i]) : 0;
-    offset += len;
+    const std::int32_t len = with_trajectories ? in.lengths[static_cast<std::size_t>(i)] : 0;
+    const std::int64_t* actions = in.actions.data() + offset;
+    offset += static_cast<std::size_t>(len);
     if (!(lr >= b)) continue;  // below the baseline, or NaN
     rewards.push_back(lr);
     states.insert(states.end(), batch.states.begin() + i * batch.ndim,
                   batch.states.begin() + (i + 1) * batch.ndim);
-    if (trajectories) {
-      lengths.push_back(batch.lengths[i]);
-      actions.insert(actions.end(), batch.actions.begin() + (offset - len),
-                     batch.actions.begin() + offset);
-    }
+    if (with_trajectories) trajectories.append(actions, len);
   }
   if (!rewards.empty()) {
     fully_filtered_in_a_row_ = 0;
@@ -75,8 +73,7 @@ void Submitter::filter(protocol::Submission& batch) {
   items_filtered_ += batch.filtered;
   batch.states = std::move(states);
   batch.log_rewards = std::move(rewards);
-  batch.lengths = std::move(lengths);
-  batch.actions = std::move(actions);
+  batch.trajectories = std::move(trajectories);
 }
 
 void Submitter::poll_baseline() {
@@ -130,8 +127,7 @@ bool Submitter::submit(protocol::Submission batch) {
   }
   batch.scoring_only = options_.scoring_only;
   if (batch.scoring_only) {  // scoring-only payloads: terminating states and log rewards only
-    batch.lengths.clear();
-    batch.actions.clear();
+    batch.trajectories.clear();
   }
   batch.want_score = options_.mode != Mode::kFireAndForget;
   batch.want_baseline = feed_wanted();
@@ -232,10 +228,10 @@ protocol::Metadata Submitter::query_metadata() {
       fmt::format("trainer rank {}, metadata query", transport_.rank()));
 }
 
-protocol::SampleBatch Submitter::request_samples(std::int64_t n, bool prioritized) {
+protocol::SampleBatch Submitter::request_samples(std::int64_t n, const std::string& sampler) {
   protocol::SampleRequest q;
   q.n = n;
-  q.prioritized = prioritized;
+  q.sampler = sampler;
   q.request = ++requests_;
   protocol::send(transport_, manager_, q);
   const auto context =
@@ -251,7 +247,7 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, bool prioritize
         fmt::format("{}: SAMPLE with {} state entries for {} items of ndim {}", context,
                     batch.states.size(), batch.size(), batch.ndim));
   }
-  protocol::check_trajectories(batch.lengths, batch.actions, batch.size(), 0,
+  protocol::check_trajectories(batch.trajectories, batch.size(), 0,
                                /*allow_missing=*/true, context + ": SAMPLE");
   return batch;
 }

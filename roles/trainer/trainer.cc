@@ -18,6 +18,7 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectories.h"
+#include "runtime/gfn/trajectory_ops.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
 #include "runtime/output/run_output.h"
@@ -44,8 +45,7 @@ void add_time(timing::TimingTable* table, const char* step, double seconds) {
 struct PendingBatch {
   std::vector<std::int64_t> states;
   std::vector<float> log_rewards;
-  std::vector<std::int32_t> lengths;  // full payloads: actions per trajectory
-  std::vector<std::int64_t> actions;  // full payloads: forward actions, exit last
+  buffer::PackedTrajectories trajectories;  // full payloads (packed_trajectories.h)
   bool empty() const { return log_rewards.empty(); }
   /// The DATA payload for iteration `iteration`; leaves the batch empty.
   protocol::Submission take(std::int64_t iteration, int ndim) {
@@ -54,20 +54,19 @@ struct PendingBatch {
     sub.ndim = ndim;
     sub.states = std::move(states);
     sub.log_rewards = std::move(log_rewards);
-    sub.lengths = std::move(lengths);
-    sub.actions = std::move(actions);
+    sub.trajectories = std::move(trajectories);
     states.clear();
     log_rewards.clear();
-    lengths.clear();
-    actions.clear();
+    trajectories.clear();
     return sub;
   }
   void append(const at::Tensor& terminating_states, const at::Tensor& log_rewards_t) {
     roles::append_terminating_states(terminating_states, log_rewards_t, states, log_rewards);
   }
-  /// Full payloads: the trajectories of the same items (roles/trainer/payload.h).
+  /// Full payloads: the trajectories of the same items, packed (the one packer,
+  /// core::pack_trajectories: Trajectories -> packed, the only layout change before the wire).
   void append_trajectories(const core::Trajectories& trajs) {
-    roles::append_trajectories(trajs, lengths, actions);
+    core::pack_trajectories(trajs, trajectories);
   }
 };
 
@@ -107,16 +106,16 @@ using ReplayConsumer = std::function<void(const protocol::SampleBatch&)>;
 /// in the environment, Learner::queue_replayed_trajectories), the others as backward
 /// trajectories sampled with PB from their terminating states.
 void queue_remote(core::Learner& learner, int ndim, const protocol::SampleBatch& batch) {
-  std::vector<std::vector<std::int64_t>> seqs;
+  const buffer::PackedTrajectories& all = batch.trajectories;
+  buffer::PackedTrajectories seqs;  // the items that have a trajectory
   std::vector<std::int64_t> states;
   std::vector<float> rewards;
   std::size_t offset = 0;
   for (std::int64_t i = 0; i < batch.size(); ++i) {
-    const std::size_t len = batch.lengths.empty() ? 0 : static_cast<std::size_t>(batch.lengths[i]);
+    const std::int32_t len = all.empty() ? 0 : all.lengths[static_cast<std::size_t>(i)];
     if (len > 0) {
-      const auto first = batch.actions.begin() + static_cast<std::ptrdiff_t>(offset);
-      seqs.emplace_back(first, first + static_cast<std::ptrdiff_t>(len));
-      offset += len;
+      seqs.append(all.actions.data() + offset, len);
+      offset += static_cast<std::size_t>(len);
       continue;
     }
     states.insert(states.end(), batch.states.begin() + i * ndim,
@@ -135,7 +134,7 @@ void fetch_remote(Submitter& submitter, std::int64_t n, const config::BufferOpti
                   const ReplayConsumer& consumer, TrainerResult& result) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(options.remote_sample_wait_s);
   for (;;) {
-    const auto batch = submitter.request_samples(n, options.remote_sample_prioritized);
+    const auto batch = submitter.request_samples(n, options.remote_sampler);
     if (batch.granted) {
       result.remote_items += batch.size();
       consumer(batch);

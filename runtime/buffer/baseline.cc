@@ -51,7 +51,7 @@ void BaselineTracker::observe_batch(const std::vector<float>& log_rewards) {
   }
 }
 
-std::optional<float> BaselineTracker::local(const ReplayBuffer& buffer) const {
+std::optional<float> BaselineTracker::local(const ReplayTable& buffer) const {
   switch (strategy_) {
     case BaselineStrategy::kMin:
       if (buffer.full()) return buffer.min_log_reward();
@@ -66,7 +66,7 @@ std::optional<float> BaselineTracker::local(const ReplayBuffer& buffer) const {
   return std::nullopt;
 }
 
-std::optional<float> BaselineTracker::current(const ReplayBuffer& buffer) const {
+std::optional<float> BaselineTracker::current(const ReplayTable& buffer) const {
   if (global_) return global_;
   return local(buffer);
 }

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/buffer/replay_buffer.h"
+#include "runtime/buffer/table.h"
 
 namespace gfn::buffer {
 
@@ -41,9 +41,9 @@ class BaselineTracker {
   /// batch minima. Batches without a finite log reward are ignored.
   void observe_batch(const std::vector<float>& log_rewards);
   /// The local baseline from `buffer` and the observed batches, if defined yet.
-  std::optional<float> local(const ReplayBuffer& buffer) const;
+  std::optional<float> local(const ReplayTable& buffer) const;
   /// The baseline in force: the synced global one if set, else local(buffer).
-  std::optional<float> current(const ReplayBuffer& buffer) const;
+  std::optional<float> current(const ReplayTable& buffer) const;
   /// Adopts an externally synced global baseline (non-finite values are ignored).
   void set_global(float baseline);
   std::optional<float> global() const { return global_; }

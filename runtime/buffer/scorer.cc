@@ -20,11 +20,11 @@ std::string to_string(NoveltyMethod method) {
   return method == NoveltyMethod::kIndex ? "index" : "brute_force";
 }
 
-double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p) {
+double novelty_sum(const BatchView& batch, const ReplayTable& buffer, double p) {
   return buffer.index().novelty_sum(batch.states.data(), batch.size(), batch.ndim, p);
 }
 
-double novelty_sum_reference(const BatchView& batch, const ReplayBuffer& buffer, double p,
+double novelty_sum_reference(const BatchView& batch, const ReplayTable& buffer, double p,
                              std::size_t max_bytes) {
   if (!(p > 0.0)) throw std::invalid_argument(fmt::format("novelty p-norm must be > 0, got {}", p));
   const std::int64_t m = batch.size();
@@ -48,7 +48,7 @@ double novelty_sum_reference(const BatchView& batch, const ReplayBuffer& buffer,
     for (std::int64_t i = 0; i < m; ++i) {
       const std::int64_t* a = batch.states.data() + i * d;
       for (std::int64_t j = 0; j < c; ++j) {
-        const std::int64_t* b = buffer.state_data(start + j);
+        const std::int64_t* b = buffer.state(start + j);
         double acc = 0.0;
         for (int k = 0; k < d; ++k) {
           const double diff = std::abs(static_cast<double>(a[k] - b[k]));
@@ -79,7 +79,7 @@ ModesScorer::ModesScorer(const ModesScorerOptions& options) : options_(options) 
   }
 }
 
-ScoreBreakdown ModesScorer::score(const BatchView& batch, const ReplayBuffer& buffer_before,
+ScoreBreakdown ModesScorer::score(const BatchView& batch, const ReplayTable& buffer_before,
                                   std::int64_t new_modes) {
   ScoreBreakdown s;
   s.retained = buffer_before.would_retain(batch.log_rewards);

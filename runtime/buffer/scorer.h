@@ -3,7 +3,7 @@
 // user can replace (BufferManagerOptions::scorer). The default, ModesScorer,
 // follows torchgfn's ModesReplayBufferManager.scoring_function
 // (tutorials/examples/train_hypergrid.py):
-//   A) retained   items of the batch the buffer keeps (ReplayBuffer::would_retain,
+//   A) retained   items of the batch the buffer keeps (ReplayTable::would_retain,
 //                 scored against the buffer before the insert);
 //   B) novelty    sum over the batch of the minimum p-norm distance from each batch
 //                 state to the buffer's states (before the insert), each minimum rounded
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/buffer/replay_buffer.h"
+#include "runtime/buffer/table.h"
 
 namespace gfn::buffer {
 
@@ -54,7 +54,7 @@ class Scorer {
   /// inserted, possibly empty when the manager does not store), knowing that the
   /// batch holds `new_modes` modes this manager had not seen. Must not throw for a
   /// well-formed batch (states.size() == n * ndim, checked by the caller).
-  virtual ScoreBreakdown score(const BatchView& batch, const ReplayBuffer& buffer_before,
+  virtual ScoreBreakdown score(const BatchView& batch, const ReplayTable& buffer_before,
                                std::int64_t new_modes) = 0;
 };
 
@@ -77,21 +77,21 @@ struct ModesScorerOptions {
 };
 
 /// Σ_i min_j ||batch_i - buffer_j||_p over the batch through the buffer's index
-/// (ReplayBuffer::index(), StateIndex::novelty_sum). Returns batch.size() when the buffer
+/// (ReplayTable::index(), StateIndex::novelty_sum). Returns batch.size() when the buffer
 /// is empty. Throws std::invalid_argument if p <= 0 or the buffer's ndim differs from
 /// the batch's.
-double novelty_sum(const BatchView& batch, const ReplayBuffer& buffer, double p);
+double novelty_sum(const BatchView& batch, const ReplayTable& buffer, double p);
 /// The same sum by brute force (the reference): every batch row against every stored
 /// row, buffer rows processed in chunks so that one float32 distance block [n, chunk]
 /// stays within max_bytes (chunk >= 1). Same errors.
-double novelty_sum_reference(const BatchView& batch, const ReplayBuffer& buffer, double p,
+double novelty_sum_reference(const BatchView& batch, const ReplayTable& buffer, double p,
                              std::size_t max_bytes);
 
 class ModesScorer : public Scorer {
  public:
   /// Throws std::invalid_argument for p_norm <= 0 or ema_decay outside [0, 1).
   explicit ModesScorer(const ModesScorerOptions& options = {});
-  ScoreBreakdown score(const BatchView& batch, const ReplayBuffer& buffer_before,
+  ScoreBreakdown score(const BatchView& batch, const ReplayTable& buffer_before,
                        std::int64_t new_modes) override;
 
  private:

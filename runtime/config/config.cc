@@ -118,7 +118,10 @@ const std::vector<std::string> kPayloads = {"full", "scoring_only"};
 const std::vector<std::string> kBaselines = {"min", "percentile", "ema"};
 const std::vector<std::string> kBaselineAggregates = {"min", "mean", "max"};
 const std::vector<std::string> kReplayKinds = {"none", "uniform", "prioritized",
-                                               "diverse"};  // runtime/buffer/
+                                               "diverse"};  // runtime/buffer/table.h
+// Samplers of the manager's table (runtime/buffer/table.h, manager_table_options), named in
+// GET_SAMPLE (protocol::SampleRequest::sampler).
+const std::vector<std::string> kRemoteSamplers = {"prioritized", "uniform"};
 
 // ---------------------------------------------------------------------------
 // The registry: one entry per field.
@@ -282,8 +285,8 @@ const std::vector<Field>& registry() {
             at_least(0)),
       field("buffer.remote_sample_fraction", &C::buffer, &BufferOptions::remote_sample_fraction,
             in_unit_interval()),
-      field("buffer.remote_sample_prioritized", &C::buffer,
-            &BufferOptions::remote_sample_prioritized),
+      field("buffer.remote_sampler", &C::buffer, &BufferOptions::remote_sampler,
+            one_of(kRemoteSamplers)),
       field("buffer.remote_sample_wait_s", &C::buffer, &BufferOptions::remote_sample_wait_s,
             non_negative()),
       field("buffer.samples_per_insert", &C::buffer, &BufferOptions::samples_per_insert,
@@ -316,6 +319,24 @@ const Field* find_field(const std::string& key) {
     if (f.key == key) return &f;
   }
   return nullptr;
+}
+
+// Keys that were renamed: old key -> what to write instead. Refused with that hint, so an
+// old config fails loudly instead of being half-applied.
+const std::map<std::string, std::string>& renamed_keys() {
+  static const std::map<std::string, std::string> renamed = {
+      {"buffer.remote_sample_prioritized",
+       "buffer.remote_sampler: prioritized | uniform (true was prioritized, false uniform)"},
+  };
+  return renamed;
+}
+
+// Throws ConfigError if `key` is a renamed key (`where` says where it was written).
+void refuse_renamed(const std::string& key, const std::string& where) {
+  const auto it = renamed_keys().find(key);
+  if (it != renamed_keys().end()) {
+    throw ConfigError(fmt::format("{}: key '{}' was renamed: use {}", where, key, it->second));
+  }
 }
 
 std::vector<std::string> sections() {
@@ -381,6 +402,7 @@ void apply_file(C& config, const std::string& path, Origins& origins) {
       const std::string key = section + "." + kv.first.as<std::string>();
       const Field* f = find_field(key);
       if (f == nullptr) {
+        refuse_renamed(key, file_where(path, kv.first));
         throw ConfigError(fmt::format("{}: unknown key '{}' (keys of '{}': {})",
                                       file_where(path, kv.first), key, section,
                                       fmt::join(keys_of(section), ", ")));
@@ -407,6 +429,7 @@ void apply_override(C& config, const std::string& path, const std::string& assig
   const std::string value = assignment.substr(eq + 1);
   const Field* f = find_field(key);
   if (f == nullptr) {
+    refuse_renamed(key, fmt::format("--set {} ({})", assignment, context));
     throw ConfigError(fmt::format("--set {}: unknown key '{}' ({}; known keys: {})", assignment,
                                   key, context, fmt::join(config_keys(), ", ")));
   }

@@ -142,15 +142,17 @@ struct BufferOptions {
   std::string receive_wait = "spin";
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
-  bool remote_sample_prioritized = true;  ///< reward-proportional, else uniform
-  double remote_sample_wait_s = 0.0;      ///< retry a refused request this long, then go fresh
-  double samples_per_insert = 0.0;        ///< rate limiter (Reverb); 0 = no ratio
-  std::int64_t min_size_to_sample = 1;    ///< rate limiter: items before sampling is allowed
-  double rate_error_buffer = 1e9;         ///< rate limiter: allowed deviation (items)
+  /// Sampler of the manager's table named in GET_SAMPLE: "prioritized" (∝ reward) | "uniform"
+  /// (replaces the former bool remote_sample_prioritized).
+  std::string remote_sampler = "prioritized";
+  double remote_sample_wait_s = 0.0;    ///< retry a refused request this long, then go fresh
+  double samples_per_insert = 0.0;      ///< rate limiter (Reverb); 0 = no ratio
+  std::int64_t min_size_to_sample = 1;  ///< rate limiter: items before sampling is allowed
+  double rate_error_buffer = 1e9;       ///< rate limiter: allowed deviation (items)
 };
 
-/// Trainer-local replay buffer (runtime/buffer/trajectory_replay_buffer.h; torchgfn
-/// ReplayBuffer / NormBasedDiversePrioritizedReplayBuffer in train_hypergrid).
+/// Trainer-local replay buffer (a replay table, runtime/buffer/table.h local_table_options;
+/// torchgfn ReplayBuffer / NormBasedDiversePrioritizedReplayBuffer in train_hypergrid).
 struct ReplayOptions {
   std::string kind = "none";     ///< "none" | "uniform" | "prioritized" | "diverse"
   std::int64_t capacity = 1000;  ///< trajectories kept

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/buffer/trajectory_replay_buffer.h"
+#include "runtime/buffer/table.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
@@ -138,13 +138,8 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
       throw std::invalid_argument("replay.warmup must be >= 0, got " +
                                   std::to_string(replay.warmup));
     }
-    buffer::TrajectoryReplayOptions o;
-    o.kind = buffer::parse_replay_kind(replay.kind);
-    o.capacity = replay.capacity;
-    o.cutoff = replay.cutoff;
-    o.p_norm = replay.p_norm;
-    o.seed = seed ^ 0xD1B54A32D192ED03ULL;
-    replay_ = std::make_unique<buffer::TrajectoryReplayBuffer>(o);
+    replay_ = std::make_unique<buffer::ReplayTable>(buffer::local_table_options(
+        replay.kind, replay.capacity, replay.cutoff, replay.p_norm, seed ^ 0xD1B54A32D192ED03ULL));
   }
 }
 
@@ -164,7 +159,7 @@ void Learner::queue_replayed_states(const at::Tensor& states, const at::Tensor& 
       queued_states_.defined() ? at::cat({queued_states_, states}) : states.contiguous().clone();
 }
 
-void Learner::queue_replayed_trajectories(const std::vector<std::vector<std::int64_t>>& sequences) {
+void Learner::queue_replayed_trajectories(const buffer::PackedTrajectories& sequences) {
   if (sequences.empty()) return;
   const Trajectories t = trajectories_from_actions(*env_, sequences);
   queued_trajs_ = queued_trajs_.n_trajectories > 0 ? concat_trajectories(queued_trajs_, t) : t;
@@ -215,33 +210,23 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
   r.n_fresh = n_fresh;
   if (replay_ && n_fresh > 0) {
     // torchgfn train_hypergrid: add the fresh batch first, then sample from the buffer.
-    const auto seqs = action_sequences(fresh);
-    const at::Tensor xs = fresh.terminating_states.contiguous();
-    const at::Tensor lr = fresh.log_rewards.contiguous();
-    const std::int64_t d = xs.size(1);
-    std::vector<buffer::StoredTrajectory> items(static_cast<std::size_t>(n_fresh));
-    for (std::int64_t i = 0; i < n_fresh; ++i) {
-      auto& it = items[static_cast<std::size_t>(i)];
-      it.actions = seqs[static_cast<std::size_t>(i)];
-      const std::int64_t* row = xs.data_ptr<std::int64_t>() + i * d;
-      it.state.assign(row, row + d);
-      it.log_reward = lr.data_ptr<float>()[i];
-    }
-    replay_->add(std::move(items));
+    // Trajectories -> packed -> table: the one layout change on the way in.
+    const at::Tensor xs = fresh.terminating_states.contiguous().to(at::kLong);
+    const at::Tensor lr = fresh.log_rewards.contiguous().to(at::kFloat);
+    replay_->add(std::vector<std::int64_t>(xs.data_ptr<std::int64_t>(),
+                                           xs.data_ptr<std::int64_t>() + xs.numel()),
+                 std::vector<float>(lr.data_ptr<float>(), lr.data_ptr<float>() + lr.numel()),
+                 static_cast<int>(xs.size(1)), pack_trajectories(fresh));
     // A buffer smaller than the requested share (e.g. torchgfn's FM setting: capacity 100,
     // batch 128) gives all it holds once full, as torchgfn's Trajectories.sample does.
     const auto n_replay = std::min(static_cast<std::int64_t>(std::llround(
                                        replay_options_.fraction * static_cast<double>(n_fresh))),
                                    replay_->capacity());
     if (n_replay > 0 && replay_->size() >= std::max(replay_options_.warmup, n_replay)) {
-      const auto drawn = replay_->sample(n_replay);
-      std::vector<std::vector<std::int64_t>> rseqs;
-      std::vector<float> rlr;
-      for (const auto& it : drawn) {
-        rseqs.push_back(it.actions);
-        rlr.push_back(it.log_reward);
-      }
-      Trajectories replayed = trajectories_from_actions(*env_, rseqs, at::tensor(rlr, at::kFloat));
+      // table -> packed -> Trajectories: the one layout change on the way out.
+      const buffer::TableBatch drawn = replay_->sample(n_replay);
+      Trajectories replayed = trajectories_from_actions(*env_, drawn.trajectories,
+                                                        at::tensor(drawn.log_rewards, at::kFloat));
       if (attach) save_outputs(model_saving_policy(m, pre, *env_), replayed);
       batch = concat_trajectories(take_trajectories(fresh, n_fresh - n_replay), replayed);
       r.n_fresh = n_fresh - n_replay;

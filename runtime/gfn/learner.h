@@ -33,7 +33,8 @@
 //    the next iteration, at most batch_size of them: each becomes a trajectory sampled
 //    BACKWARD from it with PB (sample_backward_actions, sampler.h); the rest of the batch
 //    is fresh.
-//  * local replay buffer (replay.kind != none; runtime/buffer/trajectory_replay_buffer.h),
+//  * local replay buffer (replay.kind != none): a replay table (runtime/buffer/table.h,
+//    local_table_options) holding the trajectories packed (pack_trajectories, trajectory_ops.h),
 //    torchgfn train_hypergrid semantics: the F fresh trajectories of the iteration are
 //    added to the buffer FIRST; then, once it holds max(replay.warmup, R) trajectories,
 //    R = round(replay.fraction * F) are drawn from it (possibly including the ones just
@@ -84,8 +85,9 @@
 #include "runtime/gfn/validation.h"
 
 namespace gfn::buffer {
-class TrajectoryReplayBuffer;
-}
+class ReplayTable;
+struct PackedTrajectories;
+}  // namespace gfn::buffer
 
 namespace torch::nn {
 class Module;
@@ -158,13 +160,14 @@ class Learner {
   void queue_replayed_states(const at::Tensor& states, const at::Tensor& log_rewards = {});
   /// Remote states waiting for the next iteration.
   std::int64_t queued_replayed_states() const;
-  /// Queues remote trajectories given as forward action sequences (exit last; issue 7
-  /// full payloads): rebuilt now by replaying the actions from s0 in env()
+  /// Queues remote trajectories given as packed forward action sequences (exit last;
+  /// runtime/buffer/packed_trajectories.h; issue 7 full payloads): rebuilt now by replaying
+  /// the actions from s0 in env()
   /// (trajectories_from_actions; log rewards = env().log_reward of the terminating states),
   /// trained on at the next iteration before any queued states (at most batch_size remote
   /// items in all; the rest are dropped). Throws std::invalid_argument naming the
   /// trajectory for an invalid sequence (trajectory_ops.h).
-  void queue_replayed_trajectories(const std::vector<std::vector<std::int64_t>>& sequences);
+  void queue_replayed_trajectories(const buffer::PackedTrajectories& sequences);
   std::int64_t queued_replayed_trajectories() const { return queued_trajs_.n_trajectories; }
   /// Remote trajectories trained on as given (not sampled backward); <= remote_trained().
   std::int64_t remote_trajectories_trained() const { return remote_trajs_trained_; }
@@ -177,7 +180,7 @@ class Learner {
   /// trajectories.h). Undefined tensors before the first iteration.
   const Trajectories& last_batch() const { return last_batch_; }
   /// The local replay buffer; null when replay.kind is "none".
-  const buffer::TrajectoryReplayBuffer* replay_buffer() const { return replay_.get(); }
+  const buffer::ReplayTable* replay_buffer() const { return replay_.get(); }
 
   /// Called by train_iteration after backward and before the optimizer step, e.g. to
   /// average gradients across trainers (transport::average_gradients). Its wall time
@@ -220,7 +223,7 @@ class Learner {
   std::int64_t iterations_ = 0;
   std::function<void()> gradient_hook_;
   config::ReplayOptions replay_options_;
-  std::unique_ptr<buffer::TrajectoryReplayBuffer> replay_;
+  std::unique_ptr<buffer::ReplayTable> replay_;
   at::Tensor queued_states_;   ///< int64 [q, state_dim] or undefined
   Trajectories queued_trajs_;  ///< remote trajectories for the next iteration (B may be 0)
   std::int64_t remote_trajs_trained_ = 0;

@@ -52,10 +52,10 @@ PolicyFunction model_backward_policy(GFlowNetModel& model, const Preprocessor& p
   };
 }
 
-std::vector<std::vector<std::int64_t>> sample_backward_actions(const Environment& env,
-                                                               const PolicyFunction& pb_policy,
-                                                               const at::Tensor& states,
-                                                               at::Generator& generator) {
+buffer::PackedTrajectories sample_backward_actions(const Environment& env,
+                                                   const PolicyFunction& pb_policy,
+                                                   const at::Tensor& states,
+                                                   at::Generator& generator) {
   env.check_states(states, "sample_backward_actions");
   if (!env.can_terminate(states).all().item<bool>()) {
     throw std::invalid_argument(
@@ -97,11 +97,14 @@ std::vector<std::vector<std::int64_t>> sample_backward_actions(const Environment
     current = current.index_select(0, running);
   }
   const std::int64_t exit = env.exit_action();
+  buffer::PackedTrajectories out;
+  out.lengths.reserve(backward.size());
   for (auto& seq : backward) {
     std::reverse(seq.begin(), seq.end());
     seq.push_back(exit);
+    out.append(seq.data(), static_cast<std::int32_t>(seq.size()));
   }
-  return backward;
+  return out;
 }
 
 namespace {

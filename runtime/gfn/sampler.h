@@ -22,6 +22,7 @@
 #include <functional>
 #include <vector>
 
+#include "runtime/buffer/packed_trajectories.h"
 #include "runtime/gfn/trajectories.h"
 
 namespace gfn::core {
@@ -112,15 +113,16 @@ PolicyFunction model_backward_policy(GFlowNetModel& model, const Preprocessor& p
 /// int64 [n, state_dim], draws backward actions from PB (no epsilon, temperature 1) until
 /// s0, in batch (one call of pb_policy, env.backward_masks and env.backward_step_unchecked
 /// per step for the still-running rows). Returns the FORWARD action sequence of each
-/// trajectory s0 -> ... -> x -> exit (the backward actions reversed, then exit), ready for
-/// trajectories_from_actions (trajectory_ops.h). Runs under at::NoGradGuard. Throws
+/// trajectory s0 -> ... -> x -> exit (the backward actions reversed, then exit), packed
+/// (runtime/buffer/packed_trajectories.h), ready for trajectories_from_actions
+/// (trajectory_ops.h). Runs under at::NoGradGuard. Throws
 /// std::invalid_argument if states are not valid terminating states
 /// (env.check_states, can_terminate), pb_policy returns the wrong shape, or a non-initial
 /// state has no allowed backward action.
-std::vector<std::vector<std::int64_t>> sample_backward_actions(const Environment& env,
-                                                               const PolicyFunction& pb_policy,
-                                                               const at::Tensor& states,
-                                                               at::Generator& generator);
+buffer::PackedTrajectories sample_backward_actions(const Environment& env,
+                                                   const PolicyFunction& pb_policy,
+                                                   const at::Tensor& states,
+                                                   at::Generator& generator);
 
 /// The sampling distribution of sample_actions: float32 [n, A] probabilities (0 on
 /// masked actions) from unmasked logits float32 [n, A] and masks bool [n, A], with the

@@ -38,40 +38,55 @@ Trajectories empty_like_batch(std::int64_t state_dim) {
 
 }  // namespace
 
-std::vector<std::vector<std::int64_t>> action_sequences(const Trajectories& trajs) {
-  require_transitions(trajs, "action_sequences");
-  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(trajs.n_trajectories));
-  if (trajs.n_trajectories == 0) return out;
-  const at::Tensor ids = trajs.traj_index.contiguous();
-  const at::Tensor acts = trajs.actions.contiguous();
-  const auto* id = ids.data_ptr<std::int64_t>();
-  const auto* a = acts.data_ptr<std::int64_t>();
+void pack_trajectories(const Trajectories& trajs, buffer::PackedTrajectories& out) {
+  require_transitions(trajs, "pack_trajectories");
+  const std::int64_t b = trajs.n_trajectories;
+  if (b == 0) return;
+  const at::Tensor len = trajs.lengths.contiguous().to(at::kLong);
+  const at::Tensor act = trajs.actions.contiguous().to(at::kLong);
+  const at::Tensor idx = trajs.traj_index.contiguous().to(at::kLong);
+  const std::int64_t* lp = len.data_ptr<std::int64_t>();
+  const std::size_t base = out.actions.size();
+  std::vector<std::size_t> next(static_cast<std::size_t>(b));  // where each one's next action goes
+  std::size_t total = 0;
+  for (std::int64_t i = 0; i < b; ++i) {
+    next[static_cast<std::size_t>(i)] = base + total;
+    total += static_cast<std::size_t>(lp[i]);
+  }
+  if (total != static_cast<std::size_t>(act.numel()) || idx.numel() != act.numel()) {
+    throw std::invalid_argument("pack_trajectories: lengths add up to " + std::to_string(total) +
+                                " but the batch has " + std::to_string(act.numel()) +
+                                " transitions");
+  }
+  for (std::int64_t i = 0; i < b; ++i) out.lengths.push_back(static_cast<std::int32_t>(lp[i]));
+  out.actions.resize(base + total);
+  const std::int64_t* ap = act.data_ptr<std::int64_t>();
+  const std::int64_t* ip = idx.data_ptr<std::int64_t>();
   // Step-major layout: the rows of one trajectory appear in step order.
-  for (std::int64_t i = 0; i < ids.numel(); ++i)
-    out[static_cast<std::size_t>(id[i])].push_back(a[i]);
+  for (std::int64_t row = 0; row < act.numel(); ++row) {
+    out.actions[next[static_cast<std::size_t>(ip[row])]++] = ap[row];
+  }
+}
+
+buffer::PackedTrajectories pack_trajectories(const Trajectories& trajs) {
+  buffer::PackedTrajectories out;
+  pack_trajectories(trajs, out);
   return out;
 }
 
 Trajectories trajectories_from_actions(const Environment& env,
-                                       const std::vector<std::vector<std::int64_t>>& sequences,
+                                       const buffer::PackedTrajectories& sequences,
                                        const at::Tensor& log_rewards) {
-  const auto b = static_cast<std::int64_t>(sequences.size());
+  const std::int64_t b = sequences.size();
   const std::int64_t exit = env.exit_action();
-  std::int64_t max_len = 0;
-  for (std::int64_t i = 0; i < b; ++i) {
-    const auto& s = sequences[static_cast<std::size_t>(i)];
-    const auto where = "trajectories_from_actions: trajectory " + std::to_string(i);
-    if (s.empty()) throw std::invalid_argument(where + " has no action");
-    if (s.back() != exit) throw std::invalid_argument(where + " does not end with exit");
-    for (std::size_t t = 0; t + 1 < s.size(); ++t) {
-      if (s[t] < 0 || s[t] >= exit) {
-        throw std::invalid_argument(where + ": action " + std::to_string(s[t]) + " at step " +
-                                    std::to_string(t) + " is not a non-exit action in [0, " +
-                                    std::to_string(exit) + ")");
-      }
-    }
-    max_len = std::max<std::int64_t>(max_len, static_cast<std::int64_t>(s.size()));
-  }
+  // The layout's own checks (lengths >= 1, actions in range, exit last and only there).
+  buffer::check_packed_trajectories(sequences, b, env.n_actions(), /*allow_missing=*/false,
+                                    "trajectories_from_actions");
+  const std::vector<std::size_t> start = sequences.offsets();
+  // Trajectory i's action at step t.
+  const auto action = [&](std::int64_t i, std::int64_t t) {
+    return sequences.actions[start[static_cast<std::size_t>(i)] + static_cast<std::size_t>(t)];
+  };
   if (log_rewards.defined() && (log_rewards.dim() != 1 || log_rewards.size(0) != b)) {
     throw std::invalid_argument("trajectories_from_actions: log_rewards must be [" +
                                 std::to_string(b) + "], got " + shape_string(log_rewards));
@@ -80,11 +95,7 @@ Trajectories trajectories_from_actions(const Environment& env,
 
   Trajectories out;
   out.n_trajectories = b;
-  std::vector<std::int64_t> lengths(static_cast<std::size_t>(b));
-  for (std::int64_t i = 0; i < b; ++i) {
-    lengths[static_cast<std::size_t>(i)] =
-        static_cast<std::int64_t>(sequences[static_cast<std::size_t>(i)].size());
-  }
+  std::vector<std::int64_t> lengths(sequences.lengths.begin(), sequences.lengths.end());
   out.lengths = at::tensor(lengths, at::kLong);
   out.terminating_states = at::empty({b, env.state_dim()}, at::kLong);
 
@@ -95,10 +106,10 @@ Trajectories trajectories_from_actions(const Environment& env,
   for (std::int64_t t = 0; !active.empty(); ++t) {
     std::vector<std::int64_t> acts, prev, next_pos, next_ids, done_pos, done_ids;
     for (std::size_t p = 0; p < active.size(); ++p) {
-      const auto& s = sequences[static_cast<std::size_t>(active[p])];
-      acts.push_back(s[static_cast<std::size_t>(t)]);
-      if (t > 0) prev.push_back(s[static_cast<std::size_t>(t - 1)]);
-      if (s[static_cast<std::size_t>(t)] == exit) {
+      const std::int64_t a = action(active[p], t);
+      acts.push_back(a);
+      if (t > 0) prev.push_back(action(active[p], t - 1));
+      if (a == exit) {
         done_pos.push_back(static_cast<std::int64_t>(p));
         done_ids.push_back(active[p]);
       } else {

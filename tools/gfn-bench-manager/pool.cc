@@ -6,6 +6,7 @@
 
 #include "roles/trainer/payload.h"
 #include "runtime/gfn/learner.h"
+#include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::mbench {
 
@@ -24,7 +25,7 @@ Pool sample_pool(const config::ExperimentConfig& config, int n) {
     s.ndim = static_cast<std::int32_t>(it.terminating_states.size(1));
     roles::append_terminating_states(it.terminating_states, it.log_rewards, s.states,
                                      s.log_rewards);
-    roles::append_trajectories(it.fresh, s.lengths, s.actions);
+    core::pack_trajectories(it.fresh, s.trajectories);
     pool.submissions.push_back(std::move(s));
   }
   std::sort(ms.begin(), ms.end());

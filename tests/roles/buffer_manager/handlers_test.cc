@@ -34,7 +34,9 @@ TEST_F(ManagerUnitTest, DataGetsScoreWithTheRightFieldsAndIsStored) {
   EXPECT_EQ(replay.ndim(), 2);
   EXPECT_FLOAT_EQ(replay.max_log_reward(), 1.5f);
   EXPECT_FLOAT_EQ(replay.min_log_reward(), 0.f);
-  EXPECT_EQ(replay.sorted_view().front().state, (std::vector<std::int64_t>{0, 3}));
+  const auto best = replay.slots_by_reward().front();
+  EXPECT_EQ(std::vector<std::int64_t>(replay.state(best), replay.state(best) + 2),
+            (std::vector<std::int64_t>{0, 3}));
   const auto& r = manager().result();
   EXPECT_EQ(r.submissions, 1);
   EXPECT_EQ(r.items_received, 4);
@@ -109,7 +111,8 @@ TEST_F(ManagerUnitTest, MalformedDataThrowsMessageErrorAndChangesNothing) {
   }
   auto bad_exit = submission(4, 2);
   add_trajectories(bad_exit, 5);
-  bad_exit.actions.back() = 0;  // the last trajectory does not end with the exit action
+  bad_exit.trajectories.actions.back() =
+      0;  // the last trajectory does not end with the exit action
   EXPECT_THROW(data(kTrainer, bad_exit), transport::MessageError);
   EXPECT_EQ(manager().replay().size(), 0);
   EXPECT_EQ(manager().result().submissions, 0);
@@ -135,7 +138,7 @@ TEST_F(ManagerUnitTest, TrajectoriesAreStoredAndSampledBack) {
   EXPECT_EQ(batch.ndim, 2);
   ASSERT_EQ(batch.size(), 6);
   ASSERT_EQ(batch.states.size(), 12u);
-  ASSERT_EQ(batch.lengths.size(), 6u);
+  ASSERT_EQ(batch.trajectories.lengths.size(), 6u);
   // Every sampled item is one of the submitted ones, with its own trajectory.
   std::size_t at = 0;
   for (std::int64_t i = 0; i < batch.size(); ++i) {
@@ -144,11 +147,11 @@ TEST_F(ManagerUnitTest, TrajectoriesAreStoredAndSampledBack) {
     ASSERT_LT(item, 3);
     EXPECT_EQ(batch.states[2 * i], item % 3);
     EXPECT_FLOAT_EQ(batch.log_rewards[i], 0.5f * item);
-    ASSERT_EQ(batch.lengths[i], item % 2 + 2);
-    EXPECT_EQ(batch.actions[at + batch.lengths[i] - 1], 3);  // exit last
-    at += static_cast<std::size_t>(batch.lengths[i]);
+    ASSERT_EQ(batch.trajectories.lengths[i], item % 2 + 2);
+    EXPECT_EQ(batch.trajectories.actions[at + batch.trajectories.lengths[i] - 1], 3);  // exit last
+    at += static_cast<std::size_t>(batch.trajectories.lengths[i]);
   }
-  EXPECT_EQ(at, batch.actions.size());
+  EXPECT_EQ(at, batch.trajectories.actions.size());
   const auto& r = manager().result();
   EXPECT_EQ(r.sample_requests, 1);
   EXPECT_EQ(r.samples_served, 6);
@@ -195,7 +198,7 @@ TEST_F(ManagerUnitTest, GetSampleIsRefusedByTheRateLimiterThenGranted) {
     protocol::SampleRequest q;
     q.n = n;
     q.request = request;
-    q.prioritized = false;
+    q.sampler = "uniform";
     handle([](BufferManager& m, int src, const auto& v) { m.on_get_sample(src, v); }, kTrainer,
            MessageType::kGetSample, q);
     return reply<protocol::SampleBatch>(kTrainer, tags::kSample, MessageType::kSample);
@@ -213,7 +216,7 @@ TEST_F(ManagerUnitTest, GetSampleIsRefusedByTheRateLimiterThenGranted) {
   EXPECT_TRUE(granted.granted) << granted.reason;
   EXPECT_EQ(granted.request, 2);
   EXPECT_EQ(granted.size(), 3);
-  EXPECT_TRUE(granted.lengths.empty());  // submitted without trajectories
+  EXPECT_TRUE(granted.trajectories.lengths.empty());  // submitted without trajectories
   const auto& r = manager().result();
   EXPECT_EQ(r.sample_requests, 2);
   EXPECT_EQ(r.sample_requests_refused, 1);
@@ -235,6 +238,16 @@ TEST_F(ManagerUnitTest, GetSampleOfAnEmptyBufferIsRefusedAndNegativeNIsAnError) 
   EXPECT_NE(err.what.find("GET_SAMPLE for n = -2 items"), std::string::npos) << err.what;
   EXPECT_EQ(manager().result().sample_requests, 1);  // the bad one is not counted
   EXPECT_EQ(manager().result().sample_requests_refused, 1);
+  // The wire names a selector of the manager's table; an unknown name gets ERROR too.
+  q.n = 1;
+  q.sampler = "fifo";
+  handle([](BufferManager& m, int src, const auto& v) { m.on_get_sample(src, v); }, kTrainer,
+         MessageType::kGetSample, q);
+  const auto unknown = error_reply(kTrainer, tags::kSample);
+  EXPECT_NE(unknown.what.find("unknown sampler 'fifo' (known: prioritized, uniform)"),
+            std::string::npos)
+      << unknown.what;
+  EXPECT_EQ(manager().result().sample_requests, 1);
 }
 
 TEST_F(ManagerUnitTest, ExitIsCountedAndMismatchesAreFlagged) {

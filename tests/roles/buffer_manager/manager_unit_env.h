@@ -44,9 +44,9 @@ inline protocol::Submission submission(std::int64_t iteration, int n) {
 inline void add_trajectories(protocol::Submission& s, std::int64_t n_actions) {
   for (std::int64_t i = 0; i < s.size(); ++i) {
     const int steps = static_cast<int>(i % 2) + 1;
-    for (int k = 0; k < steps; ++k) s.actions.push_back((i + k) % (n_actions - 1));
-    s.actions.push_back(n_actions - 1);
-    s.lengths.push_back(steps + 1);
+    for (int k = 0; k < steps; ++k) s.trajectories.actions.push_back((i + k) % (n_actions - 1));
+    s.trajectories.actions.push_back(n_actions - 1);
+    s.trajectories.lengths.push_back(steps + 1);
   }
 }
 

@@ -46,10 +46,10 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
         // A trajectory that encodes its state: x0 times action 0, x1 times 1, x2 times 2, exit 3.
         std::int32_t len = 1;
         for (int d = 0; d < 3; ++d) {
-          for (std::int64_t k = 0; k < x[d]; ++k, ++len) s.actions.push_back(d);
+          for (std::int64_t k = 0; k < x[d]; ++k, ++len) s.trajectories.actions.push_back(d);
         }
-        s.actions.push_back(3);
-        s.lengths.push_back(len);
+        s.trajectories.actions.push_back(3);
+        s.trajectories.lengths.push_back(len);
       }
       sub.submit(std::move(s));
       if (it % 3 == 0) {
@@ -59,16 +59,18 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
       }
       if (it % 4 == 0) {
         last_request_size = 5;
-        const auto samples = sub.request_samples(last_request_size, it % 8 == 0);
+        const auto samples =
+            sub.request_samples(last_request_size, it % 8 == 0 ? "prioritized" : "uniform");
         if (samples.granted) {
           EXPECT_EQ(samples.size(), last_request_size);
           EXPECT_EQ(samples.states.size(), static_cast<std::size_t>(samples.size() * 3));
-          ASSERT_EQ(samples.lengths.size(), static_cast<std::size_t>(samples.size()));
+          ASSERT_EQ(samples.trajectories.lengths.size(), static_cast<std::size_t>(samples.size()));
           std::size_t off = 0;
           for (std::int64_t i = 0; i < samples.size(); ++i) {
             std::int64_t count[4] = {0, 0, 0, 0};
-            for (std::int32_t k = 0; k < samples.lengths[i]; ++k) ++count[samples.actions[off + k]];
-            off += static_cast<std::size_t>(samples.lengths[i]);
+            for (std::int32_t k = 0; k < samples.trajectories.lengths[i]; ++k)
+              ++count[samples.trajectories.actions[off + k]];
+            off += static_cast<std::size_t>(samples.trajectories.lengths[i]);
             for (int d = 0; d < 3; ++d) EXPECT_EQ(count[d], samples.states[3 * i + d]);
             EXPECT_EQ(count[3], 1);
           }

@@ -42,11 +42,11 @@ void add_item(protocol::Submission& s, std::int64_t a, std::int64_t b, float log
   s.log_rewards.push_back(log_reward);
   std::int32_t len = 0;
   for (std::int64_t k = 0; k < std::max(a, b); ++k) {  // 1, 0, 1, 0, ... (b first)
-    if (k < b) s.actions.push_back(1), ++len;
-    if (k < a) s.actions.push_back(0), ++len;
+    if (k < b) s.trajectories.actions.push_back(1), ++len;
+    if (k < a) s.trajectories.actions.push_back(0), ++len;
   }
-  s.actions.push_back(2);
-  s.lengths.push_back(len + 1);
+  s.trajectories.actions.push_back(2);
+  s.trajectories.lengths.push_back(len + 1);
 }
 
 protocol::Submission full_batch(std::int64_t iteration) {
@@ -81,9 +81,10 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
       const auto batch = full_batch(it);
       std::size_t off = 0;
       for (std::int64_t i = 0; i < batch.size(); ++i) {
-        const auto len = static_cast<std::size_t>(batch.lengths[i]);
-        sent[{batch.states[2 * i], batch.states[2 * i + 1]}] = std::vector<std::int64_t>(
-            batch.actions.begin() + off, batch.actions.begin() + off + len);
+        const auto len = static_cast<std::size_t>(batch.trajectories.lengths[i]);
+        sent[{batch.states[2 * i], batch.states[2 * i + 1]}] =
+            std::vector<std::int64_t>(batch.trajectories.actions.begin() + off,
+                                      batch.trajectories.actions.begin() + off + len);
         off += len;
       }
       sub.submit(batch);
@@ -104,27 +105,29 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
 
     int with = 0, without = 0;
     for (int round = 0; round < 4; ++round) {
-      const auto s = sub.request_samples(32, round % 2 == 0);
+      const auto s = sub.request_samples(32, round % 2 == 0 ? "prioritized" : "uniform");
       ASSERT_TRUE(s.granted) << s.reason;
-      ASSERT_EQ(s.lengths.size(), static_cast<std::size_t>(s.size()));
+      ASSERT_EQ(s.trajectories.lengths.size(), static_cast<std::size_t>(s.size()));
       std::size_t off = 0;
       for (std::int64_t i = 0; i < s.size(); ++i) {
         const std::vector<std::int64_t> state{s.states[2 * i], s.states[2 * i + 1]};
         const auto want = sent.find(state);
         ASSERT_NE(want, sent.end()) << "sampled a state that was never stored";
-        const auto len = static_cast<std::size_t>(s.lengths[i]);
-        const std::vector<std::int64_t> got(s.actions.begin() + off, s.actions.begin() + off + len);
+        const auto len = static_cast<std::size_t>(s.trajectories.lengths[i]);
+        const std::vector<std::int64_t> got(s.trajectories.actions.begin() + off,
+                                            s.trajectories.actions.begin() + off + len);
         off += len;
         EXPECT_EQ(got, want->second) << "item " << i;  // byte-identical (or both empty)
         (len > 0 ? with : without) += 1;
       }
-      EXPECT_EQ(off, s.actions.size());
+      EXPECT_EQ(off, s.trajectories.actions.size());
     }
     EXPECT_GT(with, 0);
     EXPECT_GT(without, 0);
 
     // A raw GET_SAMPLE is answered by a SAMPLE envelope on tag kSample.
-    t.send(protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{3, false, 77}),
+    t.send(protocol::encode_as(MessageType::kGetSample,
+                                     protocol::SampleRequest{3, "uniform", 77}),
            kManager, protocol::tags::kData);
     const auto raw = protocol::await_reply(t, kManager, protocol::tags::kSample,
                                            MessageType::kSample, 30, "raw GET_SAMPLE");
@@ -132,24 +135,27 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
 
     // Malformed full payloads and bad requests: ERROR, and the manager keeps serving.
     auto bad = full_batch(5);
-    bad.actions[0] = 5;
+    bad.trajectories.actions[0] = 5;
     expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
                  "outside [0, 3)");
     bad = full_batch(6);
-    bad.actions.push_back(2);
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "add up");
+    bad.trajectories.actions.push_back(2);
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
+                 "add up");
     bad = full_batch(7);
-    bad.lengths.pop_back();
+    bad.trajectories.lengths.pop_back();
     expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
                  "trajectory lengths for 6 items");
     bad = protocol::Submission{};
     bad.iteration = 8;
     bad.ndim = 2;
     add_item(bad, 1, 1, 0.f);
-    bad.actions = {2, 0, 1};  // exit first
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "exit");
+    bad.trajectories.actions = {2, 0, 1};  // exit first
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
+                 "exit");
     expect_error(t,
-                 protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{-1, true, 1}),
+                 protocol::encode_as(MessageType::kGetSample,
+                                           protocol::SampleRequest{-1, "prioritized", 1}),
                  protocol::tags::kSample, "n = -1");
     protocol::Query q;
     q.kind = 1;  // the old "sample" kind of GET_METADATA is gone

@@ -1,16 +1,15 @@
-// Full payloads in one process (issue 7): the trajectories a trainer submits
-// (roles/trainer/payload.h) survive the manager's replay buffer byte-identical, and a
+// Full payloads in one process (issue 7): the trajectories a trainer submits, packed by
+// core::pack_trajectories (runtime/buffer/packed_trajectories.h), survive the manager's
+// replay table byte-identical, and a
 // Learner trains on remote trajectories as given (replayed in the environment, not
 // sampled backward) with the loss a from-scratch recomputation gives.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
-#include "roles/trainer/payload.h"
-#include "runtime/buffer/replay_buffer.h"
+#include "runtime/buffer/table.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
@@ -29,12 +28,23 @@ config::EnvOptions grid(int ndim, int height) {
   return e;
 }
 
+// The oracle of the packer: each trajectory's actions read row by row from the step-major
+// batch (the rows of one trajectory come in step order).
+std::vector<std::vector<std::int64_t>> sequences_of(const Trajectories& t) {
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(t.n_trajectories));
+  for (std::int64_t row = 0; row < t.actions.size(0); ++row) {
+    out[static_cast<std::size_t>(t.traj_index[row].item<std::int64_t>())].push_back(
+        t.actions[row].item<std::int64_t>());
+  }
+  return out;
+}
+
 // TB loss from scratch (as tests/runtime/gfn/replay_exploration_test.cc): each trajectory
 // walked on its own from s0, one network call per state, masked log-softmax by hand.
 double tb_from_scratch(core::GFlowNetModel& m, const core::Preprocessor& pre,
                        const core::Environment& env, const Trajectories& batch) {
   torch::NoGradGuard no_grad;
-  const auto seqs = core::action_sequences(batch);
+  const auto seqs = sequences_of(batch);
   const double log_z = m.log_z().item<double>();
   double total = 0;
   for (std::size_t b = 0; b < seqs.size(); ++b) {
@@ -60,34 +70,25 @@ double tb_from_scratch(core::GFlowNetModel& m, const core::Preprocessor& pre,
   return total / static_cast<double>(seqs.size());
 }
 
-/// Splits flattened trajectories into sequences.
-std::vector<std::vector<std::int64_t>> split(const std::vector<std::int32_t>& lengths,
-                                             const std::vector<std::int64_t>& actions) {
-  std::vector<std::vector<std::int64_t>> out;
-  std::size_t off = 0;
-  for (const auto len : lengths) {
-    out.emplace_back(actions.begin() + off, actions.begin() + off + len);
-    off += static_cast<std::size_t>(len);
-  }
-  return out;
-}
-
-TEST(RemoteTrajectories, FlattenedFreshTrajectoriesEqualTheirActionSequences) {
+TEST(RemoteTrajectories, PackedFreshTrajectoriesEqualTheirActionSequences) {
   config::ModelOptions model;
   model.hidden_dim = 32;
   core::Learner learner(grid(3, 5), model, config::TrainOptions{}, 4);
   const auto r = learner.train_iteration(24);
   ASSERT_EQ(r.fresh.n_trajectories, 24);
-  std::vector<std::int32_t> lengths = {7};  // appended after what is already there
-  std::vector<std::int64_t> actions = {1, 2, 3, 4, 5, 6, 7};
-  append_trajectories(r.fresh, lengths, actions);
-  ASSERT_EQ(lengths.size(), 25u);
-  auto seqs = split(lengths, actions);
-  seqs.erase(seqs.begin());
-  EXPECT_EQ(seqs, core::action_sequences(r.fresh));
-  // Rebuilt, they reach the reported terminating states.
-  const auto rebuilt = core::trajectories_from_actions(learner.env(), seqs);
+  // Appended after what is already there.
+  auto packed = buffer::PackedTrajectories::from_sequences({{1, 2, 3, 4, 5, 6, 7}});
+  core::pack_trajectories(r.fresh, packed);
+  ASSERT_EQ(packed.size(), 25);
+  const auto expected = sequences_of(r.fresh);
+  for (std::int64_t i = 0; i < 24; ++i) EXPECT_EQ(packed.sequence(i + 1), expected[i]) << i;
+  // Unpacked, they are the same batch (same layout, same terminating states).
+  const auto mine = core::pack_trajectories(r.fresh);
+  const auto rebuilt = core::trajectories_from_actions(learner.env(), mine);
   EXPECT_TRUE(torch::equal(rebuilt.terminating_states, r.terminating_states));
+  EXPECT_TRUE(torch::equal(rebuilt.actions, r.fresh.actions));
+  EXPECT_TRUE(torch::equal(rebuilt.traj_index, r.fresh.traj_index));
+  EXPECT_EQ(core::pack_trajectories(rebuilt), mine);
 }
 
 TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) {
@@ -102,30 +103,26 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
 
   // Trainer A's fresh batch as a full payload, into a manager-side replay buffer.
   const auto step = trainer_a.train_iteration(40);
-  std::vector<std::int32_t> lengths;
-  std::vector<std::int64_t> actions;
-  append_trajectories(step.fresh, lengths, actions);
+  const auto sent = core::pack_trajectories(step.fresh);
   const auto xs = step.terminating_states.contiguous();
   const auto lr = step.log_rewards.contiguous();
   std::vector<std::int64_t> states(xs.data_ptr<std::int64_t>(),
                                    xs.data_ptr<std::int64_t>() + xs.numel());
   std::vector<float> log_rewards(lr.data_ptr<float>(), lr.data_ptr<float>() + lr.numel());
-  buffer::ReplayBuffer manager(1000);
-  ASSERT_EQ(manager.add(states, log_rewards, 2, lengths, actions), 40);
+  buffer::ReplayTable manager(buffer::manager_table_options(1000, 3));
+  ASSERT_EQ(manager.add(states, log_rewards, 2, sent).retained, 40);
 
   // A remote sample returns each item with its own trajectory, unchanged.
-  std::mt19937_64 rng(3);
-  const auto sampled = manager.sample(10, /*prioritized=*/true, rng);
-  const auto sent = core::action_sequences(step.fresh);
-  std::vector<std::vector<std::int64_t>> seqs;
-  for (const auto& item : sampled) {
+  const auto sampled = manager.sample(10, "prioritized");
+  const buffer::PackedTrajectories& seqs = sampled.trajectories;
+  ASSERT_EQ(seqs.size(), 10);
+  for (std::int64_t k = 0; k < sampled.size(); ++k) {
     bool found = false;
-    for (std::size_t i = 0; i < sent.size() && !found; ++i) {
-      found = item.actions == sent[i] && item.state[0] == states[2 * i] &&
-              item.state[1] == states[2 * i + 1];
+    for (std::int64_t i = 0; i < sent.size() && !found; ++i) {
+      found = seqs.sequence(k) == sent.sequence(i) && sampled.states[2 * k] == states[2 * i] &&
+              sampled.states[2 * k + 1] == states[2 * i + 1];
     }
     EXPECT_TRUE(found) << "a sampled trajectory differs from every submitted one";
-    seqs.push_back(item.actions);
   }
 
   // Trainer B trains on them as given, next to fresh ones and backward ones from states.
@@ -140,15 +137,18 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
   EXPECT_EQ(trainer_b.queued_replayed_trajectories(), 0);
   const Trajectories& batch = trainer_b.last_batch();
   ASSERT_EQ(batch.n_trajectories, 32);
-  const auto trained = core::action_sequences(batch);
-  for (std::size_t k = 0; k < seqs.size(); ++k) EXPECT_EQ(trained[19 + k], seqs[k]) << k;
+  const auto trained = sequences_of(batch);
+  for (std::int64_t k = 0; k < seqs.size(); ++k) EXPECT_EQ(trained[19 + k], seqs.sequence(k)) << k;
   const double scratch =
       tb_from_scratch(trainer_b.gflownet(), trainer_b.preprocessor(), trainer_b.env(), batch);
   EXPECT_NEAR(r.loss, scratch, 1e-4 * (1 + std::abs(scratch)));
 
   // An invalid sequence is refused when queued, naming the trajectory.
-  EXPECT_THROW(trainer_b.queue_replayed_trajectories({{0, 0}}), std::invalid_argument);
-  EXPECT_THROW(manager.add({1, 1}, {0.f}, 2, {2}, {0}), std::invalid_argument);
+  EXPECT_THROW(
+      trainer_b.queue_replayed_trajectories(buffer::PackedTrajectories::from_sequences({{0, 0}})),
+      std::invalid_argument);
+  EXPECT_THROW(manager.add({1, 1}, {0.f}, 2, buffer::PackedTrajectories({2}, {0})),
+               std::invalid_argument);
 }
 
 }  // namespace

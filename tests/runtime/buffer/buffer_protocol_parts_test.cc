@@ -1,6 +1,6 @@
-// Units of the buffer manager's building blocks (issue 7): lazy replay buffer
-// (would_retain, percentiles, sampling, retained counting), baselines, the Reverb-style
-// rate limiter and the default ModesScorer.
+// Units of the buffer manager's building blocks (issue 7): baselines over the manager's
+// replay table, the Reverb-style rate limiter and the default ModesScorer. (The table
+// itself: table_test.cc.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,79 +9,24 @@
 
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
-#include "runtime/buffer/replay_buffer.h"
 #include "runtime/buffer/scorer.h"
+#include "runtime/buffer/table.h"
 
 namespace gfn::buffer {
 namespace {
 
 const float kInf = std::numeric_limits<float>::infinity();
 
-ReplayBuffer filled(std::int64_t capacity, const std::vector<float>& log_rewards) {
-  ReplayBuffer b(capacity);
+ReplayTable manager(std::int64_t capacity) {
+  return ReplayTable(manager_table_options(capacity, 0));
+}
+
+ReplayTable filled(std::int64_t capacity, const std::vector<float>& log_rewards) {
+  ReplayTable b = manager(capacity);
   std::vector<std::int64_t> states;
   for (std::size_t i = 0; i < log_rewards.size(); ++i) states.push_back(static_cast<int>(i));
   b.add(states, log_rewards, 1);
   return b;
-}
-
-TEST(LazyReplayBuffer, WouldRetainFollowsTorchgfnSemantics) {
-  ReplayBuffer b(4);
-  EXPECT_EQ(b.would_retain({1.f, 2.f, std::nanf("")}), 2);  // fits: all finite items
-  b.add({0, 1, 2}, {1.f, 2.f, 3.f}, 1);
-  EXPECT_EQ(b.would_retain({0.5f}), 1);             // one free slot
-  EXPECT_EQ(b.would_retain({0.5f, 1.f, 2.5f}), 2);  // overflow: >= min (1)
-  EXPECT_EQ(b.size(), 3);                           // nothing inserted
-}
-
-TEST(LazyReplayBuffer, PercentileAndSortedViewAreRebuiltAfterInserts) {
-  auto b = filled(10, {5.f, 1.f, 3.f, 2.f, 4.f});
-  EXPECT_EQ(b.percentile_log_reward(0), 1.f);
-  EXPECT_EQ(b.percentile_log_reward(40), 2.f);
-  EXPECT_EQ(b.percentile_log_reward(100), 5.f);
-  EXPECT_EQ(b.sorted_view().front().log_reward, 5.f);
-  b.add({9}, {7.f}, 1);
-  EXPECT_EQ(b.sorted_view().front().log_reward, 7.f);  // cache invalidated
-  EXPECT_THROW(b.percentile_log_reward(101), std::invalid_argument);
-  EXPECT_THROW(ReplayBuffer(2).percentile_log_reward(50), std::logic_error);
-  EXPECT_THROW(b.add({1, 2}, {1.f}, 2), std::invalid_argument);  // ndim change
-}
-
-TEST(LazyReplayBuffer, RetainedCountsEvictionsWithinTheBatch) {
-  ReplayBuffer b(2);
-  EXPECT_EQ(b.add({0, 1, 2}, {1.f, 2.f, 3.f}, 1), 2);  // 3 evicts 1, itself of the batch
-  EXPECT_EQ(b.min_log_reward(), 2.f);
-}
-
-TEST(LazyReplayBuffer, ManySmallInsertsStayFast) {
-  // 20000 submissions of 8 items into a 1000-item buffer: O(log C) per item.
-  ReplayBuffer b(1000);
-  std::vector<std::int64_t> s(8);
-  std::vector<float> r(8);
-  for (int k = 0; k < 20000; ++k) {
-    for (int i = 0; i < 8; ++i) {
-      s[i] = k * 8 + i;
-      r[i] = static_cast<float>((k * 37 + i * 11) % 1009);
-    }
-    b.add(s, r, 1);
-  }
-  EXPECT_EQ(b.size(), 1000);
-  EXPECT_GE(b.min_log_reward(), 1008.f - 1000.f);
-}
-
-TEST(LazyReplayBuffer, PrioritizedSamplingPrefersHighRewards) {
-  auto b = filled(10, {0.f, std::log(9.f)});  // rewards 1 and 9
-  std::mt19937_64 rng(3);
-  const auto items = b.sample(10000, true, rng);
-  ASSERT_EQ(items.size(), 10000u);
-  int high = 0;
-  for (const auto& it : items) high += it.log_reward > 1.f ? 1 : 0;
-  EXPECT_NEAR(high / 10000.0, 0.9, 0.02);
-  const auto uniform = b.sample(10000, false, rng);
-  high = 0;
-  for (const auto& it : uniform) high += it.log_reward > 1.f ? 1 : 0;
-  EXPECT_NEAR(high / 10000.0, 0.5, 0.03);
-  EXPECT_TRUE(ReplayBuffer(3).sample(5, true, rng).empty());
 }
 
 TEST(Baseline, MinAndPercentileOnlyOnceFull) {
@@ -96,7 +41,7 @@ TEST(Baseline, MinAndPercentileOnlyOnceFull) {
 
 TEST(Baseline, EmaOfBatchMinimaExcludesNonFinite) {
   BaselineTracker t({"ema", 10, 0.5});
-  ReplayBuffer empty(3);
+  ReplayTable empty = manager(3);
   EXPECT_FALSE(t.current(empty).has_value());
   t.observe_batch({-kInf, 4.f, 2.f, std::nanf("")});
   EXPECT_FLOAT_EQ(*t.local(empty), 2.f);
@@ -144,7 +89,7 @@ TEST(RateLimiter, MinSizeAndSamplesPerInsertWithErrorBand) {
 }
 
 TEST(ModesScorer, NoveltyIsChunkedAndMatchesBruteForce) {
-  ReplayBuffer buf(100);
+  ReplayTable buf = manager(100);
   std::vector<std::int64_t> bs;
   std::vector<float> br;
   for (int i = 0; i < 37; ++i) {
@@ -168,9 +113,9 @@ TEST(ModesScorer, NoveltyIsChunkedAndMatchesBruteForce) {
   const double tiny_chunks = novelty_sum_reference(batch, buf, 2.0, 1);  // one row per chunk
   EXPECT_NEAR(whole, expected, 1e-4);
   EXPECT_NEAR(tiny_chunks, expected, 1e-4);
-  EXPECT_NEAR(novelty_sum(batch, buf, 2.0), expected, 1e-4);                    // the index
-  EXPECT_NEAR(novelty_sum_reference(batch, ReplayBuffer(5), 2.0, 64), 3.0, 0);  // empty
-  EXPECT_NEAR(novelty_sum(batch, ReplayBuffer(5), 2.0), 3.0, 0);
+  EXPECT_NEAR(novelty_sum(batch, buf, 2.0), expected, 1e-4);               // the index
+  EXPECT_NEAR(novelty_sum_reference(batch, manager(5), 2.0, 64), 3.0, 0);  // empty
+  EXPECT_NEAR(novelty_sum(batch, manager(5), 2.0), 3.0, 0);
   EXPECT_THROW(novelty_sum_reference(batch, buf, 0.0, 64), std::invalid_argument);
   EXPECT_THROW(novelty_sum(batch, buf, 0.0), std::invalid_argument);
 }
@@ -183,7 +128,7 @@ TEST(ModesScorer, WeightsAndEmaFollowModesReplayBufferManager) {
   o.w_mode_bonus = 10;
   o.ema_decay = 0.5;
   ModesScorer scorer(o);
-  ReplayBuffer empty(10);
+  ReplayTable empty = manager(10);
   std::vector<std::int64_t> s{1, 2};
   std::vector<float> r{0.f, std::log(3.f)};
   const auto first = scorer.score({s, r, 1}, empty, 1);

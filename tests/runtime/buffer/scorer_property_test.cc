@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "runtime/buffer/replay_buffer.h"
 #include "runtime/buffer/scorer.h"
+#include "runtime/buffer/table.h"
 
 namespace gfn::buffer {
 namespace {
@@ -55,7 +55,7 @@ RC_GTEST_PROP(ScorerProperty, IndexNoveltyEqualsBruteForceReference, ()) {
   options.novelty = NoveltyMethod::kBruteForce;
   options.cdist_max_bytes = *rc::gen::element<std::size_t>(1, 64, 1 << 20);  // chunking too
   ModesScorer reference(options);
-  ReplayBuffer buffer(capacity);
+  ReplayTable buffer(manager_table_options(capacity, 0));
   for (int b = 0; b < n_batches; ++b) {
     const auto batch = random_batch(ndim, height);
     const BatchView view{batch.states, batch.log_rewards, ndim};

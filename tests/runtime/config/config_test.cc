@@ -194,6 +194,23 @@ TEST_F(ConfigFileTest, UnknownKeysNameKeyAndFile) {
               AllOf(HasSubstr("--set 'batch_size'"), HasSubstr("section.key=value")));
 }
 
+// buffer.remote_sample_prioritized (a bool) became buffer.remote_sampler (a selector name of
+// the manager's replay table): the old key is refused with its new name, in a file and in
+// --set; the new one takes the two names only.
+TEST_F(ConfigFileTest, RenamedKeyNamesItsNewName) {
+  const std::string p = write("r.yaml", "buffer:\n  remote_sample_prioritized: false\n");
+  EXPECT_THAT(error_of(p), AllOf(HasSubstr("'buffer.remote_sample_prioritized' was renamed"),
+                                 HasSubstr("buffer.remote_sampler: prioritized | uniform"),
+                                 HasSubstr(p), HasSubstr("line 2")));
+  const std::string ok = write("ok.yaml", "buffer:\n  remote_sampler: uniform\n");
+  EXPECT_EQ(load_config(ok, {}).buffer.remote_sampler, "uniform");
+  EXPECT_EQ(load_config("", {}).buffer.remote_sampler, "prioritized");
+  EXPECT_THAT(error_of(ok, {"buffer.remote_sample_prioritized=true"}),
+              AllOf(HasSubstr("--set buffer.remote_sample_prioritized=true"),
+                    HasSubstr("was renamed: use buffer.remote_sampler")));
+  EXPECT_THAT(error_of(ok, {"buffer.remote_sampler=fifo"}), HasSubstr("buffer.remote_sampler"));
+}
+
 TEST_F(ConfigFileTest, WrongTypesNameKeyFileAndValue) {
   const std::string p = write("t.yaml", "train:\n  batch_size: abc\n");
   EXPECT_THAT(error_of(p), AllOf(HasSubstr("train.batch_size must be an integer, got 'abc'"),

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/buffer/trajectory_replay_buffer.h"
+#include "runtime/buffer/table.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
@@ -29,13 +29,28 @@ config::EnvOptions grid(int ndim, int height) {
   return e;
 }
 
+// The oracle of the packer (pack_trajectories): each trajectory's actions read row by row
+// from the step-major batch.
+std::vector<std::vector<std::int64_t>> sequences_of(const Trajectories& t) {
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(t.n_trajectories));
+  for (std::int64_t row = 0; row < t.actions.size(0); ++row) {
+    out[static_cast<std::size_t>(t.traj_index[row].item<std::int64_t>())].push_back(
+        t.actions[row].item<std::int64_t>());
+  }
+  return out;
+}
+
+buffer::PackedTrajectories packed(const std::vector<std::vector<std::int64_t>>& seqs) {
+  return buffer::PackedTrajectories::from_sequences(seqs);
+}
+
 // TB loss from scratch: every trajectory walked on its own from s0 with env.step, one
 // network call per state, masked log-softmax by hand. Independent of the batched
 // step-major layout, of transition_log_probs and of how the batch was assembled.
 double tb_from_scratch(GFlowNetModel& m, const Preprocessor& pre, const Environment& env,
                        const Trajectories& batch) {
   torch::NoGradGuard no_grad;
-  const auto seqs = action_sequences(batch);
+  const auto seqs = sequences_of(batch);
   const double log_z = m.log_z().item<double>();
   double total = 0;
   for (std::size_t b = 0; b < seqs.size(); ++b) {
@@ -144,8 +159,9 @@ TEST(TrajectoryOps, RebuildTakeAndConcatKeepTheBatch) {
   so.epsilon = 0.3;
   const Trajectories a = sample_trajectories(*env, model_policy(m, *pre, *env), 9, so, gen);
   const Trajectories b = sample_trajectories(*env, model_policy(m, *pre, *env), 6, so, gen);
-  // Rebuilt from action sequences: identical tensors.
-  const Trajectories r = trajectories_from_actions(*env, action_sequences(a));
+  // Packed (the packer agrees with the row-by-row oracle), then unpacked: identical tensors.
+  EXPECT_EQ(pack_trajectories(a), packed(sequences_of(a)));
+  const Trajectories r = trajectories_from_actions(*env, pack_trajectories(a));
   EXPECT_TRUE(torch::equal(r.states, a.states));
   EXPECT_TRUE(torch::equal(r.actions, a.actions));
   EXPECT_TRUE(torch::equal(r.traj_index, a.traj_index));
@@ -155,23 +171,28 @@ TEST(TrajectoryOps, RebuildTakeAndConcatKeepTheBatch) {
   EXPECT_TRUE(torch::allclose(r.log_rewards, a.log_rewards));
   // take + concat: the sequences of the parts, in order, with a valid layout.
   const Trajectories c = concat_trajectories(take_trajectories(a, 4), b);
-  auto expect = action_sequences(a);
+  auto expect = sequences_of(a);
   expect.resize(4);
-  for (const auto& s : action_sequences(b)) expect.push_back(s);
-  EXPECT_EQ(action_sequences(c), expect);
+  for (const auto& s : sequences_of(b)) expect.push_back(s);
+  EXPECT_EQ(sequences_of(c), expect);
+  EXPECT_EQ(pack_trajectories(c), packed(expect));
   EXPECT_EQ(c.n_trajectories, 10);
   EXPECT_NO_THROW(trajectory_layout(c));
-  const Trajectories c2 = trajectories_from_actions(*env, expect);
+  const Trajectories c2 = trajectories_from_actions(*env, packed(expect));
   EXPECT_TRUE(torch::equal(c.states, c2.states));
   EXPECT_TRUE(torch::equal(c.pb_actions, c2.pb_actions));
   // The loss of the assembled batch equals the from-scratch value.
   const double batched = make_loss("tb")->operator()(m, *pre, *env, c).item<double>();
   EXPECT_NEAR(batched, tb_from_scratch(m, *pre, *env, c), 1e-4 * (1 + std::abs(batched)));
   // Bad sequences are refused with the trajectory named.
-  EXPECT_THROW(trajectories_from_actions(*env, {{0, 1}}), std::invalid_argument);  // no exit
-  EXPECT_THROW(trajectories_from_actions(*env, {{3, 0, 3}}), std::invalid_argument);
-  EXPECT_THROW(trajectories_from_actions(*env, {{}}), std::invalid_argument);
-  EXPECT_THROW(trajectories_from_actions(*env, {{0, 0, 0, 0, 0, 3}}), std::invalid_argument);
+  EXPECT_THROW(trajectories_from_actions(*env, packed({{0, 1}})),
+               std::invalid_argument);  // no exit
+  EXPECT_THROW(trajectories_from_actions(*env, packed({{3, 0, 3}})), std::invalid_argument);
+  EXPECT_THROW(trajectories_from_actions(*env, packed({{}})), std::invalid_argument);
+  EXPECT_THROW(trajectories_from_actions(*env, packed({{0, 0, 0, 0, 0, 3}})),
+               std::invalid_argument);
+  EXPECT_THROW(trajectories_from_actions(*env, buffer::PackedTrajectories({2}, {0, 3, 3})),
+               std::invalid_argument);  // lengths do not add up
 }
 
 TEST(BackwardSampling, EndsAtTheGivenStatesAndFollowsPB) {
@@ -193,7 +214,8 @@ TEST(BackwardSampling, EndsAtTheGivenStatesAndFollowsPB) {
   const at::Tensor many = torch::tensor({1, 1}, at::kLong).view({1, 2}).repeat({4000, 1});
   const auto paths = sample_backward_actions(*env, model_backward_policy(m, *pre, *env), many, gen);
   double zeros = 0;
-  for (const auto& p : paths) zeros += p.front() == 0;
+  const auto starts = paths.offsets();
+  for (std::int64_t i = 0; i < paths.size(); ++i) zeros += paths.actions[starts[i]] == 0;
   EXPECT_NEAR(zeros / 4000.0, 0.5, 0.04);
   // Not terminating states / bad shapes are refused.
   EXPECT_THROW(sample_backward_actions(*env, model_backward_policy(m, *pre, *env),

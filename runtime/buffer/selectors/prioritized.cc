@@ -1,0 +1,42 @@
+#include "runtime/buffer/selectors/prioritized.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace gfn::buffer {
+
+void PrioritizedSampler::insert(Slot slot, const ItemKey& key) {
+  live_.insert(slot);
+  if (static_cast<std::size_t>(slot) >= log_reward_.size()) {
+    log_reward_.resize(static_cast<std::size_t>(slot) + 1);
+  }
+  log_reward_[static_cast<std::size_t>(slot)] = key.log_reward;
+}
+
+void PrioritizedSampler::select(std::int64_t n, std::mt19937_64& rng, std::vector<Slot>& out) {
+  const auto& slots = live_.slots();
+  const std::size_t size = slots.size();
+  const auto lr = [&](std::size_t k) { return log_reward_[static_cast<std::size_t>(slots[k])]; };
+  if (replacement_ == Replacement::kAlways || static_cast<std::size_t>(n) > size) {
+    float top = lr(0);
+    for (std::size_t k = 1; k < size; ++k) top = std::max(top, lr(k));
+    weights_.resize(size);
+    for (std::size_t k = 0; k < size; ++k) weights_[k] = std::exp(double(lr(k)) - top);
+    std::discrete_distribution<std::size_t> pick(weights_.begin(), weights_.end());
+    for (std::int64_t k = 0; k < n; ++k) out.push_back(slots[pick(rng)]);
+    return;
+  }
+  // Gumbel top-n: argsort of log R + Gumbel noise = sampling without replacement.
+  std::uniform_real_distribution<double> u(std::numeric_limits<double>::min(), 1.0);
+  std::vector<std::pair<double, Slot>> keys(size);
+  for (std::size_t k = 0; k < size; ++k) {
+    keys[k] = {double(lr(k)) - std::log(-std::log(u(rng))), slots[k]};
+  }
+  std::partial_sort(keys.begin(), keys.begin() + n, keys.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::int64_t k = 0; k < n; ++k) out.push_back(keys[static_cast<std::size_t>(k)].second);
+}
+
+}  // namespace gfn::buffer

@@ -1,0 +1,35 @@
+#pragma once
+// Reward-prioritized sampler: P(i) = exp(log R_i) / Σ_j exp(log R_j), i.e. softmax of the
+// log rewards (Reverb's Prioritized selector with priority R and exponent 1,
+// reverb/cc/selectors/prioritized.h; torchgfn's ReplayBuffer with prioritized_sampling).
+//   Replacement::kAlways          n independent draws.
+//   Replacement::kOnlyWhenNeeded  n <= size: n distinct items by Gumbel top-n (argsort of
+//                                 log R + Gumbel noise, i.e. successive draws ∝ R without
+//                                 replacement, like torch.multinomial(replacement=False));
+//                                 n > size: independent draws.
+// Weights are shifted by the largest log reward (exp never overflows). Cost per select:
+// O(size) to build the weights (plus O(size log n) for Gumbel top-n); insert / erase O(1).
+// Items with log R = -inf are never drawn while another item can be. Thread-compatible.
+
+#include "runtime/buffer/selectors/selector.h"
+#include "runtime/buffer/selectors/slot_set.h"
+
+namespace gfn::buffer {
+
+class PrioritizedSampler final : public ItemSelector {
+ public:
+  explicit PrioritizedSampler(Replacement replacement) : replacement_(replacement) {}
+  const char* name() const override { return "prioritized"; }
+  void insert(Slot slot, const ItemKey& key) override;
+  void erase(Slot slot) override { live_.erase(slot); }
+  std::int64_t size() const override { return live_.size(); }
+  void select(std::int64_t n, std::mt19937_64& rng, std::vector<Slot>& out) override;
+
+ private:
+  Replacement replacement_;
+  SlotSet live_;
+  std::vector<float> log_reward_;  ///< per slot
+  std::vector<double> weights_;    ///< scratch
+};
+
+}  // namespace gfn::buffer

@@ -1,0 +1,394 @@
+#include "runtime/buffer/table.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include "runtime/buffer/diversity_filter.h"
+#include "runtime/buffer/selectors/fifo.h"
+#include "runtime/buffer/selectors/lowest_reward.h"
+#include "runtime/buffer/selectors/prioritized.h"
+#include "runtime/buffer/selectors/uniform.h"
+
+namespace gfn::buffer {
+namespace {
+
+// Garbage actions tolerated in the pool before a compaction (besides "more than live").
+constexpr std::int64_t kMinGarbageForCompaction = 4096;
+
+std::unique_ptr<ItemSelector> make_sampler(const std::string& name, Replacement replacement) {
+  if (name == "uniform") return std::make_unique<UniformSampler>(replacement);
+  if (name == "prioritized") return std::make_unique<PrioritizedSampler>(replacement);
+  throw std::invalid_argument(
+      fmt::format("replay table: unknown sampler '{}' (known: uniform, prioritized)", name));
+}
+
+std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_keep_newer) {
+  if (name == "fifo") return std::make_unique<FifoRemover>();
+  if (name == "lowest_reward") {
+    return std::make_unique<LowestRewardRemover>(ties_keep_newer
+                                                     ? LowestRewardRemover::Ties::kKeepNewer
+                                                     : LowestRewardRemover::Ties::kKeepOlder);
+  }
+  throw std::invalid_argument(
+      fmt::format("replay table: unknown remover '{}' (known: fifo, lowest_reward)", name));
+}
+
+}  // namespace
+
+TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
+  TableOptions o;
+  o.capacity = capacity;
+  o.samplers = {"prioritized", "uniform"};
+  o.replacement = Replacement::kAlways;
+  o.remover = "lowest_reward";
+  o.ties_keep_newer = false;
+  o.skip_non_finite = true;
+  o.require_trajectories = false;
+  o.keep_index = true;
+  o.seed = seed;
+  return o;
+}
+
+TableOptions local_table_options(const std::string& kind, std::int64_t capacity, double cutoff,
+                                 double p_norm, std::uint64_t seed) {
+  if (capacity < 1) {
+    throw std::invalid_argument(fmt::format("replay.capacity must be >= 1, got {}", capacity));
+  }
+  TableOptions o;
+  o.capacity = capacity;
+  o.replacement = Replacement::kOnlyWhenNeeded;
+  o.ties_keep_newer = true;
+  o.skip_non_finite = false;
+  o.require_trajectories = true;
+  o.keep_index = false;
+  o.seed = seed;
+  if (kind == "uniform") {
+    o.samplers = {"uniform"};
+    o.remover = "fifo";
+  } else if (kind == "prioritized") {
+    o.samplers = {"prioritized"};
+    o.remover = "lowest_reward";
+  } else if (kind == "diverse") {
+    o.samplers = {"uniform"};
+    o.remover = "lowest_reward";
+    o.keep_index = true;
+    o.filter = std::make_shared<DiversityFilter>(DiversityFilterOptions{cutoff, p_norm});
+  } else {
+    throw std::invalid_argument("replay.kind: unknown buffer kind '" + kind +
+                                "' (known: uniform, prioritized, diverse; none = no buffer)");
+  }
+  return o;
+}
+
+struct ReplayTable::Selectors {
+  std::vector<std::pair<std::string, std::unique_ptr<ItemSelector>>> samplers;
+  std::unique_ptr<ItemSelector> remover;
+  std::vector<Slot> scratch;
+
+  void insert(Slot slot, const ItemKey& key) {
+    for (auto& s : samplers) s.second->insert(slot, key);
+    remover->insert(slot, key);
+  }
+  void erase(Slot slot) {
+    for (auto& s : samplers) s.second->erase(slot);
+    remover->erase(slot);
+  }
+  ItemSelector* sampler(const std::string& name) {
+    if (name.empty()) return samplers.front().second.get();
+    for (auto& s : samplers) {
+      if (s.first == name) return s.second.get();
+    }
+    return nullptr;
+  }
+};
+
+/// Cached statistics of the log rewards, reset by every change.
+struct ReplayTable::Stats {
+  std::optional<float> min, max;
+  std::optional<std::pair<double, float>> percentile;  ///< (q, value)
+  std::vector<float> scratch;
+  void reset() {
+    min.reset();
+    max.reset();
+    percentile.reset();
+  }
+};
+
+ReplayTable::ReplayTable(const TableOptions& options)
+    : options_(options),
+      selectors_(std::make_unique<Selectors>()),
+      stats_(std::make_unique<Stats>()),
+      rng_(options.seed) {
+  if (options.capacity < 1) {
+    throw std::invalid_argument(
+        fmt::format("replay table capacity must be >= 1, got {}", options.capacity));
+  }
+  if (options.samplers.empty()) throw std::invalid_argument("replay table: no sampler");
+  if (options.filter && !options.keep_index) {
+    throw std::invalid_argument(
+        fmt::format("replay table: the {} filter needs keep_index", options.filter->name()));
+  }
+  for (const auto& name : options.samplers) {
+    selectors_->samplers.emplace_back(name, make_sampler(name, options.replacement));
+  }
+  selectors_->remover = make_remover(options.remover, options.ties_keep_newer);
+}
+
+ReplayTable::~ReplayTable() = default;
+ReplayTable::ReplayTable(ReplayTable&&) noexcept = default;
+ReplayTable& ReplayTable::operator=(ReplayTable&&) noexcept = default;
+
+void ReplayTable::check_batch(const std::vector<std::int64_t>& states,
+                              const std::vector<float>& log_rewards, int ndim,
+                              const PackedTrajectories& trajectories) const {
+  const auto n = log_rewards.size();
+  if (ndim < 1 || states.size() != n * static_cast<std::size_t>(ndim)) {
+    throw std::invalid_argument(
+        fmt::format("replay table add: {} state entries do not match {} log rewards of ndim {}",
+                    states.size(), n, ndim));
+  }
+  if (n > 0 && ndim_ != 0 && ndim != ndim_) {
+    throw std::invalid_argument(fmt::format(
+        "replay table add: ndim {} differs from the stored items' ndim {}", ndim, ndim_));
+  }
+  if (!trajectories.empty() || !trajectories.actions.empty()) {
+    if (trajectories.lengths.size() != n) {
+      throw std::invalid_argument(fmt::format(
+          "replay table add: {} trajectory lengths for {} items", trajectories.lengths.size(), n));
+    }
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t len = trajectories.lengths[i];
+      if (len < 0 || (len == 0 && options_.require_trajectories)) {
+        throw std::invalid_argument(
+            fmt::format("replay table add: trajectory {} has length {} (must be >= {})", i, len,
+                        options_.require_trajectories ? 1 : 0));
+      }
+      total += static_cast<std::size_t>(len);
+    }
+    if (total != trajectories.actions.size()) {
+      throw std::invalid_argument(fmt::format(
+          "replay table add: trajectory lengths add up to {}, but {} actions were given", total,
+          trajectories.actions.size()));
+    }
+  } else if (options_.require_trajectories && n > 0) {
+    throw std::invalid_argument("replay table add: the items have no trajectory (required)");
+  }
+  if (!options_.skip_non_finite) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isnan(log_rewards[i])) {
+        throw std::invalid_argument(
+            fmt::format("replay table add: item {} has a NaN log reward", i));
+      }
+    }
+  }
+}
+
+AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
+                           const std::vector<float>& log_rewards, int ndim,
+                           const PackedTrajectories& trajectories) {
+  check_batch(states, log_rewards, ndim, trajectories);
+  AddResult result;
+  const auto n = static_cast<std::int64_t>(log_rewards.size());
+  if (n == 0) return result;
+  std::vector<std::int64_t> keep;
+  keep.reserve(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!options_.skip_non_finite || std::isfinite(log_rewards[i])) keep.push_back(i);
+  }
+  if (options_.filter) {
+    options_.filter->filter(IncomingBatch{states.data(), log_rewards.data(), n, ndim}, *this, keep);
+  }
+  result.accepted = static_cast<std::int64_t>(keep.size());
+  if (keep.empty()) return result;
+  ndim_ = ndim;
+  const std::vector<std::size_t> offsets =
+      trajectories.empty() ? std::vector<std::size_t>{} : trajectories.offsets();
+  const std::uint64_t first_serial = next_serial_;
+  auto& remover = *selectors_->remover;
+  bool stored_any = false;
+  for (const std::int64_t i : keep) {
+    const float lr = log_rewards[static_cast<std::size_t>(i)];
+    Slot slot = size_;
+    if (full()) {
+      selectors_->scratch.clear();
+      remover.select(1, rng_, selectors_->scratch);
+      slot = selectors_->scratch.front();
+      if (!remover.admits({next_serial_, lr}, {serial(slot), log_reward(slot)})) continue;
+      if (serial(slot) >= first_serial) --result.retained;  // evicted one of this batch
+      if (options_.keep_index) index_.erase(state(slot));
+      selectors_->erase(slot);
+      live_actions_ -= lengths_[static_cast<std::size_t>(slot)];
+    } else {
+      ++size_;
+    }
+    const std::int64_t* actions = nullptr;
+    std::int32_t length = 0;
+    if (!offsets.empty()) {
+      actions = trajectories.actions.data() + offsets[static_cast<std::size_t>(i)];
+      length = trajectories.lengths[static_cast<std::size_t>(i)];
+    }
+    store(slot, states.data() + i * ndim, lr, actions, length);
+    ++result.retained;
+    stored_any = true;
+  }
+  if (stored_any) changed();
+  return result;
+}
+
+void ReplayTable::store(Slot slot, const std::int64_t* state_row, float lr,
+                        const std::int64_t* actions, std::int32_t length) {
+  const auto s = static_cast<std::size_t>(slot);
+  if (s == log_rewards_.size()) {  // a new row
+    states_.insert(states_.end(), state_row, state_row + ndim_);
+    log_rewards_.push_back(lr);
+    serials_.push_back(next_serial_);
+    lengths_.push_back(0);
+    offsets_.push_back(0);
+  } else {
+    std::copy(state_row, state_row + ndim_, states_.begin() + slot * ndim_);
+    log_rewards_[s] = lr;
+    serials_[s] = next_serial_;
+  }
+  lengths_[s] = length;
+  offsets_[s] = static_cast<std::int64_t>(pool_.size());
+  if (length > 0) {
+    pool_.insert(pool_.end(), actions, actions + length);
+    live_actions_ += length;
+  }
+  if (options_.keep_index) index_.insert(state_row, ndim_);
+  selectors_->insert(slot, {next_serial_, lr});
+  ++next_serial_;
+}
+
+void ReplayTable::changed() {
+  stats_->reset();
+  const auto garbage = static_cast<std::int64_t>(pool_.size()) - live_actions_;
+  if (garbage > live_actions_ && garbage >= kMinGarbageForCompaction) {
+    std::vector<std::int64_t> pool;
+    pool.reserve(static_cast<std::size_t>(live_actions_));
+    for (std::size_t s = 0; s < lengths_.size(); ++s) {
+      const auto first = pool_.begin() + offsets_[s];
+      offsets_[s] = static_cast<std::int64_t>(pool.size());
+      pool.insert(pool.end(), first, first + lengths_[s]);
+    }
+    pool_ = std::move(pool);
+  }
+}
+
+std::int64_t ReplayTable::would_retain(const std::vector<float>& log_rewards) const {
+  std::int64_t finite = 0;
+  for (float lr : log_rewards) finite += std::isfinite(lr) ? 1 : 0;
+  if (size_ + finite <= options_.capacity) return finite;
+  const float threshold = empty() ? -std::numeric_limits<float>::infinity() : min_log_reward();
+  std::int64_t kept = 0;
+  for (float lr : log_rewards) kept += (std::isfinite(lr) && lr >= threshold) ? 1 : 0;
+  return kept;
+}
+
+bool ReplayTable::has_sampler(const std::string& sampler) const {
+  return selectors_->sampler(sampler) != nullptr;
+}
+
+std::vector<std::string> ReplayTable::sampler_names() const {
+  std::vector<std::string> out;
+  for (const auto& s : selectors_->samplers) out.push_back(s.first);
+  return out;
+}
+
+void ReplayTable::select_into(const std::string& name, std::int64_t n, std::vector<Slot>& out) {
+  ItemSelector* sampler = selectors_->sampler(name);
+  if (sampler == nullptr) {
+    throw std::invalid_argument(
+        fmt::format("replay table: unknown sampler '{}' (this table has: {})", name,
+                    fmt::join(sampler_names(), ", ")));
+  }
+  if (n < 0) throw std::invalid_argument(fmt::format("replay table: sample of n = {} items", n));
+  if (n == 0) return;
+  if (empty()) throw std::logic_error("replay table: sample from an empty table");
+  sampler->select(n, rng_, out);
+}
+
+std::vector<Slot> ReplayTable::sample_slots(std::int64_t n, const std::string& sampler) {
+  std::vector<Slot> out;
+  select_into(sampler, n, out);
+  return out;
+}
+
+TableBatch ReplayTable::sample(std::int64_t n, const std::string& sampler) {
+  const std::vector<Slot> slots = sample_slots(n, sampler);
+  TableBatch out;
+  out.ndim = ndim_;
+  out.states.reserve(slots.size() * static_cast<std::size_t>(ndim_));
+  out.log_rewards.reserve(slots.size());
+  bool any_trajectory = false;
+  for (const Slot s : slots) {
+    out.states.insert(out.states.end(), state(s), state(s) + ndim_);
+    out.log_rewards.push_back(log_reward(s));
+    any_trajectory = any_trajectory || trajectory_length(s) > 0;
+  }
+  if (any_trajectory) {
+    for (const Slot s : slots) out.trajectories.append(trajectory(s), trajectory_length(s));
+  }
+  return out;
+}
+
+float ReplayTable::min_log_reward() const {
+  if (empty()) return 0.f;
+  if (!stats_->min) {
+    stats_->min = *std::min_element(log_rewards_.begin(), log_rewards_.begin() + size_);
+  }
+  return *stats_->min;
+}
+
+float ReplayTable::max_log_reward() const {
+  if (empty()) return 0.f;
+  if (!stats_->max) {
+    stats_->max = *std::max_element(log_rewards_.begin(), log_rewards_.begin() + size_);
+  }
+  return *stats_->max;
+}
+
+float ReplayTable::percentile_log_reward(double q) const {
+  if (!(q >= 0.0 && q <= 100.0)) {
+    throw std::invalid_argument(
+        fmt::format("replay table percentile must be in [0, 100], got {}", q));
+  }
+  if (empty()) throw std::logic_error("replay table percentile of an empty table");
+  if (stats_->percentile && stats_->percentile->first == q) return stats_->percentile->second;
+  // Nearest rank on the ascending order: rank ceil(q/100 * n), at least 1, at most n.
+  const auto n = static_cast<double>(size_);
+  auto rank = static_cast<std::int64_t>(std::max(1.0, std::ceil(q / 100.0 * n)));
+  rank = std::min(rank, size_);
+  auto& v = stats_->scratch;
+  v.assign(log_rewards_.begin(), log_rewards_.begin() + size_);
+  std::nth_element(v.begin(), v.begin() + (rank - 1), v.end());
+  stats_->percentile = std::make_pair(q, v[static_cast<std::size_t>(rank - 1)]);
+  return stats_->percentile->second;
+}
+
+std::vector<Slot> ReplayTable::slots_by_reward() const {
+  std::vector<Slot> out(static_cast<std::size_t>(size_));
+  std::iota(out.begin(), out.end(), Slot{0});
+  std::sort(out.begin(), out.end(), [this](Slot a, Slot b) {
+    if (log_reward(a) != log_reward(b)) return log_reward(a) > log_reward(b);
+    return serial(a) > serial(b);
+  });
+  return out;
+}
+
+std::vector<Slot> ReplayTable::slots_by_age() const {
+  std::vector<Slot> out(static_cast<std::size_t>(size_));
+  std::iota(out.begin(), out.end(), Slot{0});
+  std::sort(out.begin(), out.end(), [this](Slot a, Slot b) { return serial(a) < serial(b); });
+  return out;
+}
+
+}  // namespace gfn::buffer

@@ -1,0 +1,195 @@
+#pragma once
+// The replay table: one store for both replay buffers of the runtime, after Reverb's
+// Table (reverb/cc/table.h) — storage here, policy in item selectors (selectors/):
+//   - the buffer manager's store (roles/buffer_manager/manager.h): manager_table_options()
+//     — samplers "prioritized" and "uniform" (with replacement), lowest-reward remover
+//     keeping the older of equal rewards, non-finite rewards skipped, trajectories optional;
+//   - the trainer-local replay buffer (runtime/gfn/learner.h, YAML replay.kind):
+//     local_table_options() — uniform: FIFO remover + uniform sampler; prioritized:
+//     lowest-reward remover (newer kept on ties) + prioritized sampler; diverse: the same
+//     remover + uniform sampler + the diversity insert filter (diversity_filter.h); samples
+//     without replacement when n <= size (torchgfn's ReplayBuffer).
+//
+// Storage (structure of arrays, one row per slot, slots [0, size) used):
+//   states       int64   [capacity, ndim]  contiguous, row-major
+//   log_rewards  float32 [capacity]
+//   serials      uint64  [capacity]        insertion order (ItemKey::serial)
+//   trajectories packed: lengths int32 [capacity] (0 = none), offsets int64 [capacity] into
+//                one int64 action pool; an evicted item's actions become garbage, compacted
+//                when garbage outnumbers live actions (amortised O(1) per action).
+// Rows are allocated as the table fills (capacity is an upper bound, not a reservation).
+//
+// An insert (add) of n items: the batch is checked whole (nothing is stored if it is
+// malformed); the candidates (finite rewards, see TableOptions::skip_non_finite) go through
+// the insert filter if any; then each in batch order is stored in a free slot, or, when the
+// table is full, replaces the remover's victim if the remover admits it (else it is
+// refused). Every sampler, the remover and the StateIndex (state_index.h; the manager's
+// scorer reads it, the diversity filter too) are kept in step with every store and
+// eviction. Cost per item: O(ndim + log capacity) plus the index's (hash; k-d tree for a
+// new distinct state) and the selectors'.
+//
+// Statistics (min / max / percentile of the log rewards) are computed on demand and cached
+// until the next change: min / max O(size), a percentile O(size) (nth_element), instead of
+// a sorted copy per insert.
+//
+// Errors: std::invalid_argument for bad options or a malformed batch, std::logic_error for
+// a sample from an empty table. Thread-compatible (no locking): one thread owns a table.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/buffer/insert_filter.h"
+#include "runtime/buffer/packed_trajectories.h"
+#include "runtime/buffer/selectors/selector.h"
+#include "runtime/buffer/state_index.h"
+
+namespace gfn::buffer {
+
+struct TableOptions {
+  std::int64_t capacity = 1000;  ///< >= 1
+  /// Sampler names ("uniform", "prioritized"); the first is the default of sample().
+  std::vector<std::string> samplers = {"uniform"};
+  Replacement replacement = Replacement::kAlways;  ///< of every sampler
+  /// Remover: "fifo" or "lowest_reward" (ties as below).
+  std::string remover = "fifo";
+  /// lowest_reward: false = an incoming item must beat the lowest (the manager), true =
+  /// equal is enough, the newer is kept (torchgfn's prioritized capacity).
+  bool ties_keep_newer = false;
+  /// true: non-finite log rewards are skipped (not stored, not an error); false: NaN is an
+  /// error (std::invalid_argument), ±inf are stored.
+  bool skip_non_finite = true;
+  /// true: every item must come with a trajectory (length >= 1).
+  bool require_trajectories = false;
+  /// Keep a StateIndex of the stored states (the manager's scorer, the diversity filter).
+  bool keep_index = true;
+  /// Optional insert filter (shared by copies of these options; needs keep_index).
+  std::shared_ptr<InsertFilter> filter;
+  std::uint64_t seed = 0;  ///< of the sampling generator
+};
+
+/// The buffer manager's store (README "Replay-buffer protocol"): see the header comment.
+TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed);
+/// The trainer-local buffer of YAML replay.kind "uniform" | "prioritized" | "diverse" (cutoff
+/// and p_norm for diverse). Throws std::invalid_argument naming replay.kind (known kinds) or
+/// replay.p_norm.
+TableOptions local_table_options(const std::string& kind, std::int64_t capacity, double cutoff,
+                                 double p_norm, std::uint64_t seed);
+
+/// What an add did.
+struct AddResult {
+  std::int64_t accepted = 0;  ///< items that passed the checks and the insert filter
+  std::int64_t retained = 0;  ///< items of the batch still stored after the insert
+};
+
+/// Items drawn from a table (a copy).
+struct TableBatch {
+  int ndim = 0;
+  std::vector<std::int64_t> states;  ///< row-major [n, ndim]
+  std::vector<float> log_rewards;    ///< [n]
+  /// lengths [n] (0 = an item stored without trajectory), or empty when no drawn item has one.
+  PackedTrajectories trajectories;
+  std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
+};
+
+class ReplayTable {
+ public:
+  /// Throws std::invalid_argument for capacity < 1 (naming replay capacity), no sampler,
+  /// an unknown sampler or remover name, or a filter without keep_index.
+  explicit ReplayTable(const TableOptions& options);
+  ~ReplayTable();
+  ReplayTable(ReplayTable&&) noexcept;
+  ReplayTable& operator=(ReplayTable&&) noexcept;
+
+  /// Inserts n = log_rewards.size() items: states row-major int64 [n, ndim], optional
+  /// trajectories (empty, or n lengths; layout of packed_trajectories.h, values unchecked
+  /// beyond lengths >= 0 and Σ lengths == actions.size()). Throws std::invalid_argument,
+  /// storing nothing, if ndim < 1, states.size() != n * ndim, ndim differs from the stored
+  /// items', the trajectories are inconsistent or missing where required, or (not
+  /// skip_non_finite) a log reward is NaN.
+  AddResult add(const std::vector<std::int64_t>& states, const std::vector<float>& log_rewards,
+                int ndim, const PackedTrajectories& trajectories = {});
+
+  /// How many of `log_rewards` an insert would retain, with torchgfn's
+  /// ModesReplayBufferManager semantics (scored before the insert): all finite items if
+  /// they fit in the free space, else those >= the lowest stored log reward. O(n + size)
+  /// (cached min). Ignores the insert filter.
+  std::int64_t would_retain(const std::vector<float>& log_rewards) const;
+
+  /// n >= 0 items drawn by the named sampler ("" = the first of TableOptions::samplers).
+  /// Throws std::invalid_argument for n < 0 or a sampler this table does not have,
+  /// std::logic_error if n > 0 and the table is empty.
+  TableBatch sample(std::int64_t n, const std::string& sampler = "");
+  /// The slots sample() would gather (same rules); for callers that read items in place.
+  std::vector<Slot> sample_slots(std::int64_t n, const std::string& sampler = "");
+  /// True if sample() knows `sampler` (the empty name included).
+  bool has_sampler(const std::string& sampler) const;
+  /// The sampler names, in TableOptions order.
+  std::vector<std::string> sampler_names() const;
+
+  std::int64_t size() const { return size_; }
+  std::int64_t capacity() const { return options_.capacity; }
+  bool full() const { return size_ >= options_.capacity; }
+  bool empty() const { return size_ == 0; }
+  /// State width of the stored items (0 before the first stored item).
+  int ndim() const { return ndim_; }
+
+  /// Lowest / highest stored log reward; 0 when empty. O(size) after a change, then cached.
+  float min_log_reward() const;
+  float max_log_reward() const;
+  /// The q-th percentile (q in [0, 100], nearest rank on the ascending order) of the
+  /// stored log rewards. O(size) after a change (nth_element), cached per q. Throws
+  /// std::invalid_argument for q outside [0, 100], std::logic_error when empty.
+  float percentile_log_reward(double q) const;
+
+  /// Item in `slot` (0 <= slot < size()): its state (ndim() values), log reward, serial and
+  /// trajectory (length 0 = none). Unchecked, O(1).
+  const std::int64_t* state(Slot slot) const { return states_.data() + slot * ndim_; }
+  float log_reward(Slot slot) const { return log_rewards_[static_cast<std::size_t>(slot)]; }
+  std::uint64_t serial(Slot slot) const { return serials_[static_cast<std::size_t>(slot)]; }
+  std::int32_t trajectory_length(Slot slot) const {
+    return lengths_[static_cast<std::size_t>(slot)];
+  }
+  const std::int64_t* trajectory(Slot slot) const {
+    return pool_.data() + offsets_[static_cast<std::size_t>(slot)];
+  }
+  /// The used slots by decreasing log reward (ties: newer first). O(size log size), not
+  /// cached (tests and reports).
+  std::vector<Slot> slots_by_reward() const;
+  /// The used slots by insertion order (oldest first). O(size log size), not cached.
+  std::vector<Slot> slots_by_age() const;
+
+  /// The stored states as a nearest-neighbour index (empty unless keep_index).
+  const StateIndex& index() const { return index_; }
+
+ private:
+  struct Selectors;
+  struct Stats;
+  void check_batch(const std::vector<std::int64_t>& states, const std::vector<float>& log_rewards,
+                   int ndim, const PackedTrajectories& trajectories) const;
+  void store(Slot slot, const std::int64_t* state, float log_reward, const std::int64_t* actions,
+             std::int32_t length);
+  void select_into(const std::string& sampler, std::int64_t n, std::vector<Slot>& out);
+  void changed();
+
+  TableOptions options_;
+  int ndim_ = 0;
+  std::int64_t size_ = 0;
+  std::uint64_t next_serial_ = 0;
+  std::vector<std::int64_t> states_;
+  std::vector<float> log_rewards_;
+  std::vector<std::uint64_t> serials_;
+  std::vector<std::int32_t> lengths_;
+  std::vector<std::int64_t> offsets_;
+  std::vector<std::int64_t> pool_;  ///< trajectory actions, with garbage
+  std::int64_t live_actions_ = 0;
+  StateIndex index_;
+  std::unique_ptr<Selectors> selectors_;
+  std::unique_ptr<Stats> stats_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace gfn::buffer
