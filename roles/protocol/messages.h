@@ -70,7 +70,7 @@ struct Submission {
   std::int64_t filtered = 0;
   /// [n] trajectories or none (serialized as lengths int32 [n], then actions int64 [Σ lengths]).
   buffer::PackedTrajectories trajectories;
-  /// The trainer wants the manager's baseline pushed to it (BASELINE_SYNC on tag
+  /// The trainer wants the manager's baseline pushed to it (BASELINE_PUSH on tag
   /// kBaseline) whenever it changes: set by fire-and-forget trainers that filter.
   bool want_baseline = false;
 
