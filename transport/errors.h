@@ -24,7 +24,16 @@ class TimeoutError : public TransportError {
 /// bytes actually received was allocated.
 class MessageError : public TransportError {
  public:
-  using TransportError::TransportError;
+  /// `source`: the global rank that sent the refused message, when the refusal is about
+  /// a received message whose sender is known (a receive that dropped an oversized
+  /// message names it); -1 otherwise.
+  explicit MessageError(const std::string& what, int source = -1)
+      : TransportError(what), source_(source) {}
+  /// The sender of the refused message, or -1 if unknown.
+  int source() const { return source_; }
+
+ private:
+  int source_ = -1;
 };
 
 }  // namespace gfn::transport

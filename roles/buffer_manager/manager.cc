@@ -84,6 +84,9 @@ void BufferManager::serve_one() {
         fmt::format("buffer manager rank {}: no message for {:g} s on tag {} while waiting for "
                     "TRAINER_EXIT from trainer rank(s) {}",
                     me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
+  } catch (const transport::MessageError& e) {
+    refuse_dropped(e);
+    return;
   }
   const double recv_s = seconds_since(t_recv);
   auto& sender = result_.per_sender[in.src];

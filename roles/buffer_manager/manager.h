@@ -170,6 +170,10 @@ class BufferManager {
   void prune_completed_sends();
   /// ERROR to `src` about a message of type `type` (0: unreadable), on its error_tag().
   void refuse(int src, std::uint16_t type, const std::string& why);
+  /// A message the transport refused before it was read (above max_message_bytes): ERROR
+  /// to its sender when the transport names one that is not the coordinator, else a
+  /// warning; counted in rejected_messages either way. The manager keeps serving.
+  void refuse_dropped(const transport::MessageError& e);
   void report_baseline(bool final);
   void push_baselines();
 

@@ -87,6 +87,18 @@ void BufferManager::refuse(int src, std::uint16_t type, const std::string& why) 
              protocol::encode_error(me_, type, protocol::tags::kData, why));
 }
 
+void BufferManager::refuse_dropped(const transport::MessageError& e) {
+  const int src = e.source();
+  if (src >= 0 && src != coordinator_) {
+    ++result_.per_sender[src].requests;
+    refuse(src, 0, fmt::format("message dropped on receipt: {}", e.what()));
+    return;
+  }
+  ++result_.rejected_messages;
+  spdlog::warn("buffer manager rank {}: dropped a message on tag {}: {}", me_,
+               protocol::tags::kData, e.what());
+}
+
 // Throttled: a change beyond the tolerance AND at least baseline_report_interval DATA
 // messages since the last report; `final` (before EXIT): any change at all.
 void BufferManager::report_baseline(bool final) {

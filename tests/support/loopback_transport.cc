@@ -162,7 +162,8 @@ class LoopbackTransport final : public transport::Transport {
           throw transport::MessageError(
               fmt::format("loopback rank {}: message of {} bytes from rank {} on tag {} exceeds "
                           "max_message_bytes = {} (dropped)",
-                          rank_, out.bytes.size(), out.src, tag, state_.options.max_message_bytes));
+                          rank_, out.bytes.size(), out.src, tag, state_.options.max_message_bytes),
+              out.src);
         }
         return out;
       }

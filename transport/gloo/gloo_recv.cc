@@ -177,7 +177,7 @@ TagReceiver::InFlight TagReceiver::next(int src, Clock::time_point deadline, Sec
           throw TransportError("recv of the payload from " + where(m.src) + " failed: " + e.what());
         }
       }
-      if (!m.refusal.empty()) throw MessageError(m.refusal);
+      if (!m.refusal.empty()) throw MessageError(m.refusal, m.src);
       return m;
     }
     // 2. Learn the next length on this tag, from any sender.

@@ -259,10 +259,12 @@ class MpiTransport final : public Transport {
             fmt::format("rank {}: dropping an oversized message of {} bytes from rank {} on tag {}",
                         rank_, count, from, tag));
     }
-    throw MessageError(fmt::format(
-        "rank {}: message of {} bytes from rank {} on tag {} exceeds max_message_bytes = {}; "
-        "dropped",
-        rank_, count, from, tag, options_.max_message_bytes));
+    throw MessageError(
+        fmt::format(
+            "rank {}: message of {} bytes from rank {} on tag {} exceeds max_message_bytes = {}; "
+            "dropped",
+            rank_, count, from, tag, options_.max_message_bytes),
+        from);
   }
 
   TransportOptions options_;

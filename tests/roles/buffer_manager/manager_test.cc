@@ -42,6 +42,40 @@ TEST_F(ManagerUnitTest, ServeOneRoutesEachTypeToItsHandler) {
   EXPECT_EQ(manager().result().exit_mismatches, 0);
 }
 
+// A message above max_message_bytes is dropped by the transport before the manager reads
+// it: its sender gets ERROR (it may be waiting for a SCORE) and the manager keeps serving.
+TEST(ManagerOversized, OversizedMessageGetsErrorAndTheManagerKeepsServing) {
+  transport::TransportOptions small;
+  small.max_message_bytes = 512;
+  gfn::testing::LoopbackWorld world(5, small);
+  BufferManagerOptions options;
+  options.capacity = 16;
+  options.idle_timeout_s = 5;
+  BufferManager manager(world.rank(kManager), {kTrainer, kTrainer2}, options, toy_modes);
+
+  // A peer whose messages grow beyond the cap on the way (a hostile or misconfigured
+  // sender: ranks of one job share the cap, and senders refuse to send above it).
+  world.corrupt_next(kManager, tags::kData, [](transport::Bytes& b) { b.resize(4096); });
+  world.rank(kTrainer).send(protocol::encode(submission(1, 2)), kManager, tags::kData);
+  manager.serve_one();
+  const auto got = world.rank(kTrainer).recv(kManager, tags::kData, transport::Seconds(kWait));
+  const auto m = protocol::decode_message(got.bytes, 1 << 20);
+  ASSERT_EQ(m.type, MessageType::kError);
+  const auto err = protocol::decode<protocol::ErrorReply>(m);
+  EXPECT_EQ(err.from_rank, kManager);
+  EXPECT_NE(err.what.find("message of 4096 bytes from rank 0"), std::string::npos) << err.what;
+  EXPECT_NE(err.what.find("exceeds max_message_bytes = 512"), std::string::npos) << err.what;
+  EXPECT_EQ(manager.result().rejected_messages, 1);
+  EXPECT_EQ(manager.result().per_sender.at(kTrainer).errors, 1);
+
+  // The next (small) submission is served normally.
+  world.rank(kTrainer).send(protocol::encode(submission(2, 2)), kManager, tags::kData);
+  manager.serve_one();
+  const auto next = world.rank(kTrainer).recv(kManager, tags::kData, transport::Seconds(kWait));
+  EXPECT_EQ(protocol::decode_message(next.bytes, 1 << 20).type, MessageType::kScore);
+  EXPECT_EQ(manager.replay().size(), 2);
+}
+
 TEST_F(ManagerUnitTest, MalformedMessagesGetErrorOnTheDataTagAndTheManagerKeepsServing) {
   // Garbage bytes.
   rank(kTrainer).send(transport::Bytes{0xde, 0xad, 0xbe, 0xef, 1, 2, 3}, kManager, tags::kData);
