@@ -126,8 +126,7 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     EXPECT_GT(without, 0);
 
     // A raw GET_SAMPLE is answered by a SAMPLE envelope on tag kSample.
-    t.send(protocol::encode_as(MessageType::kGetSample,
-                                     protocol::SampleRequest{3, "uniform", 77}),
+    t.send(protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{3, "uniform", 77}),
            kManager, protocol::tags::kData);
     const auto raw = protocol::await_reply(t, kManager, protocol::tags::kSample,
                                            MessageType::kSample, 30, "raw GET_SAMPLE");
@@ -140,8 +139,7 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
                  "outside [0, 3)");
     bad = full_batch(6);
     bad.trajectories.actions.push_back(2);
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
-                 "add up");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "add up");
     bad = full_batch(7);
     bad.trajectories.lengths.pop_back();
     expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
@@ -151,12 +149,11 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     bad.ndim = 2;
     add_item(bad, 1, 1, 0.f);
     bad.trajectories.actions = {2, 0, 1};  // exit first
-    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData,
-                 "exit");
-    expect_error(t,
-                 protocol::encode_as(MessageType::kGetSample,
-                                           protocol::SampleRequest{-1, "prioritized", 1}),
-                 protocol::tags::kSample, "n = -1");
+    expect_error(t, protocol::encode_as(MessageType::kData, bad), protocol::tags::kData, "exit");
+    expect_error(
+        t,
+        protocol::encode_as(MessageType::kGetSample, protocol::SampleRequest{-1, "prioritized", 1}),
+        protocol::tags::kSample, "n = -1");
     protocol::Query q;
     q.kind = 1;  // the old "sample" kind of GET_METADATA is gone
     expect_error(t, protocol::encode_as(MessageType::kGetMetadata, q), protocol::tags::kMetadata,
