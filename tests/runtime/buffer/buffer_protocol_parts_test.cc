@@ -11,22 +11,17 @@
 #include "runtime/buffer/rate_limiter.h"
 #include "runtime/buffer/scorer.h"
 #include "runtime/buffer/table.h"
+#include "tests/runtime/buffer/manager_tables.h"
 
 namespace gfn::buffer {
 namespace {
 
 const float kInf = std::numeric_limits<float>::infinity();
 
-ReplayTable manager(std::int64_t capacity) {
-  return ReplayTable(manager_table_options(capacity, 0));
-}
+ReplayTable manager(std::int64_t capacity) { return testing::manager_table(capacity, 0); }
 
 ReplayTable filled(std::int64_t capacity, const std::vector<float>& log_rewards) {
-  ReplayTable b = manager(capacity);
-  std::vector<std::int64_t> states;
-  for (std::size_t i = 0; i < log_rewards.size(); ++i) states.push_back(static_cast<int>(i));
-  b.add(states, log_rewards, 1);
-  return b;
+  return testing::filled_table(capacity, log_rewards, 0);
 }
 
 TEST(Baseline, MinAndPercentileOnlyOnceFull) {

@@ -4,6 +4,7 @@
 // the trainer-local buffer (local_table_options: uniform = FIFO + uniform without
 // replacement, prioritized = highest rewards with ties to the newer + Gumbel top-n).
 #include "runtime/buffer/table.h"
+#include "tests/runtime/buffer/manager_tables.h"
 
 #include <gtest/gtest.h>
 
@@ -17,16 +18,10 @@ namespace {
 
 const float kInf = std::numeric_limits<float>::infinity();
 
-ReplayTable manager(std::int64_t capacity) {
-  return ReplayTable(manager_table_options(capacity, 3));
-}
+ReplayTable manager(std::int64_t capacity) { return testing::manager_table(capacity, 3); }
 
 ReplayTable filled(std::int64_t capacity, const std::vector<float>& log_rewards) {
-  ReplayTable t = manager(capacity);
-  std::vector<std::int64_t> states;
-  for (std::size_t i = 0; i < log_rewards.size(); ++i) states.push_back(static_cast<int>(i));
-  t.add(states, log_rewards, 1);
-  return t;
+  return testing::filled_table(capacity, log_rewards, 3);
 }
 
 std::vector<std::int64_t> state_of(const ReplayTable& t, Slot s) {
