@@ -1,7 +1,7 @@
 #pragma once
 // Picks OpenBLAS's kernel set when the library would guess wrong. Debian 12's
 // OpenBLAS 0.3.21 does not recognise recent Intel CPU models and falls back to its
-// generic Prescott (SSE3) kernels (OpenBLAS issue #4267, fixed in 0.3.25): measured
+// generic Prescott (SSE3) kernels (an OpenBLAS bug fixed in 0.3.25): measured
 // here, 4-D HyperGrid batch 128 takes 38 ms/iteration with them and 16-18 ms with
 // OPENBLAS_CORETYPE=SkylakeX. OpenBLAS reads OPENBLAS_CORETYPE when it is loaded,
 // before main(), so the only way to set it from inside the program is to re-exec.

@@ -1,5 +1,5 @@
 #pragma once
-// Bounded waits for protocol replies (issue 7, robustness) and ERROR replies. Every
+// Bounded waits for protocol replies (robustness) and ERROR replies. Every
 // blocking wait of a trainer or manager on a peer goes through await_reply, which ends in
 // an error naming the peer, the tag and the message type it waited for. Where an ERROR
 // goes is the table's rule (error_tag, message_table.h).

@@ -1,5 +1,5 @@
 #pragma once
-// Reward baselines of a buffer manager (issue 7): the log reward below which a
+// Reward baselines of a buffer manager: the log reward below which a
 // trainer need not submit an item, reported to trainers in every SCORE and to the
 // coordinator in BASELINE_REPORT. Strategies:
 //   min        the lowest retained log reward, once the buffer is full (an item

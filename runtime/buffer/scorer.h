@@ -1,5 +1,5 @@
 #pragma once
-// Scoring of a submission by a buffer manager (issue 7), behind an interface a
+// Scoring of a submission by a buffer manager, behind an interface a
 // user can replace (BufferManagerOptions::scorer). The default, ModesScorer,
 // follows torchgfn's ModesReplayBufferManager.scoring_function
 // (tutorials/examples/train_hypergrid.py):

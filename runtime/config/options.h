@@ -21,7 +21,7 @@ struct LayoutOptions {
 };
 
 struct TransportConfig {
-  std::string backend = "mpi";                             ///< "mpi" (issue 3 adds "torch")
+  std::string backend = "mpi";                             ///< "mpi" | "torch"
   std::size_t max_message_bytes = std::size_t{256} << 20;  ///< bytes
   double timeout_s = 300.0;  ///< seconds; every blocking wait on a peer
 };
@@ -107,7 +107,7 @@ struct BufferOptions {
   /// a submission when the next one is made (or at shutdown); the trainer does not wait
   /// for the manager between submissions.
   std::string submit_mode = "sync";
-  // --- issue 7: protocol in depth (roles/; defaults keep the earlier behaviour) ---
+  // --- the protocol in depth (roles/; defaults keep the simplest behaviour) ---
   // "sync" | "async" above, or "fire_and_forget": isend, no SCORE is sent back.
   std::string payload = "full";            ///< "full" (manager may store) | "scoring_only"
   bool store = true;                       ///< the manager keeps submitted items

@@ -5,7 +5,7 @@
 // tutorials/examples/train_hypergrid.py training loop (without averaging, which the
 // trainer role adds around it).
 //
-// Log-probabilities (issue 5; torchgfn's save_logprobs / recalculate_all_logprobs):
+// Log-probabilities (torchgfn's save_logprobs / recalculate_all_logprobs):
 //  * on-policy iterations (train.epsilon == 0 and train.temperature == 1) on the generic
 //    path, with a loss that evaluates only the batch's rows (Loss::reuses_sampled_outputs:
 //    all but "fm"), REUSE the sampling forward: the sampler runs the network with
@@ -28,7 +28,7 @@
 // mode); validation uses the mean weights (eval mode).
 //
 // Batch composition (one `if` per iteration when neither is used):
-//  * remote items (issue 7 remote sampling): terminating states queued with
+//  * remote items (remote sampling): terminating states queued with
 //    queue_replayed_states() (by the trainer role, from its buffer manager) are used at
 //    the next iteration, at most batch_size of them: each becomes a trajectory sampled
 //    BACKWARD from it with PB (sample_backward_actions, sampler.h); the rest of the batch
@@ -161,7 +161,7 @@ class Learner {
   /// Remote states waiting for the next iteration.
   std::int64_t queued_replayed_states() const;
   /// Queues remote trajectories given as packed forward action sequences (exit last;
-  /// runtime/buffer/packed_trajectories.h; issue 7 full payloads): rebuilt now by replaying
+  /// runtime/buffer/packed_trajectories.h; full payloads): rebuilt now by replaying
   /// the actions from s0 in env()
   /// (trajectories_from_actions; log rewards = env().log_reward of the terminating states),
   /// trained on at the next iteration before any queued states (at most batch_size remote

@@ -80,7 +80,7 @@ std::optional<std::string> first_env(std::initializer_list<const char*> names,
 /// MASTER_PORT is outside 0..65535.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
-/// As above, with explicit values first (issue 3 "Launch environment": explicit config
+/// As above, with explicit values first (README "Launch values": explicit config
 /// values, then torchrun, Open MPI, PMI/PMIx, MVAPICH, Slurm):
 /// - explicit rank and world size (both or neither) replace the launcher's; the
 ///   launcher's variables are then not read for rank, world size, local rank or local

@@ -213,8 +213,8 @@ void print_report(const BenchResult& r, std::ostream& out) {
   if (r.blas_core == "Prescott" && wide_cpu) {
     fmt::print(out,
                "#  WARNING   OpenBLAS chose its generic Prescott (SSE3) kernels on a CPU with{}:\n"
-               "#            OpenBLAS < 0.3.25 does not recognise this CPU model (OpenBLAS issue "
-               "#4267).\n#            Set OPENBLAS_CORETYPE={} in the environment (read when the "
+               "#            OpenBLAS < 0.3.25 does not recognise this CPU model.\n#            "
+               "Set OPENBLAS_CORETYPE={} in the environment (read when the "
                "library loads).\n",
                cpu_features(), __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
   }

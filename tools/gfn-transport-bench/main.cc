@@ -1,7 +1,7 @@
 // gfn-transport-bench: latency and bandwidth of the transport backends against raw MPI
 // and raw Gloo, and of the trainer -> manager submission pattern, in the style of
 // nccl-tests (size sweep, warm-up and timed iterations, every payload checked, one
-// table row per size). README "Transport benchmark"; issue 3.
+// table row per size). README "Transport benchmark".
 //
 //   OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root --oversubscribe
 //       --bind-to none -np 2 build/bin/gfn-transport-bench -b 1 -e 64M -f 2 -w 5 -n 100
@@ -10,7 +10,7 @@
 // torch (recv_into), and the submission pattern.
 //
 // Exactly 2 ranks on one host. Exit codes: 0 success; 1 a payload was wrong or a
-// method failed; 2 bad command line; 3 a goal of issue 3 failed (with --require-goals).
+// method failed; 2 bad command line; 3 a transport goal failed (with --require-goals).
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -86,7 +86,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--timeout", o.timeout_s, "Receive timeout of every method (seconds)")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
-  app.add_flag("--require-goals", o.require_goals, "Exit 3 when a goal of issue 3 fails");
+  app.add_flag("--require-goals", o.require_goals, "Exit 3 when a transport goal fails");
 }
 
 bool wants(const Options& o, const std::string& method) {

@@ -205,7 +205,7 @@ std::vector<GoalResult> evaluate_goals(const std::map<std::size_t, SizeRow>& swe
 }
 
 void print_goals(const std::vector<GoalResult>& goals, std::int64_t wrong, std::int64_t checked) {
-  fmt::print("#\n# Goals of issue 3 (figures of this run):\n");
+  fmt::print("#\n# Transport goals (figures of this run):\n");
   for (const auto& g : goals) {
     const char* verdict = !g.evaluated      ? "n/a"
                           : g.informational ? "info"

@@ -1,6 +1,6 @@
 #pragma once
 // Printing of gfn-transport-bench (nccl-tests style: '#' comment lines, one row per
-// size printed as soon as it is measured) and the goals of issue 3 evaluated on the
+// size printed as soon as it is measured) and the transport goals evaluated on the
 // figures of the same run. Rank 0 only; not thread-safe (writes stdout).
 
 #include <cstddef>
@@ -43,7 +43,7 @@ struct RunInfo {
 /// Figures of one size: method name -> measurement (only the methods that ran).
 using SizeRow = std::map<std::string, Measurement>;
 
-/// One goal of issue 3 and its value in this run.
+/// One transport goal and its value in this run.
 struct GoalResult {
   std::string name;        ///< e.g. "small-message round trip"
   std::string criterion;   ///< e.g. "mpi / raw-mpi median round trip <= 2.00x for sizes <= 4 KiB"
@@ -64,7 +64,7 @@ void print_sweep_row(std::size_t bytes, const SizeRow& row);
 void print_submission(const SubmissionShape& shape, const SubmissionBytes& bytes,
                       const std::map<std::string, Measurement>& rows);
 
-/// The three goals of issue 3 from the sweep rows (sizes -> row) and the submission rows,
+/// The three transport goals from the sweep rows (sizes -> row) and the submission rows,
 /// then one informational line: the bandwidth share of mpi-fresh (plain recv).
 std::vector<GoalResult> evaluate_goals(const std::map<std::size_t, SizeRow>& sweep,
                                        const std::map<std::string, Measurement>& submission);

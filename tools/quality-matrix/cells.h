@@ -1,5 +1,5 @@
 #pragma once
-// The cells of the quality matrix (issue 5, "Quality bar"): every loss x {HyperGrid 2D
+// The cells of the quality matrix (README "Quality matrix"): every loss x {HyperGrid 2D
 // h8, HyperGrid 4D h8} x {no replay buffer, replay buffer}, plus DiscreteEBM ndim 2/4 x
 // alpha 0.1/1.0, each a single-rank `gfn-train` run (world of one), batch 128, seed 1
 // (TB cells: seeds 1..n, mean +- std). Each cell carries torchgfn's published test

@@ -1,4 +1,4 @@
-// gfn-quality-matrix: runs the quality matrix of issue 5 ("Quality bar") with gfn-train
+// gfn-quality-matrix: runs the quality matrix (README "Quality matrix") with gfn-train
 // (one single-rank run per cell and seed) and writes a markdown table.
 //
 //   build/bin/gfn-quality-matrix --gfn-train build/bin/gfn-train
@@ -50,7 +50,7 @@ std::vector<std::string> replay_probe_sets(const ReplaySettings& rs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Runs gfn-train over the issue-5 quality matrix and writes a markdown table"};
+  CLI::App app{"Runs gfn-train over the quality matrix and writes a markdown table"};
   std::string gfn_train, repo = ".", out_dir = "runs/quality-matrix";
   std::string table_path = "tools/quality-matrix/last_table.md", only;
   int tb_seeds = 3;

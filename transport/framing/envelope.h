@@ -29,7 +29,7 @@ namespace gfn::transport {
 
 constexpr std::uint8_t kEnvelopeMagic[4] = {'G', 'F', 'N', 'M'};
 /// Version of the wire format, envelope AND the protocol inside it: a receiver refuses
-/// any other. History: 1 = issue 7 protocol; 2 = one message type per meaning (EXIT and
+/// any other. History: 1 = the first protocol; 2 = one message type per meaning (EXIT and
 /// BASELINE_SYNC split, roles/protocol/message_table.h).
 constexpr std::uint16_t kWireVersion = 2;
 constexpr std::size_t kEnvelopeHeaderBytes = 16;

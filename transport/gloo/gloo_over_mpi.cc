@@ -1,4 +1,4 @@
-// The MPI bootstrap of the torch backend (issue 3): under mpirun there is no
+// The MPI bootstrap of the torch backend: under mpirun there is no
 // MASTER_ADDR / MASTER_PORT, so rank 0 opens the TCPStore on a free port and tells
 // the others over MPI_COMM_WORLD. Plain MPI calls, for this bootstrap only.
 #include <mpi.h>

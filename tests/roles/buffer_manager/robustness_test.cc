@@ -1,4 +1,4 @@
-// Robustness of the trainer / buffer-manager / coordinator protocol (issue 7), under
+// Robustness of the trainer / buffer-manager / coordinator protocol, under
 // mpirun -np 4 with either backend (--backend=mpi|torch):
 //   - a fake trainer sends garbage bytes, an unknown message type, an unexpected type,
 //     a truncated DATA payload and a malformed query: each is answered with an ERROR

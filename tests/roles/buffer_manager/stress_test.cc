@@ -1,4 +1,4 @@
-// Stress test of the protocol (issue 7): 7 trainers : 1 buffer manager + coordinator
+// Stress test of the protocol: 7 trainers : 1 buffer manager + coordinator
 // (mpirun -np 9, oversubscribed), async submission of full payloads (with trajectories)
 // with metadata queries, remote sample requests (GET_SAMPLE, rate limited; each sampled
 // trajectory must match its state) and population-stats queries interleaved. Every

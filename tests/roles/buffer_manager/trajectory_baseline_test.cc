@@ -1,4 +1,4 @@
-// Issue 7 under mpirun -np 4 (either backend, --backend=mpi|torch): ranks 0 and 1 are
+// Protocol under mpirun -np 4 (either backend, --backend=mpi|torch): ranks 0 and 1 are
 // scripted trainers, rank 2 the buffer manager, rank 3 the coordinator.
 //   - full payloads carry trajectories; a SAMPLE returns each stored trajectory
 //     byte-identical (items submitted without one come back with length 0); malformed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7 end to end: runs tests/tools/run_e2e.sh (gfn-train under mpirun + check_summary,
+# The protocol options end to end: runs tests/tools/run_e2e.sh (gfn-train under mpirun + check_summary,
 # which checks every submitted item was counted once), then requires each summary.json
 # field named in FIELDS (space-separated) to be a positive integer, e.g.
 # "remote_trajectories_trained" (trainers trained on remote full trajectories as given)

@@ -1,4 +1,4 @@
-// Full payloads in one process (issue 7): the trajectories a trainer submits, packed by
+// Full payloads in one process: the trajectories a trainer submits, packed by
 // core::pack_trajectories (runtime/buffer/packed_trajectories.h), survive the manager's
 // replay table byte-identical, and a
 // Learner trains on remote trajectories as given (replayed in the environment, not

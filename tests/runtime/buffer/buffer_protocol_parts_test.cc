@@ -1,4 +1,4 @@
-// Units of the buffer manager's building blocks (issue 7): baselines over the manager's
+// Units of the buffer manager's building blocks: baselines over the manager's
 // replay table, the Reverb-style rate limiter and the default ModesScorer. (The table
 // itself: table_test.cc.)
 #include <gtest/gtest.h>

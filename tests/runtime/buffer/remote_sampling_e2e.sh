@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remote sampling end to end (issue 7): runs tests/tools/run_e2e.sh (gfn-train under
+# Remote sampling end to end: runs tests/tools/run_e2e.sh (gfn-train under
 # mpirun + check_summary), then requires that the trainers trained on replayed items
 # from their manager: summary.json's remote_items_trained (backward trajectories from
 # the manager's terminating states, summed over trainers) must be > 0.

@@ -1,6 +1,6 @@
 // NoisyNet layers, off-policy / replayed / remote (backward) trajectories, batch mixing
-// and short training runs with each local replay buffer kind (issue 5 "Estimators and
-// exploration", issue 7 remote sampling).
+// and short training runs with each local replay buffer kind (estimators and
+// exploration, remote sampling).
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// On-policy reuse of the sampling forward (issue 5; torchgfn save_logprobs /
+// On-policy reuse of the sampling forward (torchgfn save_logprobs /
 // recalculate_all_logprobs): the loss value and every parameter gradient must equal
 // those of recomputation, for every loss that reuses, tied and untied models, NoisyNet
 // layers, and batches mixed with replayed / remote trajectories; off-policy settings

@@ -1,4 +1,4 @@
-// Validation metrics of issue 5: torchgfn's l1_dist over visited terminating states
+// Validation metrics: torchgfn's l1_dist over visited terminating states
 // (visited_states.h), Spearman's rank correlation (rank_correlation.h), the importance-
 // sampling estimate of log p_theta(x) (marginal_log_prob.h) and the BitSequence test set
 // of the TB paper's bit-sequence metric.
