@@ -2,13 +2,17 @@
 # Installs gfn-runtime's dependencies (Debian 12 packages) if any is missing, then
 # configures and builds the project into build/ (Release, Ninja, ccache, -j2).
 # Idempotent: a second run only rebuilds what changed. Used by run_demo.sh and
-# run_tests.sh (the README's two commands) and by .ci/run.
+# run_tests.sh (the README's two commands) and by .ci/run. With --install-only it
+# installs and stops before the build (run_tests.sh checks formatting in between).
 set -euo pipefail
+install_only=0
+if [ "${1:-}" = "--install-only" ]; then install_only=1; fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(g++ cmake ninja-build ccache libtorch-dev libgloo-dev libopenblas0-pthread
   libopenmpi-dev openmpi-bin libcereal-dev libspdlog-dev libfmt-dev libboost-dev
-  libyaml-cpp-dev libcli11-dev libgtest-dev nlohmann-json3-dev libnanoflann-dev librapidcheck-dev)
+  libyaml-cpp-dev libcli11-dev libgtest-dev nlohmann-json3-dev libnanoflann-dev librapidcheck-dev
+  clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,6 +25,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
     "${missing[@]}"
 fi
+
+if ((install_only)); then exit 0; fi
 
 # ccache across checkouts (CI builds in a fresh clone every time).
 export CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=1
