@@ -1,5 +1,5 @@
 #pragma once
-// One training job, as run by every rank of `gfn-train` (DESIGN.md sections 3-4):
+// One training job, as run by every rank of `gfn-train` (docs/architecture.md):
 // plan the layout (refused before any communication if impossible), create the
 // transport and groups, run this rank's role (trainer, buffer manager or
 // coordinator), then gather every rank's step timings to rank 0 for the time and

@@ -1,6 +1,6 @@
 #pragma once
-// Model and gradient averaging within a process group (DESIGN.md section 2,
-// "Averaging"). Mirrors torchgfn gfn.utils.distributed.average_models /
+// Model and gradient averaging within a process group (docs/architecture.md,
+// "One training iteration"). Mirrors torchgfn gfn.utils.distributed.average_models /
 // average_gradients, with two deliberate differences:
 //  - the sum is divided by the GROUP size (torchgfn divides by the world size,
 //    which is wrong whenever the group is not the whole world);

@@ -1,5 +1,5 @@
 #pragma once
-// Async send handle (DESIGN.md section 2), in the spirit of c10d's Work:
+// Async send handle in the spirit of c10d's Work:
 // is_complete() polls, wait(timeout) blocks and rethrows a send error, and the
 // handle owns the payload buffer until the send has completed. Destroying an
 // incomplete handle waits for completion (it never frees a buffer under a pending

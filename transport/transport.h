@@ -1,5 +1,5 @@
 #pragma once
-// The narrow transport interface of gfn-runtime (DESIGN.md section 2).
+// The narrow transport interface of gfn-runtime (docs/architecture.md).
 //
 // Backends (transport/mpi/, later transport/gloo/) implement only the pure
 // virtual primitives below; framing (transport/framing/) and collective helpers

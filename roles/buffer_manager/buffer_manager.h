@@ -1,5 +1,5 @@
 #pragma once
-// The replay-buffer manager role (DESIGN.md section 3; torchgfn's
+// The replay-buffer manager role (docs/architecture.md; torchgfn's
 // ReplayBufferManager / ModesReplayBufferManager). It loops on recv(any source, kData):
 //   DATA          -> validate it (sizes; for full payloads the trajectories: lengths,
 //                    actions in range, exit last — protocol/trajectory_payload.h), score

@@ -1,5 +1,5 @@
 #pragma once
-// Distributed context of one rank (DESIGN.md section 4; torchgfn's
+// Distributed context of one rank (docs/architecture.md; torchgfn's
 // DistributedContext / initialize_distributed_compute): the transport, the role
 // layout, this rank's role and peers, and the process groups it belongs to.
 //

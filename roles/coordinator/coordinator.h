@@ -1,5 +1,5 @@
 #pragma once
-// The coordinator role (DESIGN.md section 3): the last rank, optional. On tag
+// The coordinator role (docs/architecture.md): the last rank, optional. On tag
 // kControl it receives:
 //   MODE_REPORT          (managers) modes newly found, with the submitting trainer rank;
 //                        aggregated into one global set, each first discovery credited to

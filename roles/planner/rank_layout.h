@@ -1,5 +1,5 @@
 #pragma once
-// The role planner (DESIGN.md section 1): a pure function from the shape of the
+// The role planner (README "Layouts"): a pure function from the shape of the
 // world to a layout of trainer, buffer-manager and coordinator ranks. No
 // communication happens here: every rank computes the same layout from the same
 // request, and every impossible request is refused before any process group is

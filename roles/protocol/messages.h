@@ -1,6 +1,6 @@
 #pragma once
-// Payloads of the trainer / buffer-manager / coordinator protocol (DESIGN.md
-// sections 2-3; message types follow torchgfn's MessageType). Each payload is a
+// Payloads of the trainer / buffer-manager / coordinator protocol (README
+// "Replay-buffer protocol"; message types follow torchgfn's MessageType). Each payload is a
 // cereal-serializable struct carried inside the transport envelope
 // (transport/framing). Which message type carries which payload, from which role to
 // which on which tag, and what answers it, is defined once in

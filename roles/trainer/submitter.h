@@ -1,5 +1,5 @@
 #pragma once
-// Trainer -> buffer-manager submissions (DESIGN.md section 3; torchgfn's
+// Trainer -> buffer-manager submissions (docs/architecture.md, "One submission"; torchgfn's
 // ReplayBuffer(remote_manager_rank=...)): a DATA message with terminating states, log
 // rewards and (full payloads) the trajectories as action sequences on tag kData,
 // answered by a SCORE on the same tag. Scoring-only payloads never carry trajectories.

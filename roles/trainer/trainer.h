@@ -1,5 +1,5 @@
 #pragma once
-// The trainer role (DESIGN.md section 3; torchgfn's distributed
+// The trainer role (docs/architecture.md; torchgfn's distributed
 // train_hypergrid loop). Per iteration:
 //   1. sample its share of the global batch (train.batch_size / num_trainers)
 //      trajectories from PF, compute the Trajectory Balance loss, backward, Adam step
@@ -35,7 +35,7 @@ class TimingTable;
 
 namespace gfn::roles {
 
-/// Final validation metrics (trainer-group rank 0 only), DESIGN.md section 4.
+/// Final validation metrics (trainer-group rank 0 only), README "summary.json".
 struct FinalMetrics {
   double l1_exact = 0;    ///< Σ_x |P_θ(x) − P_true(x)|, exact terminating distribution
   double l1_sampled = 0;  ///< Σ_x |empirical(x) − P_true(x)| over validation.n_samples

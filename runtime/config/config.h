@@ -1,7 +1,7 @@
 #pragma once
 // Experiment configuration: a YAML file (yaml-cpp) read into the typed structs of
 // runtime/config/options.h, then `--set section.key=value` overrides, then
-// validation (DESIGN.md section 4). Precedence: defaults < file < overrides (in
+// validation (README "Configuration"). Precedence: defaults < file < overrides (in
 // command-line order; the last --set of a key wins).
 //
 // The loader is table-driven: config.cc holds one registry line per field (YAML

@@ -10,7 +10,7 @@
 
 namespace gfn::config {
 
-/// Role layout (DESIGN.md section 1; torchgfn RankLayout semantics).
+/// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
   int num_buffers = 0;       ///< replay-buffer manager ranks (0 = no remote buffer)
   int num_agent_groups = 1;  ///< trainers are split into this many averaging groups

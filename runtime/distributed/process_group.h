@@ -1,5 +1,5 @@
 #pragma once
-// The process-wide default process group (DESIGN.md section 6), with the semantics of
+// The process-wide default process group (README "Seed libraries"), with the semantics of
 // helios.core.distributed: init_dist / shutdown_dist / is_dist_active,
 // is_using_torchrun, DistributedInfo and the rank / world-size getters, safe_barrier.
 //

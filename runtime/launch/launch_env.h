@@ -1,6 +1,6 @@
 #pragma once
 // Where this process sits in the job, read from the launcher's environment
-// variables before any communication (DESIGN.md section 4). Mirrors
+// variables before any communication (README "Launch values"). Mirrors
 // helios.core.distributed (is_using_torchrun, get_local_rank, get_global_rank,
 // get_local_world_size, get_world_size) and torchgfn's `_first_env`.
 

@@ -1,6 +1,6 @@
 #pragma once
 // spdlog set-up: every line is tagged with the rank and role of the process that
-// wrote it (DESIGN.md section 4), e.g.
+// wrote it, e.g.
 //   [12:00:01.123] [rank 2 manager] [info] scored 64 trajectories
 // plus rank-filtered helpers with the semantics of helios.core.distributed's
 // global_print (only global rank 0 prints) and local_print (only local rank 0).

@@ -1,5 +1,5 @@
 #pragma once
-// Graceful stop on SIGINT / SIGTERM (DESIGN.md "Shutdown"), with a Boost.Asio
+// Graceful stop on SIGINT / SIGTERM (docs/architecture.md, "Shutdown"), with a Boost.Asio
 // signal_set served by a background thread. Trainers poll stop_requested() once
 // per iteration, finish the iteration, drain pending messages and send TRAINER_EXIT;
 // managers and the coordinator keep serving until their peers have exited.

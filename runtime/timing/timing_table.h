@@ -1,5 +1,5 @@
 #pragma once
-// Per-iteration step timings of one rank (DESIGN.md section 4): the C++ form of
+// Per-iteration step timings of one rank: the C++ form of
 // torchgfn's timing dictionary `{"step_name": [iter0_time, iter1_time, ...]}`,
 // consumed by report_time_info / report_load_imbalance (runtime/timing/reports.h).
 

@@ -1,7 +1,7 @@
 #pragma once
 // A cereal input archive for untrusted bytes: reads the format of
 // cereal::BinaryOutputArchive from a memory span, but never allocates more than
-// the bytes actually present because a size field says so (TOOLCHAIN.md: plain
+// the bytes actually present because a size field says so (plain
 // cereal::BinaryInputArchive resizes a vector to whatever its size field claims).
 //
 // Bounds, checked before any allocation:

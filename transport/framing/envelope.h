@@ -1,5 +1,5 @@
 #pragma once
-// The message envelope (DESIGN.md section 2, "Messages"): a fixed 16-byte header
+// The message envelope (docs/architecture.md, "One submission"): a fixed 16-byte header
 // followed by the payload.
 //
 //   offset 0  magic           4 bytes  "GFNM"

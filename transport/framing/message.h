@@ -1,6 +1,6 @@
 #pragma once
 // Typed messages: an envelope (transport/framing/envelope.h) around a cereal
-// binary payload (DESIGN.md section 2, "Messages").
+// binary payload (docs/architecture.md, "One submission").
 //
 //   Bytes b = encode_message(EnvelopeType{1}, point);        // sender
 //   Message m = decode_envelope(received.bytes, cap);         // receiver

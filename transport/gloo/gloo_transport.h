@@ -1,5 +1,5 @@
 #pragma once
-// The torch backend of the transport interface (DESIGN.md section 2): LibTorch
+// The torch backend of the transport interface (README "Backends and launchers"): LibTorch
 // c10d ProcessGroupGloo over a c10d::TCPStore rendezvous.
 //
 // Wire protocol (point-to-point), as torchgfn's gfn.utils.distributed
@@ -20,7 +20,7 @@
 // flight the storage stays with the posted receive and the buffer is left empty.
 //
 // Why the length comes first: a Gloo receive into a buffer smaller than the
-// incoming message kills the process (TOOLCHAIN.md), so the receiver allocates
+// incoming message kills the process, so the receiver allocates
 // exactly the announced length.
 //
 // Receives: every length on a tag is received by one any-source listener per tag
