@@ -94,7 +94,8 @@ BenchResult run_bench(const config::ExperimentConfig& config, const std::string&
   double load[1];
   if (getloadavg(load, 1) == 1) r.load_average = load[0];
 
-  core::Learner learner(config.env, config.model, config.train, config.train.seed);
+  core::Learner learner(config.env, config.model, config.train, config.train.seed,
+                        config::ReplayOptions{}, config.engine);
   const std::int64_t batch = config.train.batch_size;
   for (int i = 0; i < options.warmup; ++i) learner.train_iteration(batch);
 
