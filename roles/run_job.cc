@@ -46,6 +46,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// summary.json "engine": the paths the trainer's engine took (Learner::engine_paths, e.g.
+// state_table auto -> on | off) and the process set-up (OpenBLAS core type in effect,
+// malloc tuning) from the `engine:` options.
+nlohmann::json engine_summary(const config::EngineOptions& engine,
+                              const std::map<std::string, std::string>& paths) {
+  nlohmann::json out = paths;
+  const char* core = std::getenv("OPENBLAS_CORETYPE");  // set by select_blas_kernels or the user
+  out["blas_kernels"] = config::enum_name(engine.blas_kernels);
+  out["openblas_coretype"] = core != nullptr ? core : "";
+  out["malloc_tune"] =
+      engine.malloc_tune && std::getenv("GLIBC_TUNABLES") == nullptr ? "on" : "off";
+  return out;
+}
+
 /// CPU time (user + system, seconds) this process has consumed so far, all threads
 /// (getrusage RUSAGE_SELF).
 double process_cpu_seconds() {
@@ -285,6 +299,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
     summary["remote_trajectories_trained"] = submitted_totals[4];  // of which as submitted
     summary["baseline_updates"] = submitted_totals[5];             // fire-and-forget baseline feed
     summary["config"] = config.source_file;
+    summary["engine"] = engine_summary(config.engine, trainer_result.engine);
     output::ensure_directory(config.output.dir);
     output::write_json(config.output.dir + "/summary.json", summary);
     output::write_text(config.output.dir + "/config.yaml", config::to_yaml(config) + "\n");

@@ -42,9 +42,8 @@ std::string choose_openblas_coretype(const std::string& flags_text) {
   return "";
 }
 
-void select_blas_kernels(int argc, char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE")) return;
-  if (const char* opt = std::getenv("GFN_BLAS_AUTO"); opt && std::strcmp(opt, "0") == 0) return;
+void select_blas_kernels(bool auto_select, int argc, char** argv) {
+  if (!auto_select || std::getenv("OPENBLAS_CORETYPE")) return;
   const std::string core = choose_openblas_coretype(cpu_flags());
   if (core.empty()) return;
   setenv("OPENBLAS_CORETYPE", core.c_str(), 1);

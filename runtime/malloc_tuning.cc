@@ -8,9 +8,8 @@
 
 namespace gfn::runtime {
 
-bool tune_malloc_for_training() {
-  const char* flag = std::getenv("GFN_MALLOC_TUNE");
-  if (flag != nullptr && std::strcmp(flag, "0") == 0) return false;
+bool tune_malloc_for_training(bool enabled) {
+  if (!enabled) return false;
   if (std::getenv("GLIBC_TUNABLES") != nullptr) return false;
   // Setting either threshold also turns off glibc's dynamic mmap threshold.
   const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMallocMmapThreshold)) == 1;

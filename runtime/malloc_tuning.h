@@ -21,11 +21,11 @@ inline constexpr std::size_t kMallocMmapThreshold = std::size_t{32} << 20;
 inline constexpr std::size_t kMallocTrimThreshold = std::size_t{512} << 20;
 
 /// Call at the start of main(), before other threads exist (mallopt is not meant to
-/// race with allocations). Unless the environment variable GFN_MALLOC_TUNE is "0" or
-/// GLIBC_TUNABLES is set (the user's own malloc settings win): mallopt(M_MMAP_THRESHOLD,
+/// race with allocations). If `enabled` (engine.malloc_tune) and GLIBC_TUNABLES is not set
+/// (the user's own malloc settings win): mallopt(M_MMAP_THRESHOLD,
 /// kMallocMmapThreshold) and mallopt(M_TRIM_THRESHOLD, kMallocTrimThreshold). Returns
 /// true if both calls succeeded, false if skipped or refused (then a warning on stderr).
 /// Cost: up to kMallocTrimThreshold of freed memory may stay mapped in the process.
-bool tune_malloc_for_training();
+bool tune_malloc_for_training(bool enabled);
 
 }  // namespace gfn::runtime

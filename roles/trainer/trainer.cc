@@ -176,7 +176,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   const std::int64_t iterations = config.iterations();
   core::Learner learner(config.env, config.model, config.train,
                         config.train.seed + static_cast<std::uint64_t>(transport.rank()),
-                        config.replay);
+                        config.replay, config.engine);
   // Width of a state row (HyperGrid: env.ndim; BitSequence: seq_size / word_size).
   const int ndim = static_cast<int>(learner.env().state_dim());
   // torchgfn's l1_dist: the last validation.n_samples terminating states this (leader)
@@ -206,6 +206,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
 
   TrainerResult result;
+  result.engine = learner.engine_paths();
   PendingBatch pending;
   std::optional<Submitter> submitter;
   if (setup.assigned_buffer >= 0) {

@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "roles/protocol/messages.h"
@@ -73,6 +75,8 @@ struct TrainerResult {
   /// Set on trainer-group rank 0 only, when the final validation ran.
   bool has_final_metrics = false;
   FinalMetrics final_metrics;
+  /// The paths the engine options resolved to (core::Learner::engine_paths; summary.json).
+  std::map<std::string, std::string> engine;
 };
 
 struct TrainerSetup {

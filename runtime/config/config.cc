@@ -127,8 +127,10 @@ const std::vector<std::string> kRemoteSamplers = {"prioritized", "uniform"};
 // The registry: one entry per field.
 
 template <class T>
-const char* type_name() {
-  if constexpr (std::is_same_v<T, bool>) {
+std::string type_name() {
+  if constexpr (std::is_enum_v<T>) {
+    return "one of: " + enum_choices<T>();
+  } else if constexpr (std::is_same_v<T, bool>) {
     return "a boolean (true/false)";
   } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
     return "a non-negative integer";
@@ -163,11 +165,18 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
   f.assign = [section, member](C& c, const YAML::Node& node) {
     if (!node.IsScalar()) return false;
     T value{};
+    if constexpr (std::is_enum_v<T>) {
+      if (!parse_enum(node.Scalar(), value)) return false;
+      (c.*section).*member = value;
+      return true;
+    }
     if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
       if (!node.Scalar().empty() && node.Scalar()[0] == '-') return false;
     }
-    if (!YAML::convert<T>::decode(node, value)) return false;
-    (c.*section).*member = value;
+    if constexpr (!std::is_enum_v<T>) {
+      if (!YAML::convert<T>::decode(node, value)) return false;
+      (c.*section).*member = value;
+    }
     return true;
   };
   f.emit = [section, member, name = f.name](YAML::Emitter& out, const C& c) {
@@ -180,12 +189,22 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
         return;
       }
     }
-    out << value;
+    if constexpr (std::is_enum_v<T>) {
+      out << enum_name(value);
+    } else {
+      out << value;
+    }
   };
   f.problem = [section, member, rule](const C& c) -> std::string {
     return rule((c.*section).*member);
   };
-  f.show = [section, member](const C& c) { return fmt::format("{}", (c.*section).*member); };
+  f.show = [section, member](const C& c) -> std::string {
+    if constexpr (std::is_enum_v<T>) {
+      return enum_name((c.*section).*member);
+    } else {
+      return fmt::format("{}", (c.*section).*member);
+    }
+  };
   return f;
 }
 
@@ -310,6 +329,15 @@ const std::vector<Field>& registry() {
             at_least(0)),
       field("output.dir", &C::output, &OutputOptions::dir, non_empty()),
       field("output.log_every", &C::output, &OutputOptions::log_every, at_least(1)),
+      field("engine.state_table", &C::engine, &EngineOptions::state_table),
+      field("engine.table_backward", &C::engine, &EngineOptions::table_backward),
+      field("engine.fused_tb", &C::engine, &EngineOptions::fused_tb),
+      field("engine.optimizer", &C::engine, &EngineOptions::optimizer),
+      field("engine.fused_adam", &C::engine, &EngineOptions::fused_adam),
+      field("engine.plain_loops", &C::engine, &EngineOptions::plain_loops),
+      field("engine.reuse_logprobs", &C::engine, &EngineOptions::reuse_logprobs),
+      field("engine.blas_kernels", &C::engine, &EngineOptions::blas_kernels),
+      field("engine.malloc_tune", &C::engine, &EngineOptions::malloc_tune),
   };
   return kFields;
 }

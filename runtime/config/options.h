@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/config/engine_options.h"
+
 namespace gfn::config {
 
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
@@ -191,6 +193,7 @@ struct ExperimentConfig {
   ReplayOptions replay;
   ValidationOptions validation;
   OutputOptions output;
+  EngineOptions engine;     ///< numerical paths and process set-up (engine_options.h)
   std::string source_file;  ///< the YAML file it came from ("" for defaults)
 
   /// Iterations to run: train.n_iterations if > 0, else ceil(n_trajectories / batch_size).

@@ -186,18 +186,17 @@ bool is_plain_float(const at::Tensor& t) {
   return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu();
 }
 
-// at::linear(x, w, b) (then ReLU if relu), same values. With plain_loops_enabled() and
+// at::linear(x, w, b) (then ReLU if relu), same values. With loops (engine.plain_loops) and
 // contiguous float32 CPU tensors, the bias is copied into the output rows by memcpy and the
 // GEMM accumulates onto it with addmm_out(y, y, x, w^T): the same GEMM call (beta = 1 on
 // the same C) as addmm's, so bit-identical, and still recorded as aten::addmm (the GEMM
 // probe of tools/gfn-bench-train); ReLU is one loop in place. Why: at 2-D h8 the table's
 // forward runs on 64 rows, where at::linear's broadcast copy of the bias (a TensorIterator)
 // and relu_'s dispatch cost more than their arithmetic.
-at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
-                          bool relu) {
-  if (!plain_loops_enabled() || !is_plain_float(x) || !is_plain_float(w) || !is_plain_float(b) ||
-      x.dim() != 2 || w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) ||
-      x.size(1) != w.size(1)) {
+at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool relu,
+                          bool loops) {
+  if (!loops || !is_plain_float(x) || !is_plain_float(w) || !is_plain_float(b) || x.dim() != 2 ||
+      w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) || x.size(1) != w.size(1)) {
     at::Tensor y = at::linear(x, w, b);
     return relu ? y.relu_() : y;
   }
@@ -208,24 +207,25 @@ at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Te
   for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
   // W^T as a view built without dispatch (transposed_view, plain_loops.h): the same
   // operand as w.t() for the same GEMM, 3 ATen calls less per layer.
-  at::addmm_out(y, y, x, transposed_view(w));
+  at::addmm_out(y, y, x, transposed_view(w, loops));
   if (relu) relu_in_place(yd, m * n);
   return y;
 }
 
-void run_nets(const std::vector<Net>& nets, const at::Tensor& x, NetsForward& out) {
+void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, NetsForward& out) {
   at::NoGradGuard no_grad;
   for (const Net& net : nets) {
     at::Tensor h = x;
     out.acts.push_back(x);
     for (std::int64_t i = 0; i < net.n_trunk; ++i) {
       const auto w = static_cast<std::size_t>(2 * i);
-      h = linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true);
+      h = linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true, loops);
       out.acts.push_back(h);
     }
     for (std::size_t k = 0; k < net.heads.size(); ++k) {
       const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
-      out.heads.push_back(linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false));
+      out.heads.push_back(
+          linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false, loops));
     }
   }
 }
@@ -247,12 +247,10 @@ void run_nets(const std::vector<Net>& nets, const at::Tensor& x, NetsForward& ou
 // input needs a gradient (it never receives one). Their versions are checked instead of
 // autograd's saved-variable check (std::logic_error if modified in place before backward).
 struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
-                                                at::TensorList vars, std::vector<at::Tensor> params,
-                                                std::vector<at::Tensor> acts,
-                                                std::vector<at::Tensor> head_outputs,
-                                                std::vector<std::int64_t> layout,
-                                                std::vector<std::int64_t> var_of_param) {
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, at::TensorList vars, std::vector<at::Tensor> params,
+      std::vector<at::Tensor> acts, std::vector<at::Tensor> head_outputs,
+      std::vector<std::int64_t> layout, std::vector<std::int64_t> var_of_param, bool loops) {
     std::vector<std::int64_t> versions;
     for (std::size_t i = 0; i < params.size(); ++i) {
       versions.push_back(var_of_param[i] < 0 ? static_cast<std::int64_t>(params[i]._version()) : 0);
@@ -264,6 +262,7 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     ctx->saved_data["layout"] = std::move(layout);
     ctx->saved_data["var_of_param"] = std::move(var_of_param);
     ctx->saved_data["versions"] = std::move(versions);
+    ctx->saved_data["loops"] = loops;
     return head_outputs;
   }
 
@@ -275,10 +274,11 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     const auto layout = ctx->saved_data["layout"].toIntVector();
     const auto var_of_param = ctx->saved_data["var_of_param"].toIntVector();
     const auto versions = ctx->saved_data["versions"].toIntVector();
+    const bool loops = ctx->saved_data["loops"].toBool();
     // One gradient per forward argument: vars, then params, acts, head_outputs, layout,
-    // var_of_param.
+    // var_of_param, loops.
     torch::autograd::variable_list grads(
-        static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 5);
+        static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 6);
     // The .grad to accumulate parameter i's gradient into, or nullptr (return it).
     auto sink = [&](std::size_t i) -> at::Tensor* {
       if (var_of_param[i] >= 0) return nullptr;
@@ -297,18 +297,18 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     // Gradients of Linear(in -> out) with parameters (W, b) at index w, given dy [M, out]
     // and its input x [M, in].
     auto linear_grads = [&](std::size_t w, const at::Tensor& dy, const at::Tensor& x) {
-      // dy^T without dispatch (transposed_view: m.t() when GFN_PLAIN_LOOPS=0), same GEMM.
-      const at::Tensor dy_t = transposed_view(dy);
+      // dy^T without dispatch (transposed_view: m.t() without loops), same GEMM.
+      const at::Tensor dy_t = transposed_view(dy, loops);
       if (at::Tensor* g = sink(w)) {
         g->addmm_(dy_t, x);
       } else {
         give(w, dy_t.mm(x));
       }
       if (at::Tensor* g = sink(w + 1)) {
-        if (!plain_loops_enabled() || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
+        if (!loops || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
       } else {
         at::Tensor db = at::zeros({dy.size(1)}, at::kFloat);
-        give(w + 1, plain_loops_enabled() && add_column_sums(db, dy) ? db : dy.sum(0));
+        give(w + 1, loops && add_column_sums(db, dy) ? db : dy.sum(0));
       }
     };
     std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
@@ -389,7 +389,8 @@ struct ModelLayout {
   }
 
   // RecordedMlp over `nets` (parameters with autograd) with the forward `fwd`.
-  static PolicyOutputs apply(const std::vector<Net>& nets, NetsForward fwd, bool write_leaf_grads) {
+  static PolicyOutputs apply(const std::vector<Net>& nets, NetsForward fwd, bool write_leaf_grads,
+                             bool loops) {
     std::vector<at::Tensor> params, vars;
     std::vector<std::int64_t> layout, var_of_param;
     std::vector<Head> heads;
@@ -416,7 +417,7 @@ struct ModelLayout {
     }
     const auto out =
         RecordedMlp::apply(at::TensorList(vars), std::move(params), std::move(fwd.acts),
-                           std::move(fwd.heads), std::move(layout), std::move(var_of_param));
+                           std::move(fwd.heads), std::move(layout), std::move(var_of_param), loops);
     return outputs_of(heads, out);
   }
 
@@ -448,9 +449,9 @@ PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
     nets = ModelLayout::nets(model, /*pf_only=*/false);
   }
   NetsForward fwd;
-  run_nets(nets, x, fwd);
+  run_nets(nets, x, model.plain_loops(), fwd);
   PolicyOutputs out = ModelLayout::apply(ModelLayout::nets(model, /*pf_only=*/false),
-                                         std::move(fwd), write_leaf_grads);
+                                         std::move(fwd), write_leaf_grads, model.plain_loops());
   if (model.uniform_pb()) out.pb_logits = at::zeros({x.size(0), model.n_actions() - 1}, at::kFloat);
   return out;
 }
@@ -465,7 +466,7 @@ PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
     nets = ModelLayout::nets(model_, /*pf_only=*/true);
   }
   NetsForward fwd;
-  run_nets(nets, x, fwd);
+  run_nets(nets, x, model_.plain_loops(), fwd);
   PolicyOutputs out = ModelLayout::outputs_of(nets[0].heads, fwd.heads);
   rows_ += x.size(0);
   acts_.push_back(std::move(fwd.acts));
@@ -490,7 +491,7 @@ PolicyOutputs ForwardRecorder::outputs() {
   heads_.clear();
   // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
   return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(fwd),
-                            /*write_leaf_grads=*/false);
+                            /*write_leaf_grads=*/false, model_.plain_loops());
 }
 
 }  // namespace gfn::core

@@ -82,6 +82,11 @@ class GFlowNetModel : public torch::nn::Module {
   /// New factorised noise in every noisy layer from `generator`; no-op without any.
   void reset_noise(at::Generator& generator);
   std::int64_t n_actions() const { return n_actions_; }
+  /// engine.plain_loops (runtime/config/engine_options.h): the hand-written forwards and
+  /// backward below (forward_manual_backward, ForwardRecorder) use the dispatch-free loops
+  /// of plain_loops.h; false: the ATen ops. Default true; set by the Learner.
+  bool plain_loops() const { return plain_loops_; }
+  void set_plain_loops(bool on) { plain_loops_ = on; }
 
  private:
   at::Tensor pf_head(const at::Tensor& h);
@@ -89,6 +94,7 @@ class GFlowNetModel : public torch::nn::Module {
   std::int64_t n_actions_;
   bool tied_;
   bool uniform_pb_;
+  bool plain_loops_ = true;
   torch::nn::Sequential pf_trunk_{nullptr};
   torch::nn::Sequential pb_trunk_{nullptr};  ///< == pf_trunk_ when tied
   torch::nn::Linear pf_head_{nullptr};       ///< null when PF's head is noisy
@@ -102,8 +108,8 @@ class GFlowNetModel : public torch::nn::Module {
 
 /// model.forward(x, 0) (PF, PB and logF on all M rows of x float32 [M, input_dim]) with a
 /// hand-written backward: the forward runs WITHOUT autograd (bit-identical values to
-/// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops unless
-/// GFN_PLAIN_LOOPS=0, plain_loops.h) keeping every layer's activations, and the
+/// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops if
+/// model.plain_loops(), plain_loops.h) keeping every layer's activations, and the
 /// outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow [M] if the
 /// model has a logF head) come out of ONE autograd node (RecordedMlp in estimators.cc)
 /// whose backward runs the MLPs' backward with the minimal GEMMs per Linear layer

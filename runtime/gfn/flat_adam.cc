@@ -146,8 +146,6 @@ bool cpu_has_fma() {
 // values (67: the vectorized body and a scalar tail) and comparing with both candidates.
 // Uses its own std::mt19937, not LibTorch's generator: the training stream is untouched.
 FlatAdamW::Kernel detect_rounding(double beta1, double beta2) {
-  const char* flag = std::getenv("GFN_FUSED_ADAM");
-  if (flag != nullptr && std::strcmp(flag, "0") == 0) return FlatAdamW::Kernel::kAtenOps;
   at::NoGradGuard no_grad;
   constexpr std::int64_t n = 67;
   std::mt19937 rng(12345);
@@ -198,8 +196,9 @@ const char* FlatAdamW::kernel_name(Kernel k) {
   return "?";
 }
 
-FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, double eps)
-    : beta1_(beta1), beta2_(beta2), eps_(eps) {
+FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta1, double beta2,
+                     double eps)
+    : beta1_(beta1), beta2_(beta2), eps_(eps), plain_loops_(paths.plain_loops) {
   std::set<const void*> seen;
   for (auto& g : groups) {
     if (g.params.empty()) throw std::invalid_argument("FlatAdamW: empty parameter group");
@@ -238,7 +237,7 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, doub
     f.group = std::move(g);
     flat_.push_back(std::move(f));
   }
-  kernel_ = detect_rounding(beta1_, beta2_);
+  kernel_ = paths.fused ? detect_rounding(beta1_, beta2_) : Kernel::kAtenOps;
 }
 
 void FlatAdamW::zero_grad() {
@@ -288,7 +287,7 @@ void FlatAdamW::step() {
     const std::int64_t n = f.params.numel();
     const FlushDenormals flush;
     if (kernel_ == Kernel::kFusedFma) {
-      adamw_fused_fma(p, g, m, v, n, c, plain_loops_enabled());
+      adamw_fused_fma(p, g, m, v, n, c, plain_loops_);
     } else {
       adamw_fused_separate(p, g, m, v, n, c);
     }

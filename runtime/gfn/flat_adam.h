@@ -13,14 +13,14 @@
 // (tests/runtime/gfn/flat_adam_test.cc). ATen rounds the two moment updates once (FMA)
 // in its AVX2/AVX-512 kernels and twice in its default ones; the constructor runs those
 // two ATen ops on a few values to see which, and picks the matching loop (Kernel). If
-// neither matches, or GFN_FUSED_ADAM=0 is set, step() runs ATen's op sequence on the
+// neither matches, or FlatAdamPaths::fused is false, step() runs ATen's op sequence on the
 // flat buffers instead (9 ops per group):
 //   p *= 1 - lr * weight_decay;   m = b1 m + (1-b1) g;   v = b2 v + (1-b2) g^2
 //   p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
 // The FMA kernel divides by sqrt(1 - beta2^t) without a division instruction (two Newton
 // corrections with FMA residuals, correctly rounded by Markstein's theorem: the same bits;
 // the loop is bound by the divider, two divisions and a square root per element), unless
-// GFN_PLAIN_LOOPS=0 (plain_loops.h; A/B switch).
+// FlatAdamPaths::plain_loops is false (plain_loops.h; A/B switch).
 // Two differences: (1) a parameter outside the loss's graph has a zero gradient (a view
 // that is always defined) instead of none, so AdamW would skip it while here it takes a
 // step with g = 0 (no change unless weight decay is on or it had gradients before).
@@ -44,6 +44,17 @@
 
 namespace gfn::core {
 
+/// Which step() implementation FlatAdamW may use (engine.fused_adam, engine.plain_loops in
+/// runtime/config/engine_options.h; the defaults are the fast paths).
+struct FlatAdamPaths {
+  /// A fused loop when its roundings match ATen's kernels on this CPU (detected at
+  /// construction); false: ATen's op sequence on the flat buffers (A/B measurements).
+  bool fused = true;
+  /// The FMA loop's division by sqrt(1 - beta2^t) without a division instruction; false:
+  /// the division (same bits).
+  bool plain_loops = true;
+};
+
 class FlatAdamW {
  public:
   struct Group {
@@ -52,10 +63,9 @@ class FlatAdamW {
     double weight_decay = 0.0;  ///< decoupled (AdamW) weight decay
   };
   /// Throws std::invalid_argument for an empty group, a parameter that is not a
-  /// float32 CPU leaf, a parameter listed twice, lr < 0 or weight_decay < 0. Reads
-  /// GFN_FUSED_ADAM (0: ATen ops, for A/B measurements).
-  explicit FlatAdamW(std::vector<Group> groups, double beta1 = 0.9, double beta2 = 0.999,
-                     double eps = 1e-8);
+  /// float32 CPU leaf, a parameter listed twice, lr < 0 or weight_decay < 0.
+  explicit FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths = {}, double beta1 = 0.9,
+                     double beta2 = 0.999, double eps = 1e-8);
 
   /// Sets every gradient to zero (one fill per group).
   void zero_grad();
@@ -82,6 +92,7 @@ class FlatAdamW {
   };
   std::vector<Flat> flat_;
   double beta1_, beta2_, eps_;
+  bool plain_loops_ = true;
   std::int64_t step_ = 0;
   Kernel kernel_ = Kernel::kAtenOps;
 };

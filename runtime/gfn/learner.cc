@@ -55,17 +55,7 @@ void check_train(const config::TrainOptions& t) {
   if (!(t.temperature > 0)) bad("temperature", t.temperature);
 }
 
-// GFN_FLAT_ADAM=0 selects torch::optim::AdamW instead of FlatAdamW (A/B measurements).
-bool flat_adam_enabled() {
-  const char* flag = std::getenv("GFN_FLAT_ADAM");
-  return flag == nullptr || std::strcmp(flag, "0") != 0;
-}
-
-// GFN_REUSE_LOGPROBS=0 makes every iteration recompute log PF in the loss (A/B switch).
-bool reuse_logprobs_enabled() {
-  const char* flag = std::getenv("GFN_REUSE_LOGPROBS");
-  return flag == nullptr || std::strcmp(flag, "0") != 0;
-}
+const char* on_off(bool on) { return on ? "on" : "off"; }
 
 }  // namespace
 
@@ -91,8 +81,9 @@ struct Learner::Optim {
 
 Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& model,
                  const config::TrainOptions& train, std::uint64_t seed,
-                 const config::ReplayOptions& replay)
+                 const config::ReplayOptions& replay, const config::EngineOptions& engine)
     : train_(train),
+      engine_(engine),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_train(train);
@@ -103,15 +94,18 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   torch::manual_seed(seed);
   model_ = std::make_shared<GFlowNetModel>(preprocessor_->output_dim(), env_->n_actions(), model,
                                            loss_->needs_log_flow());
+  model_->set_plain_loops(engine.plain_loops);
 
   std::vector<torch::Tensor> net_params;
   for (const auto& kv : model_->named_parameters()) {
     if (kv.key() != "logZ") net_params.push_back(kv.value());
   }
   optim_ = std::make_unique<Optim>();
-  if (flat_adam_enabled()) {
-    optim_->flat = std::make_unique<FlatAdamW>(std::vector<FlatAdamW::Group>{
-        {net_params, train.lr, train.weight_decay}, {{model_->log_z()}, train.lr_logz, 0.0}});
+  if (engine.optimizer == config::OptimizerKind::kFlat) {
+    optim_->flat = std::make_unique<FlatAdamW>(
+        std::vector<FlatAdamW::Group>{{net_params, train.lr, train.weight_decay},
+                                      {{model_->log_z()}, train.lr_logz, 0.0}},
+        FlatAdamPaths{engine.fused_adam, engine.plain_loops});
   } else {
     std::vector<torch::optim::OptimizerParamGroup> groups;
     groups.emplace_back(net_params,
@@ -123,10 +117,10 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
     optim_->adam = std::make_unique<torch::optim::AdamW>(std::move(groups));
   }
   // Small enumerable environment: evaluate every state once per iteration (state_table.h).
-  if (state_table_enabled(*env_))
-    table_space_ = std::make_unique<StateSpace>(*env_, *preprocessor_);
+  if (state_table_enabled(*env_, engine.state_table))
+    table_space_ = std::make_unique<StateSpace>(*env_, *preprocessor_, engine.plain_loops);
   if (env_->n_modes() > 0) modes_ = std::make_unique<ModeTracker>(*env_);
-  reuse_logprobs_ = reuse_logprobs_enabled() && loss_->reuses_sampled_outputs();
+  reuse_logprobs_ = engine.reuse_logprobs && loss_->reuses_sampled_outputs();
 
   replay_options_ = replay;
   if (replay.kind != "none") {
@@ -279,7 +273,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
     // detached outputs and the loss gathers its rows, so PF is evaluated once per
     // iteration instead of once per step plus once for the loss. Exact for on-policy,
     // off-policy, replayed and remote trajectories (the loss never uses the sampling rule).
-    table = evaluate_state_table(m, *table_space_, sopts);
+    table = evaluate_state_table(m, *table_space_, sopts, table_manual_backward());
     r.seconds.loss = seconds_since(t);  // this forward is the loss' forward pass
     t = Clock::now();
   }
@@ -306,7 +300,9 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   // the other losses go through their own evaluate() with the table as evaluator.
   const LossValue value =
       tp && loss_->name() == "tb"
-          ? LossValue{table_trajectory_balance(*tp, *table_space_, trajs, m.log_z()), {}}
+          ? LossValue{table_trajectory_balance(*tp, *table_space_, trajs, m.log_z(),
+                                               engine_.fused_tb),
+                      {}}
           : loss_->evaluate(*env_, trajs,
                             tp                  ? table_evaluator(*tp, *table_space_)
                             : r.reused_logprobs ? saved_outputs_evaluator(trajs, m, pre, *env_)
@@ -317,7 +313,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
 
   t = Clock::now();
   optim_->zero_grad();
-  if (plain_loops_enabled() && loss.dim() == 0 && loss.scalar_type() == at::kFloat &&
+  if (engine_.plain_loops && loss.dim() == 0 && loss.scalar_type() == at::kFloat &&
       loss.device().is_cpu()) {
     // Speed (plain_loops.h): the seed gradient d loss / d loss = 1 is a constant tensor
     // (only read by the graph's first node), so backward() need not build it with
@@ -344,7 +340,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   }
   r.seconds.optimizer = seconds_since(t);
 
-  r.loss = scalar_value(loss);  // item<double>()'s value without its 2 dispatches
+  r.loss = scalar_value(loss, engine_.plain_loops);  // item<double>() without 2 dispatches
   r.log_z = log_z();
   // Mode tracking only until every mode is found: afterwards no batch can add one (saves
   // Environment::mode_hits' ATen ops on every later iteration).
@@ -375,6 +371,25 @@ ValidationResult Learner::validate(const config::ValidationOptions& options,
 
 torch::nn::Module& Learner::model() { return *model_; }
 GFlowNetModel& Learner::gflownet() { return *model_; }
-double Learner::log_z() const { return scalar_value(model_->log_z()); }
+double Learner::log_z() const { return scalar_value(model_->log_z(), engine_.plain_loops); }
+
+bool Learner::table_manual_backward() const {
+  return engine_.table_backward == config::TableBackward::kManual;
+}
+
+std::map<std::string, std::string> Learner::engine_paths() const {
+  const bool table = uses_state_table();
+  const bool fused_tb =
+      table && table_manual_backward() && engine_.fused_tb && loss_->name() == "tb";
+  std::map<std::string, std::string> paths;
+  paths["state_table"] = on_off(table);
+  paths["table_backward"] = !table ? "unused" : table_manual_backward() ? "manual" : "autograd";
+  paths["fused_tb"] = table ? on_off(fused_tb) : "unused";
+  paths["optimizer"] = config::enum_name(engine_.optimizer);
+  paths["adam_kernel"] = optim_->flat ? FlatAdamW::kernel_name(optim_->flat->kernel()) : "torch";
+  paths["plain_loops"] = on_off(engine_.plain_loops);
+  paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
+  return paths;
+}
 
 }  // namespace gfn::core

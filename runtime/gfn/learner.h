@@ -17,8 +17,8 @@
 //    With a local replay buffer or remote states, the fresh part keeps its outputs and
 //    the replayed / remote trajectories get theirs from one model pass under the current
 //    parameters (i.e. recomputed); replay.fraction == 1 recomputes everything.
-//  * off-policy iterations (epsilon > 0 or temperature != 1), "fm", and the environment
-//    variable GFN_REUSE_LOGPROBS=0 (A/B switch): the sampler runs without autograd and the
+//  * off-policy iterations (epsilon > 0 or temperature != 1), "fm", and
+//    engine.reuse_logprobs false (A/B switch): the sampler runs without autograd and the
 //    loss recomputes log PF / log PB in one batched pass under the current policy
 //    (losses.h). Both give the same loss and gradients (tests/runtime/gfn/
 //    reuse_logprobs_test.cc); IterationResult::reused_logprobs tells which path ran.
@@ -51,13 +51,18 @@
 // train.weight_decay; 0 = plain Adam, the default) and logZ at train.lr_logz (no
 // weight decay), like train_hypergrid's _make_optimizer_for. Implemented by FlatAdamW
 // (flat_adam.h: parameters become views of one buffer per group; same update), or by
-// torch::optim::AdamW when the environment variable GFN_FLAT_ADAM is "0".
+// torch::optim::AdamW with engine.optimizer torch.
 //
 // Small enumerable environments (all states enumerable, at most kStateTableMaxStates)
 // take the state-table path (state_table.h): PF/PB/logF are evaluated once per iteration
 // on all states (after the NoisyNet noise draw), fresh and backward sampling and every
-// loss read that table. GFN_STATE_TABLE=0 selects the generic path (same trajectories
+// loss read that table. engine.state_table off selects the generic path (same trajectories
 // and losses up to float rounding).
+//
+// Engine options (runtime/config/engine_options.h, YAML `engine:`): given to the
+// constructor, they choose every fast path above and in the table / optimizer / MLP code
+// (state_table, table_backward, fused_tb, optimizer, fused_adam, plain_loops,
+// reuse_logprobs); the defaults are the fast paths. engine_paths() says which ran.
 //
 // Seeding: the constructor calls torch::manual_seed(seed) before building the model
 // (LibTorch initialises Linear layers from the global generator), and sampling uses
@@ -77,9 +82,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "runtime/config/engine_options.h"
 #include "runtime/config/options.h"
 #include "runtime/gfn/trajectories.h"
 #include "runtime/gfn/validation.h"
@@ -139,9 +147,10 @@ class Learner {
   /// >= 0; num_threads >= 1; epsilon in [0, 1]; temperature > 0).
   /// replay: the local replay buffer (kind "none" = no buffer); throws
   /// std::invalid_argument naming the replay.* option for invalid values.
+  /// engine: the numerical paths (engine_options.h; the defaults are the fast paths).
   Learner(const config::EnvOptions& env, const config::ModelOptions& model,
           const config::TrainOptions& train, std::uint64_t seed,
-          const config::ReplayOptions& replay = {});
+          const config::ReplayOptions& replay = {}, const config::EngineOptions& engine = {});
   ~Learner();
   Learner(const Learner&) = delete;
   Learner& operator=(const Learner&) = delete;
@@ -208,10 +217,18 @@ class Learner {
   /// (state_table.h: small enumerable environments) instead of per sampling step plus
   /// once for the loss.
   bool uses_state_table() const { return table_space_ != nullptr; }
+  /// The engine options given to the constructor.
+  const config::EngineOptions& engine() const { return engine_; }
+  /// What the engine options resolved to (summary.json "engine"): state_table on | off,
+  /// table_backward manual | autograd | unused (no table), fused_tb on | off | unused,
+  /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
+  /// on | off, reuse_logprobs on | off (on-policy iterations of the generic path) | unused.
+  std::map<std::string, std::string> engine_paths() const;
 
  private:
   struct Optim;
   config::TrainOptions train_;
+  config::EngineOptions engine_;
   std::unique_ptr<Environment> env_;
   std::unique_ptr<Preprocessor> preprocessor_;
   std::shared_ptr<GFlowNetModel> model_;
@@ -233,9 +250,11 @@ class Learner {
   /// The enumerated states; non-null iff the state-table path is used (state_table_enabled).
   std::unique_ptr<StateSpace> table_space_;
 
-  bool reuse_logprobs_ = false;  ///< GFN_REUSE_LOGPROBS != "0" and the loss can reuse
+  bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse
   std::int64_t reused_iterations_ = 0;
 
+  /// engine.table_backward is manual (evaluate_state_table's manual_backward).
+  bool table_manual_backward() const;
   /// True if this iteration's sampler keeps its outputs for the loss (see above).
   bool reuses_logprobs(const SamplerOptions& options) const;
   /// n fresh trajectories: from `table` if non-null (state-table path), else generic,

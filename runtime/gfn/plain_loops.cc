@@ -155,11 +155,6 @@ bool plain_float(const at::Tensor& t) {
 
 }  // namespace
 
-bool plain_loops_enabled() {
-  const char* flag = std::getenv("GFN_PLAIN_LOOPS");
-  return flag == nullptr || std::strcmp(flag, "0") != 0;
-}
-
 bool add_column_sums(at::Tensor& acc, const at::Tensor& dy) {
   static const std::int64_t vector_width = detect_vector_width();  // thread-safe init
   if (vector_width == 0 || !plain_float(acc) || !plain_float(dy) || dy.dim() != 2 ||
@@ -175,8 +170,8 @@ bool add_column_sums(at::Tensor& acc, const at::Tensor& dy) {
   return true;
 }
 
-at::Tensor transposed_view(const at::Tensor& m) {
-  if (!plain_loops_enabled() || !m.defined() || m.dim() != 2 || m.layout() != at::kStrided ||
+at::Tensor transposed_view(const at::Tensor& m, bool loops) {
+  if (!loops || !m.defined() || m.dim() != 2 || m.layout() != at::kStrided ||
       !m.device().is_cpu()) {
     return m.t();
   }
@@ -184,8 +179,8 @@ at::Tensor transposed_view(const at::Tensor& m) {
                                            m.storage_offset());
 }
 
-at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value) {
-  if (!plain_loops_enabled() || !x.defined() || !mask.defined() || x.scalar_type() != at::kFloat ||
+at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value, bool loops) {
+  if (!loops || !x.defined() || !mask.defined() || x.scalar_type() != at::kFloat ||
       mask.scalar_type() != at::kBool || !x.is_contiguous() || !mask.is_contiguous() ||
       !x.device().is_cpu() || !mask.device().is_cpu() || x.sizes() != mask.sizes()) {
     return x.detach().masked_fill(mask, value);
@@ -199,16 +194,15 @@ at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float v
   return out;
 }
 
-at::Tensor zeros_float(std::int64_t rows, std::int64_t cols) {
-  if (!plain_loops_enabled()) return at::zeros({rows, cols}, at::kFloat);
+at::Tensor zeros_float(std::int64_t rows, std::int64_t cols, bool loops) {
+  if (!loops) return at::zeros({rows, cols}, at::kFloat);
   at::Tensor out = at::empty({rows, cols}, at::kFloat);
   if (rows * cols > 0) std::memset(out.data_ptr<float>(), 0, sizeof(float) * rows * cols);
   return out;
 }
 
-double scalar_value(const at::Tensor& t) {
-  if (plain_loops_enabled() && t.defined() && t.numel() == 1 && t.device().is_cpu() &&
-      t.layout() == at::kStrided) {
+double scalar_value(const at::Tensor& t, bool loops) {
+  if (loops && t.defined() && t.numel() == 1 && t.device().is_cpu() && t.layout() == at::kStrided) {
     if (t.scalar_type() == at::kFloat) return static_cast<double>(*t.data_ptr<float>());
     if (t.scalar_type() == at::kDouble) return *t.data_ptr<double>();
   }

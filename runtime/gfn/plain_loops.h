@@ -13,10 +13,9 @@
 
 namespace gfn::core {
 
-/// False if the environment variable GFN_PLAIN_LOOPS is "0" (the ATen ops, for A/B
-/// measurements), true otherwise. Read on every call (getenv), so tests can switch it.
-/// Thread-safe as long as nobody modifies the environment concurrently.
-bool plain_loops_enabled();
+// Each helper below takes `loops`: engine.plain_loops (runtime/config/engine_options.h),
+// carried by the object that runs the iteration (GFlowNetModel, StateSpace, FlatAdamW,
+// Learner). false: the ATen op it replaces (the reference, for A/B measurements).
 
 /// acc += dy.sum(0) for dy float32 [M, n] and acc float32 [n] (both contiguous, CPU), in
 /// place, without allocating a tensor: the bias gradient of a Linear layer. BIT-IDENTICAL
@@ -36,26 +35,26 @@ bool add_column_sums(at::Tensor& acc, const at::Tensor& dy);
 /// and does not share m's version counter: only for tensors read without autograd (no-grad
 /// forwards, hand-written backwards). A GEMM on it reads the same memory with the same
 /// strides as on m.t(), so results are bit-identical. Falls back to m.t() when
-/// GFN_PLAIN_LOOPS=0 or m is not a 2-D strided CPU tensor. Thread-safe (no shared state).
-at::Tensor transposed_view(const at::Tensor& m);
+/// !loops or m is not a 2-D strided CPU tensor. Thread-safe (no shared state).
+at::Tensor transposed_view(const at::Tensor& m, bool loops);
 
 /// x.masked_fill(mask, value)'s values in a new contiguous tensor, for x float32 and mask
 /// bool of the same shape (both contiguous, CPU): one copy loop instead of masked_fill's
 /// clone (empty_like, copy_) and masked_fill_ (5 dispatches, a TensorIterator each). Same
 /// bits (unmasked entries copied, masked ones set to value, NaN and -0.0 included). Falls
-/// back to x.detach().masked_fill(mask, value) otherwise or when GFN_PLAIN_LOOPS=0. The
+/// back to x.detach().masked_fill(mask, value) otherwise or when !loops. The
 /// result has no autograd history in both cases (for no-grad forwards: the masked logit
 /// tables of state_table.cc). Thread-safe.
-at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value);
+at::Tensor masked_fill_copy(const at::Tensor& x, const at::Tensor& mask, float value, bool loops);
 
 /// at::zeros({rows, cols}, float32) without its zero_ dispatch (at::empty + memset) when
-/// plain loops are enabled; at::zeros otherwise. Same values. Thread-safe.
-at::Tensor zeros_float(std::int64_t rows, std::int64_t cols);
+/// loops; at::zeros otherwise. Same values. Thread-safe.
+at::Tensor zeros_float(std::int64_t rows, std::int64_t cols, bool loops);
 
 /// The value of a one-element float32 or float64 CPU tensor as double, read from its data
 /// (what t.item<double>() returns, without the aten::item / _local_scalar_dense dispatches);
-/// t.item<double>() for other tensors or when GFN_PLAIN_LOOPS=0. Throws like item() for a
+/// t.item<double>() for other tensors or when !loops. Throws like item() for a
 /// tensor with more than one element. Thread-safe for concurrent readers.
-double scalar_value(const at::Tensor& t);
+double scalar_value(const at::Tensor& t, bool loops);
 
 }  // namespace gfn::core

@@ -75,19 +75,19 @@ class ExponentialDraws {
 // fill, log-softmax, reshape, three index_select with index_add backwards into zeros)
 // for ~200 table entries; their dispatch cost more than the arithmetic.
 // Inputs: pf_logits [S, A], pb_logits [S, A-1] (variables), the masks (StateSpace),
-// rows [N] (state index of each transition), actions [N], pb_actions [N - B], b = B.
+// rows [N] (state index of each transition), actions [N], pb_actions [N - B], b = B, loops
+// (StateSpace::plain_loops).
 // Outputs: log_pf [N], log_pf_exit [N], log_pb [N - B].
 struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
-                                                const at::Tensor& pf_logits,
-                                                const at::Tensor& pb_logits,
-                                                const at::Tensor& forward_masked,
-                                                const at::Tensor& pb_masked, const at::Tensor& rows,
-                                                const at::Tensor& actions,
-                                                const at::Tensor& pb_actions, std::int64_t b) {
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, const at::Tensor& pf_logits,
+      const at::Tensor& pb_logits, const at::Tensor& forward_masked, const at::Tensor& pb_masked,
+      const at::Tensor& rows, const at::Tensor& actions, const at::Tensor& pb_actions,
+      std::int64_t b, bool loops) {
     // masked_fill_copy: masked_fill's values in one loop (plain_loops.h).
-    const at::Tensor lpf = masked_fill_copy(pf_logits, forward_masked, kNegInf).log_softmax(1);
-    const at::Tensor lpb = masked_fill_copy(pb_logits, pb_masked, kNegInf).log_softmax(1);
+    const at::Tensor lpf =
+        masked_fill_copy(pf_logits, forward_masked, kNegInf, loops).log_softmax(1);
+    const at::Tensor lpb = masked_fill_copy(pb_logits, pb_masked, kNegInf, loops).log_softmax(1);
     const std::int64_t n = rows.size(0), a = lpf.size(1), a_b = lpb.size(1);
     at::Tensor log_pf = at::empty({n}, at::kFloat), exit = at::empty({n}, at::kFloat);
     at::Tensor log_pb = at::empty({n - b}, at::kFloat);
@@ -150,7 +150,7 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
       // Masked entries: output -inf (probability 0) and never gathered, so 0 here.
       return at::_log_softmax_backward_data(grad, log_sm, 1, at::kFloat);
     };
-    torch::autograd::variable_list grads(8);
+    torch::autograd::variable_list grads(9);
     if (ctx->needs_input_grad(0) && (grad_out[0].defined() || grad_out[1].defined())) {
       grads[0] = table_grad(lpf, grad_out[0], actions.data_ptr<std::int64_t>(), grad_out[1], 0);
     }
@@ -162,7 +162,7 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
 };
 
 // table_trajectory_balance's loss with ONE autograd node (StateTable::manual_backward and
-// GFN_TABLE_FUSED_TB not "0"): trajectory balance (Malkin et al. 2022; losses.h "tb") from
+// engine.fused_tb): trajectory balance (Malkin et al. 2022; losses.h "tb") from
 // the two logit tables and logZ. Forward (no autograd): the masked log-softmax of both
 // tables (same ATen ops as TableLogProbsNode), then plain loops: per-trajectory sums of the
 // gathered log PF / log PB in transition order (index_add's order), residual
@@ -173,7 +173,7 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
 // into an [S, A] table in transition order, then ATen's log-softmax backward: the same
 // values as trajectory_balance(table_log_probs(...)) through TableLogProbsNode.
 // Replaces ~20 ATen ops and ~8 autograd nodes per iteration.
-// With loops (plain_loops_enabled()), the mean is a plain loop accumulated in double
+// With loops (StateSpace::plain_loops), the mean is a plain loop accumulated in double
 // (equal to ATen's mean up to its last bit; the loss value only, gradients unchanged). The
 // log-softmax, its backward and dlogZ's sum stay ATen's on purpose: the residuals and PB's
 // two-column log-softmax gradients cancel, so libm's exp or another summation order moved
@@ -189,8 +189,9 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
       const at::Tensor& pb_actions, const at::Tensor& traj_index, const at::Tensor& log_rewards,
       std::int64_t b, bool loops) {
     // masked_fill_copy: masked_fill's values in one loop (plain_loops.h).
-    const at::Tensor lpf = masked_fill_copy(pf_logits, forward_masked, kNegInf).log_softmax(1);
-    const at::Tensor lpb = masked_fill_copy(pb_logits, pb_masked, kNegInf).log_softmax(1);
+    const at::Tensor lpf =
+        masked_fill_copy(pf_logits, forward_masked, kNegInf, loops).log_softmax(1);
+    const at::Tensor lpb = masked_fill_copy(pb_logits, pb_masked, kNegInf, loops).log_softmax(1);
     const std::int64_t n = rows.size(0), a = lpf.size(1), a_b = lpb.size(1);
     const float* f = lpf.data_ptr<float>();
     const float* g = lpb.data_ptr<float>();
@@ -219,6 +220,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     ctx->saved_data["residual"] = residual;
     ctx->saved_data["log_z_sizes"] = log_z.sizes().vec();
     ctx->saved_data["b"] = b;
+    ctx->saved_data["loops"] = loops;
     if (!loops) return {squares.mean()};
     double total = 0;
     for (std::int64_t i = 0; i < b; ++i) total += sq[i];
@@ -237,6 +239,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     const at::Tensor traj_index = ctx->saved_data["traj_index"].toTensor();
     const at::Tensor residual = ctx->saved_data["residual"].toTensor();
     const std::int64_t b = ctx->saved_data["b"].toInt();
+    const bool loops = ctx->saved_data["loops"].toBool();
     const std::int64_t n = rows.size(0);
     const float gm = *grad_out[0].contiguous().data_ptr<float>() / static_cast<float>(b);
     at::Tensor d_res = at::empty({b}, at::kFloat);
@@ -248,7 +251,7 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
     auto table_grad = [&](const at::Tensor& log_sm, const std::int64_t* act, std::int64_t first,
                           float sign) {
       const std::int64_t s = log_sm.size(0), a = log_sm.size(1);
-      at::Tensor grad = zeros_float(s, a);  // at::zeros' values, one dispatch less
+      at::Tensor grad = zeros_float(s, a, loops);  // at::zeros' values, one dispatch less
       float* gd = grad.data_ptr<float>();
       for (std::int64_t j = first; j < n; ++j) gd[r[j] * a + act[j - first]] += sign * d[t[j]];
       // Masked entries: output -inf (probability 0) and never gathered, so 0 here.
@@ -270,13 +273,13 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
 
 }  // namespace
 
-bool state_table_enabled(const Environment& env) {
-  const char* flag = std::getenv("GFN_STATE_TABLE");
-  if (flag != nullptr && std::strcmp(flag, "0") == 0) return false;
+bool state_table_enabled(const Environment& env, config::StateTableMode mode) {
+  if (mode == config::StateTableMode::kOff) return false;
   return env.enumerable() && env.n_states() <= kStateTableMaxStates;
 }
 
-StateSpace::StateSpace(const Environment& e, const Preprocessor& preprocessor) : env(e) {
+StateSpace::StateSpace(const Environment& e, const Preprocessor& preprocessor, bool loops)
+    : env(e), plain_loops(loops) {
   at::NoGradGuard no_grad;
   const at::Tensor& all = env.all_states();  // throws std::domain_error if not enumerable
   n_states = all.size(0);
@@ -333,9 +336,8 @@ StateSpace::StateSpace(const Environment& e, const Preprocessor& preprocessor) :
 }
 
 at::Tensor StateSpace::state_indices(const at::Tensor& x) const {
-  if (index_weights_.empty() || !plain_loops_enabled() || !x.defined() ||
-      x.scalar_type() != at::kLong || x.dim() != 2 || x.size(1) != states.size(1) ||
-      !x.device().is_cpu()) {
+  if (index_weights_.empty() || !plain_loops || !x.defined() || x.scalar_type() != at::kLong ||
+      x.dim() != 2 || x.size(1) != states.size(1) || !x.device().is_cpu()) {
     return env.state_indices(x);
   }
   const at::Tensor xc = x.contiguous();
@@ -368,11 +370,6 @@ at::Tensor StateSpace::gather_states(const std::vector<std::int64_t>& rows) cons
   return out;
 }
 
-bool table_manual_backward_enabled() {
-  const char* flag = std::getenv("GFN_TABLE_MANUAL_BACKWARD");
-  return flag == nullptr || std::strcmp(flag, "0") != 0;
-}
-
 StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
                                 const SamplerOptions& options, bool manual_backward) {
   const PolicyOutputs out =
@@ -389,7 +386,8 @@ StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
   // (masked_fill_copy, plain_loops.h: detach + masked_fill's values).
   table.probs =
       options.temperature == 1.0 && !(options.epsilon > 0.0)
-          ? masked_fill_copy(out.pf_logits, space.forward_masked, kNegInf).softmax(1)
+          ? masked_fill_copy(out.pf_logits, space.forward_masked, kNegInf, space.plain_loops)
+                .softmax(1)
           : action_probabilities(out.pf_logits.detach(), space.forward_masks, options).contiguous();
   return table;
 }
@@ -430,9 +428,9 @@ TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& sp
     }
     const at::Tensor actions = trajs.actions.contiguous(),
                      pb_actions = trajs.pb_actions.contiguous();
-    const auto out = TableLogProbsNode::apply(table.outputs.pf_logits, table.outputs.pb_logits,
-                                              space.forward_masked, space.pb_masked,
-                                              rows.contiguous(), actions, pb_actions, b);
+    const auto out = TableLogProbsNode::apply(
+        table.outputs.pf_logits, table.outputs.pb_logits, space.forward_masked, space.pb_masked,
+        rows.contiguous(), actions, pb_actions, b, space.plain_loops);
     lp.log_pf = out[0];
     lp.log_pf_exit = out[1];
     lp.log_pb = out[2];
@@ -456,11 +454,6 @@ TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& sp
       0, rows.narrow(0, b, n - b) * n_back + trajs.pb_actions);
   if (table.outputs.log_flow.defined()) lp.log_flow = table.outputs.log_flow.index_select(0, rows);
   return lp;
-}
-
-bool table_fused_tb_enabled() {
-  const char* flag = std::getenv("GFN_TABLE_FUSED_TB");
-  return flag == nullptr || std::strcmp(flag, "0") != 0;
 }
 
 at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& space,
@@ -494,7 +487,7 @@ at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& s
   return TableTrajectoryBalanceNode::apply(
       table.outputs.pf_logits, table.outputs.pb_logits, log_z, space.forward_masked,
       space.pb_masked, rows.contiguous(), trajs.actions.contiguous(), trajs.pb_actions.contiguous(),
-      trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(), b, plain_loops_enabled())[0];
+      trajs.traj_index.contiguous(), trajs.log_rewards.contiguous(), b, space.plain_loops)[0];
 }
 
 Trajectories sample_trajectories_from_table(const StateSpace& space, const at::Tensor& probs,
@@ -576,8 +569,8 @@ Trajectories sample_trajectories_from_table(const StateSpace& space, const at::T
   out.n_trajectories = n;
   out.lengths = long_tensor(lengths);
   // Rows of the state table gathered by plain loops (same values as index_select; ~4 ATen
-  // ops less per batch), unless GFN_PLAIN_LOOPS=0 or the table is not int64.
-  if (plain_loops_enabled() && space.states.scalar_type() == at::kLong) {
+  // ops less per batch), unless !space.plain_loops or the table is not int64.
+  if (space.plain_loops && space.states.scalar_type() == at::kLong) {
     out.terminating_states = space.gather_states(terminal);
     if (record) out.states = space.gather_states(rec_rows);
     // The table of log_reward (StateSpace): same values, without log_reward's checks.

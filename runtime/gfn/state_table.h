@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/config/engine_options.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
@@ -57,18 +58,22 @@ class Preprocessor;
 /// ~965 states a batch of 128 visits.
 inline constexpr std::int64_t kStateTableMaxStates = 512;
 
-/// True if env is enumerable with at most kStateTableMaxStates states and the
-/// environment variable GFN_STATE_TABLE is not "0" (the switch used for A/B measurements).
-bool state_table_enabled(const Environment& env);
+/// True if mode is auto (engine.state_table, runtime/config/engine_options.h) and env is
+/// enumerable with at most kStateTableMaxStates states; false for mode off (the generic
+/// path, for A/B measurements).
+bool state_table_enabled(const Environment& env, config::StateTableMode mode);
 
 /// The constant part of the state table of an environment, computed once: network
 /// inputs, masks and the DAG's transitions of every state, rows in state-index order
 /// (Environment::all_states / state_indices). Keeps a reference to env.
 struct StateSpace {
-  /// Throws std::domain_error if env is not enumerable.
-  StateSpace(const Environment& env, const Preprocessor& preprocessor);
+  /// Throws std::domain_error if env is not enumerable. plain_loops: engine.plain_loops
+  /// (the fast paths of state_indices, sample_trajectories_from_table and the table's
+  /// autograd nodes; false: the ATen ops).
+  StateSpace(const Environment& env, const Preprocessor& preprocessor, bool plain_loops);
 
   const Environment& env;
+  bool plain_loops = true;  ///< engine.plain_loops for everything computed on this space
   std::int64_t n_states = 0;
   std::int64_t n_actions = 0;  ///< forward actions, exit included
   at::Tensor inputs;           ///< float32 [S, d]: preprocessor(all_states())
@@ -87,11 +92,11 @@ struct StateSpace {
   at::Tensor states;                ///< int64 [S, D]: env.all_states(), contiguous
 
   /// env.state_indices(states) (int64 [N]) for states int64 [N, D] of this environment.
-  /// Speed (plain_loops.h, GFN_PLAIN_LOOPS): when the state index is a linear function of
+  /// Speed (plain_loops.h, engine.plain_loops): when the state index is a linear function of
   /// the state (HyperGrid: sum_k s_k h^k; DiscreteEBM: sum_k (s_k + 1) 3^k; found and checked
   /// on every state at construction), one loop computes it and checks each result against
   /// the state table (row r must equal the state), instead of the environment's ATen ops;
-  /// any state that fails the check, other dtypes or GFN_PLAIN_LOOPS=0 use
+  /// any state that fails the check, other dtypes or !plain_loops use
   /// env.state_indices (same values; its errors for invalid states).
   at::Tensor state_indices(const at::Tensor& states) const;
 
@@ -116,14 +121,10 @@ struct StateTable {
   bool manual_backward = false;
 };
 
-/// False if the environment variable GFN_TABLE_MANUAL_BACKWARD is "0" (A/B switch), true
-/// otherwise: evaluate_state_table's default for manual_backward.
-bool table_manual_backward_enabled();
-
 /// Runs model.forward on space.inputs (PB on all rows) in the model's current mode and
 /// noise, and the sampling probabilities for `options`.
 ///
-/// manual_backward (default: on unless GFN_TABLE_MANUAL_BACKWARD=0): the forward runs
+/// manual_backward (engine.table_backward manual, the default): the forward runs
 /// without autograd and the table's outputs come out of ONE autograd node whose backward
 /// is the MLPs' backward with 16 GEMM calls at 2-D h8 untied (forward_manual_backward in
 /// estimators.h, write_leaf_grads on): the loss' backward then writes every plain
@@ -133,10 +134,10 @@ bool table_manual_backward_enabled();
 /// Same table values (bit-identical: same ATen forward ops); gradients equal autograd's up
 /// to GEMM summation order (identical in the 2-D h8 quality run). Caveat: hooks registered on
 /// parameters do not run for these gradients, and torch::autograd::grad() does not return them (use
-/// loss.backward()). false: model.forward with autograd (the reference).
+/// loss.backward()). false (engine.table_backward autograd): model.forward with autograd
+/// (the reference). The hand-written forward and backward use model.plain_loops().
 StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
-                                const SamplerOptions& options,
-                                bool manual_backward = table_manual_backward_enabled());
+                                const SamplerOptions& options, bool manual_backward);
 
 /// A StateEvaluator (losses.h) that gathers the rows of `table` by state index: same
 /// values as model_evaluator on the same parameters, gradients flow into the table's
@@ -158,27 +159,22 @@ PolicyFunction table_backward_policy(const StateTable& table, const StateSpace& 
 TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& space,
                                    const Trajectories& trajs);
 
-/// False if the environment variable GFN_TABLE_FUSED_TB is "0" (A/B switch), true
-/// otherwise: table_trajectory_balance's default for `fused`.
-bool table_fused_tb_enabled();
-
 /// The trajectory balance loss (losses.h "tb", Malkin et al. 2022; torchgfn TBGFlowNet):
 /// mean_tau (logZ + sum log PF - log R(x) - sum log PB)^2 over the B trajectories of
 /// `trajs`, read from the table; log_z is the learned float32 [] logZ; returns float32 [],
 /// differentiable w.r.t. the table's logits and log_z.
-/// With fused (default: on unless GFN_TABLE_FUSED_TB=0) and table.manual_backward, ONE
+/// With fused (engine.fused_tb, default true) and table.manual_backward, ONE
 /// autograd node (TableTrajectoryBalanceNode in state_table.cc: plain loops for the
 /// per-trajectory sums, residuals and their gradients, ATen's log-softmax and its backward
 /// on the S table rows) instead of table_log_probs' node plus trajectory_balance's ~20 ATen
 /// ops and ~8 autograd nodes: same loss up to its last bit (same float operations; the
-/// final mean is a loop accumulating in double, ATen's mean with GFN_PLAIN_LOOPS=0) and gradients
-/// (bit-identical in tests/runtime/gfn/state_table_test.cc up to the 1e-6 checked).
+/// final mean is a loop accumulating in double, ATen's mean without space.plain_loops) and
+/// gradients (bit-identical in tests/runtime/gfn/state_table_test.cc up to the 1e-6 checked).
 /// Otherwise trajectory_balance(trajs, table_log_probs(table, space, trajs), log_z).
 /// Throws std::invalid_argument for trajectories without recorded transitions, malformed
 /// traj_index / log_rewards, non-int64 indices or a log_z that is not a float32 scalar.
 at::Tensor table_trajectory_balance(const StateTable& table, const StateSpace& space,
-                                    const Trajectories& trajs, const at::Tensor& log_z,
-                                    bool fused = table_fused_tb_enabled());
+                                    const Trajectories& trajs, const at::Tensor& log_z, bool fused);
 
 /// sample_trajectories (sampler.h) with the policy read from probs float32 [S, A] (rows
 /// in state-index order, e.g. StateTable::probs): same layout, same random draws (those of

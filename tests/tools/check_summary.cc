@@ -56,6 +56,18 @@ int main(int argc, char** argv) {
   check(s["ms_per_iteration"] > 0, "ms_per_iteration > 0");
   check(s["ms_per_iteration_per_trainer"].size() == s["roles"]["trainer"],
         "one ms figure per trainer");
+  // The engine paths that ran (roles/run_job.cc engine_summary).
+  check(s.contains("engine") && s["engine"].is_object(), "engine object");
+  if (s.contains("engine") && s["engine"].is_object()) {
+    const auto& e = s["engine"];
+    for (const char* key : {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel",
+                            "plain_loops", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
+      check(e.contains(key) && e.at(key).is_string(), std::string("engine.") + key);
+    }
+    if (e.contains("state_table")) {
+      check(e["state_table"] == "on" || e["state_table"] == "off", "engine.state_table on|off");
+    }
+  }
 
   // Buffer managers' own counts (buffer_manager_<rank>.json): every item the trainers
   // submitted is counted exactly once, no EXIT count mismatch, nothing rejected.

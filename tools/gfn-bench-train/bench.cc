@@ -94,7 +94,9 @@ BenchResult run_bench(const config::ExperimentConfig& config, const std::string&
   double load[1];
   if (getloadavg(load, 1) == 1) r.load_average = load[0];
 
-  core::Learner learner(config.env, config.model, config.train, config.train.seed);
+  core::Learner learner(config.env, config.model, config.train, config.train.seed,
+                        config::ReplayOptions{}, config.engine);
+  r.engine = learner.engine_paths();
   const std::int64_t batch = config.train.batch_size;
   for (int i = 0; i < options.warmup; ++i) learner.train_iteration(batch);
 
@@ -205,6 +207,10 @@ void print_report(const BenchResult& r, std::ostream& out) {
              "epsilon {}, temperature {}, no replay buffer\n",
              c.train.loss, c.train.batch_size, c.train.lr, c.train.lr_logz, c.train.epsilon,
              c.train.temperature);
+  std::string engine;
+  for (const auto& [key, value] : r.engine)
+    engine += (engine.empty() ? "" : ", ") + key + " " + value;
+  fmt::print(out, "#  engine    {}\n", engine);
   fmt::print(out, "#  threads   at::get_num_threads() = {} (train.num_threads = {})\n", r.threads,
              c.train.num_threads);
   fmt::print(out, "#  BLAS      {}{}\n", r.blas,

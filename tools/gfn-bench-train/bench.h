@@ -10,6 +10,7 @@
 // for the whole process, as the Learner does.
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct BenchOptions {
 struct BenchResult {
   std::string label;  ///< the config file (or "defaults")
   config::ExperimentConfig config;
+  /// The paths the engine options resolved to (core::Learner::engine_paths): compare
+  /// paths with `--set engine.<key>=<value>` (runtime/config/engine_options.h).
+  std::map<std::string, std::string> engine;
   BenchOptions options;
   std::vector<double> iteration_ms;  ///< measured iterations, in order (ms)
   /// Median thread CPU time per iteration (CLOCK_THREAD_CPUTIME_ID), ms: less sensitive

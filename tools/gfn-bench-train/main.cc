@@ -74,8 +74,6 @@ void print_table(const std::vector<BenchResult>& results) {
 
 int main(int argc, char** argv) {
   using namespace gfn;
-  runtime::select_blas_kernels(argc, argv);  // may re-exec with OPENBLAS_CORETYPE set
-  runtime::tune_malloc_for_training();  // keep tensor buffers in the heap (GFN_MALLOC_TUNE=0: off)
   CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
   config::CommandLine cl;
   config::add_config_options(app, cl);
@@ -136,6 +134,11 @@ int main(int argc, char** argv) {
         std::printf("# %s\n%s\n", path.c_str(), config::to_yaml(cfg).c_str());
       return 0;
     }
+    // Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
+    // kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc thresholds.
+    const config::EngineOptions& engine = runs.front().second.engine;
+    runtime::select_blas_kernels(engine.blas_kernels == config::BlasKernels::kAuto, argc, argv);
+    runtime::tune_malloc_for_training(engine.malloc_tune);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 2;

@@ -24,14 +24,18 @@
 
 int main(int argc, char** argv) {
   using namespace gfn;
-  runtime::select_blas_kernels(argc, argv);  // may re-exec with OPENBLAS_CORETYPE set
-  runtime::tune_malloc_for_training();  // keep tensor buffers in the heap (GFN_MALLOC_TUNE=0: off)
   config::ExperimentConfig config;
   launch::LaunchEnv launch_env;
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
     config = config::load_config(cli.config_path, cli.overrides);
+    // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
+    // OpenBLAS's kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc
+    // thresholds that keep tensor buffers in the heap.
+    runtime::select_blas_kernels(config.engine.blas_kernels == config::BlasKernels::kAuto, argc,
+                                 argv);
+    runtime::tune_malloc_for_training(config.engine.malloc_tune);
     if (cli.print_config) {
       std::printf("%s\n", config::to_yaml(config).c_str());
       return 0;

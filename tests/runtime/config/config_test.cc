@@ -315,6 +315,68 @@ TEST_F(ConfigFileTest, LaunchSectionIsUnsetByDefaultAndValidated) {
               AllOf(HasSubstr("launch.rnak"), HasSubstr("world_size")));
 }
 
+TEST_F(ConfigFileTest, EngineSectionDefaultsAreTheFastPaths) {
+  const EngineOptions e = load_config("").engine;
+  EXPECT_EQ(e.state_table, StateTableMode::kAuto);
+  EXPECT_EQ(e.table_backward, TableBackward::kManual);
+  EXPECT_TRUE(e.fused_tb);
+  EXPECT_EQ(e.optimizer, OptimizerKind::kFlat);
+  EXPECT_TRUE(e.fused_adam);
+  EXPECT_TRUE(e.plain_loops);
+  EXPECT_TRUE(e.reuse_logprobs);
+  EXPECT_EQ(e.blas_kernels, BlasKernels::kAuto);
+  EXPECT_TRUE(e.malloc_tune);
+  EXPECT_THAT(to_yaml(load_config("")),
+              AllOf(HasSubstr("engine:"), HasSubstr("state_table: auto"),
+                    HasSubstr("table_backward: manual"), HasSubstr("optimizer: flat"),
+                    HasSubstr("blas_kernels: auto")));
+}
+
+TEST_F(ConfigFileTest, EngineSectionReadsWritesAndOverrides) {
+  const std::string p = write("engine.yaml",
+                              "engine:\n  state_table: off\n  table_backward: autograd\n"
+                              "  fused_tb: false\n  optimizer: torch\n  fused_adam: false\n"
+                              "  plain_loops: false\n  reuse_logprobs: false\n"
+                              "  blas_kernels: off\n  malloc_tune: false\n");
+  const ExperimentConfig c = load_config(p);
+  EXPECT_EQ(c.engine.state_table, StateTableMode::kOff);
+  EXPECT_EQ(c.engine.table_backward, TableBackward::kAutograd);
+  EXPECT_FALSE(c.engine.fused_tb);
+  EXPECT_EQ(c.engine.optimizer, OptimizerKind::kTorch);
+  EXPECT_FALSE(c.engine.fused_adam);
+  EXPECT_FALSE(c.engine.plain_loops);
+  EXPECT_FALSE(c.engine.reuse_logprobs);
+  EXPECT_EQ(c.engine.blas_kernels, BlasKernels::kOff);
+  EXPECT_FALSE(c.engine.malloc_tune);
+  // config.yaml round trip, then overrides back to the defaults.
+  const std::string again = write("again.yaml", to_yaml(c));
+  EXPECT_EQ(to_yaml(load_config(again)), to_yaml(c));
+  const ExperimentConfig o =
+      load_config(again, {"engine.state_table=auto", "engine.optimizer=flat",
+                          "engine.table_backward=manual", "engine.plain_loops=true"});
+  EXPECT_EQ(o.engine.state_table, StateTableMode::kAuto);
+  EXPECT_EQ(o.engine.optimizer, OptimizerKind::kFlat);
+  EXPECT_EQ(o.engine.table_backward, TableBackward::kManual);
+  EXPECT_TRUE(o.engine.plain_loops);
+}
+
+TEST_F(ConfigFileTest, EngineBadValuesNameKeyFileAndChoices) {
+  const std::string p = write("bad.yaml", "engine:\n  fused_tb: true\n  state_table: on\n");
+  EXPECT_THAT(error_of(p), AllOf(HasSubstr(p), HasSubstr("line 3"),
+                                 HasSubstr("engine.state_table must be one of: auto, off"),
+                                 HasSubstr("got 'on'")));
+  EXPECT_THAT(error_of(write("b.yaml", "engine:\n  plain_loops: 0.5\n")),
+              AllOf(HasSubstr("b.yaml"), HasSubstr("engine.plain_loops must be a boolean")));
+  const std::string ok = write("ok.yaml", "engine:\n  fused_tb: true\n");
+  EXPECT_THAT(error_of(ok, {"engine.optimizer=sgd"}),
+              AllOf(HasSubstr("--set engine.optimizer=sgd"), HasSubstr(ok),
+                    HasSubstr("engine.optimizer must be one of: flat, torch")));
+  EXPECT_THAT(error_of("", {"engine.table_backward=fast"}),
+              HasSubstr("engine.table_backward must be one of: manual, autograd, got 'fast'"));
+  EXPECT_THAT(error_of(write("k.yaml", "engine:\n  statetable: off\n")),
+              AllOf(HasSubstr("unknown key 'engine.statetable'"), HasSubstr("state_table")));
+}
+
 TEST(ValidateConfig, NamesTheSource) {
   ExperimentConfig c;
   c.env.height = 1;

@@ -34,7 +34,8 @@ struct Net : torch::nn::Module {
 // at lr 0.1 without), and returns the largest difference in ulps over all parameters
 // (0 = bit-identical).
 template <typename NetT>
-std::int64_t max_ulp_after(int steps, FlatAdamW::Kernel* kernel = nullptr) {
+std::int64_t max_ulp_after(int steps, FlatAdamW::Kernel* kernel = nullptr,
+                           FlatAdamPaths paths = {}) {
   torch::manual_seed(1);
   NetT ref, flat;
   {
@@ -49,7 +50,7 @@ std::int64_t max_ulp_after(int steps, FlatAdamW::Kernel* kernel = nullptr) {
                       std::make_unique<torch::optim::AdamWOptions>(
                           torch::optim::AdamWOptions(0.1).weight_decay(0.0)));
   torch::optim::AdamW torch_adam(std::move(groups));
-  FlatAdamW flat_adam({{flat.net(), 0.01, 0.05}, {{flat.z}, 0.1, 0.0}});
+  FlatAdamW flat_adam({{flat.net(), 0.01, 0.05}, {{flat.z}, 0.1, 0.0}}, paths);
   if (kernel != nullptr) *kernel = flat_adam.kernel();
 
   for (int step = 0; step < steps; ++step) {
@@ -96,27 +97,21 @@ TEST(FlatAdamW, BitIdenticalToTorchAdamW) {
   FlatAdamW::Kernel kernel{};
   EXPECT_EQ(max_ulp_after<Net>(20, &kernel), 0);
   EXPECT_EQ(max_ulp_after<WideNet>(30), 0);
-  // The rounding probe found ATen's roundings (a fused loop, not the fallback), unless
-  // the environment asked for ATen ops.
-  const char* flag = std::getenv("GFN_FUSED_ADAM");
-  if (flag == nullptr || std::string(flag) != "0") {
-    EXPECT_NE(kernel, FlatAdamW::Kernel::kAtenOps) << FlatAdamW::kernel_name(kernel);
-  }
+  // The rounding probe found ATen's roundings (a fused loop, not the fallback).
+  EXPECT_NE(kernel, FlatAdamW::Kernel::kAtenOps) << FlatAdamW::kernel_name(kernel);
 }
 
-TEST(FlatAdamW, AtenOpsFallbackIsBitIdenticalToo) {
-  const char* old = std::getenv("GFN_FUSED_ADAM");
-  const std::string saved = old ? old : "";
-  setenv("GFN_FUSED_ADAM", "0", 1);
+TEST(FlatAdamW, AtenOpsFallbackIsBitIdenticalToo) {  // engine.fused_adam: false
   FlatAdamW::Kernel kernel{};
-  const std::int64_t ulps = max_ulp_after<WideNet>(10, &kernel);
-  if (old) {
-    setenv("GFN_FUSED_ADAM", saved.c_str(), 1);
-  } else {
-    unsetenv("GFN_FUSED_ADAM");
-  }
+  const std::int64_t ulps = max_ulp_after<WideNet>(10, &kernel, FlatAdamPaths{false, true});
   EXPECT_EQ(kernel, FlatAdamW::Kernel::kAtenOps);
   EXPECT_EQ(ulps, 0);
+}
+
+TEST(FlatAdamW, WithoutPlainLoopsIsBitIdenticalToo) {  // engine.plain_loops: false
+  FlatAdamW::Kernel kernel{};
+  EXPECT_EQ(max_ulp_after<WideNet>(10, &kernel, FlatAdamPaths{true, false}), 0);
+  EXPECT_NE(kernel, FlatAdamW::Kernel::kAtenOps);
 }
 
 // The check itself can fail: a different update rule (Adam without the decoupled decay
@@ -173,7 +168,7 @@ TEST(FlatAdamW, SubnormalMomentsAreFlushedParametersStayIdentical) {
   for (std::size_t i = 0; i < ref.parameters().size(); ++i) {
     EXPECT_TRUE(torch::equal(ref.parameters()[i], flat.parameters()[i])) << "parameter " << i;
   }
-  if (flat_adam.kernel() == FlatAdamW::Kernel::kAtenOps) return;  // GFN_FUSED_ADAM=0: no flush
+  ASSERT_NE(flat_adam.kernel(), FlatAdamW::Kernel::kAtenOps);  // the fused loop flushes
 #if defined(__x86_64__)
   const torch::Tensor m = flat_adam.flat_exp_avg(0).abs();
   const torch::Tensor subnormal = (m > 0) & (m < std::numeric_limits<float>::min());
@@ -226,11 +221,8 @@ TEST(FlatAdamW, BitIdenticalOnWidelySpreadMoments) {
     SCOPED_TRACE("step " + std::to_string(step));
     ASSERT_TRUE(torch::equal(ref.detach().view(torch::kInt32), flat.detach().view(torch::kInt32)));
   }
-  // The fused loop ran (the FMA kernel uses divide_exact), unless ATen ops were asked for.
-  const char* flag = std::getenv("GFN_FUSED_ADAM");
-  if (flag == nullptr || std::string(flag) != "0") {
-    EXPECT_NE(flat_adam.kernel(), FlatAdamW::Kernel::kAtenOps);
-  }
+  // The fused loop ran (the FMA kernel uses divide_exact).
+  EXPECT_NE(flat_adam.kernel(), FlatAdamW::Kernel::kAtenOps);
 }
 
 TEST(FlatAdamW, RefusesBadInputAndReplacedGradients) {

@@ -1,7 +1,7 @@
 // The dispatch-free helpers of runtime/gfn/plain_loops.h (transposed_view, masked_fill_copy,
-// zeros_float, scalar_value) against the ATen ops they replace, with and without
-// GFN_PLAIN_LOOPS, and the Learner's iteration with plain loops on and off (the seed gradient
-// and scalar reads of learner.cc).
+// zeros_float, scalar_value) against the ATen ops they replace, with loops on and off, and
+// the Learner's iteration with engine.plain_loops on and off (the seed gradient and scalar
+// reads of learner.cc).
 #include "runtime/gfn/plain_loops.h"
 
 #include <gtest/gtest.h>
@@ -23,12 +23,6 @@
 namespace gfn::core {
 namespace {
 
-// Sets GFN_PLAIN_LOOPS for the lifetime of the object.
-struct PlainLoops {
-  explicit PlainLoops(bool on) { setenv("GFN_PLAIN_LOOPS", on ? "1" : "0", 1); }
-  ~PlainLoops() { unsetenv("GFN_PLAIN_LOOPS"); }
-};
-
 bool same_bits(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
   const at::Tensor ac = a.contiguous(), bc = b.contiguous();
@@ -42,9 +36,8 @@ TEST(PlainLoopsHelpers, TransposedViewIsTheTransposeView) {
   // transposed tensor.
   const std::vector<at::Tensor> inputs = {base, base.narrow(1, 2, 9), base.t()};
   for (const bool on : {true, false}) {
-    PlainLoops loops(on);
     for (const auto& m : inputs) {
-      const at::Tensor v = transposed_view(m);
+      const at::Tensor v = transposed_view(m, on);
       const at::Tensor ref = m.t();
       EXPECT_EQ(v.sizes(), ref.sizes());
       EXPECT_EQ(v.strides(), ref.strides());
@@ -60,7 +53,7 @@ TEST(PlainLoopsHelpers, TransposedViewIsTheTransposeView) {
   }
   // Writes through the original are seen through the view (shared storage).
   at::Tensor w = torch::zeros({2, 3});
-  const at::Tensor wt = transposed_view(w);
+  const at::Tensor wt = transposed_view(w, true);
   w[1][2] = 5.0f;
   EXPECT_EQ(wt[2][1].item<float>(), 5.0f);
 }
@@ -76,8 +69,7 @@ TEST(PlainLoopsHelpers, MaskedFillCopyMatchesMaskedFill) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const at::Tensor ref = x.masked_fill(mask, neg_inf);
   for (const bool on : {true, false}) {
-    PlainLoops loops(on);
-    const at::Tensor out = masked_fill_copy(x, mask, neg_inf);
+    const at::Tensor out = masked_fill_copy(x, mask, neg_inf, on);
     EXPECT_TRUE(same_bits(out, ref)) << "plain loops " << on;  // NaN and -0.0 included
     EXPECT_NE(out.data_ptr(), x.data_ptr());                   // a new tensor
     EXPECT_TRUE(out.is_contiguous());
@@ -87,33 +79,32 @@ TEST(PlainLoopsHelpers, MaskedFillCopyMatchesMaskedFill) {
   // A non-contiguous input or a broadcast mask take ATen's path: same values.
   const at::Tensor xt = torch::randn({5, 9}).t();
   const at::Tensor row_mask = torch::rand({5}) < 0.5;
-  EXPECT_TRUE(same_bits(masked_fill_copy(xt, mask, 2.0f), xt.masked_fill(mask, 2.0f)));
-  EXPECT_TRUE(same_bits(masked_fill_copy(x, row_mask, 2.0f), x.masked_fill(row_mask, 2.0f)));
+  EXPECT_TRUE(same_bits(masked_fill_copy(xt, mask, 2.0f, true), xt.masked_fill(mask, 2.0f)));
+  EXPECT_TRUE(same_bits(masked_fill_copy(x, row_mask, 2.0f, true), x.masked_fill(row_mask, 2.0f)));
   // An input with autograd: the result is detached, the values those of masked_fill.
   const at::Tensor leaf = torch::randn({9, 5}).requires_grad_(true);
-  const at::Tensor out = masked_fill_copy(leaf, mask, neg_inf);
+  const at::Tensor out = masked_fill_copy(leaf, mask, neg_inf, true);
   EXPECT_FALSE(out.requires_grad());
   EXPECT_TRUE(same_bits(out, leaf.detach().masked_fill(mask, neg_inf)));
 }
 
 TEST(PlainLoopsHelpers, ZerosAndScalarValue) {
   for (const bool on : {true, false}) {
-    PlainLoops loops(on);
-    const at::Tensor z = zeros_float(6, 7);
+    const at::Tensor z = zeros_float(6, 7, on);
     EXPECT_TRUE(same_bits(z, torch::zeros({6, 7})));
-    EXPECT_EQ(zeros_float(0, 3).numel(), 0);
+    EXPECT_EQ(zeros_float(0, 3, on).numel(), 0);
     const at::Tensor f = torch::full({}, 0.1f);
-    EXPECT_EQ(scalar_value(f), f.item<double>());
-    EXPECT_EQ(scalar_value(f), static_cast<double>(0.1f));
+    EXPECT_EQ(scalar_value(f, on), f.item<double>());
+    EXPECT_EQ(scalar_value(f, on), static_cast<double>(0.1f));
     const at::Tensor d = torch::full({1}, 0.3, torch::kDouble);
-    EXPECT_EQ(scalar_value(d), 0.3);
+    EXPECT_EQ(scalar_value(d, on), 0.3);
     const at::Tensor i = torch::full({}, 7, torch::kLong);
-    EXPECT_EQ(scalar_value(i), 7.0);
+    EXPECT_EQ(scalar_value(i, on), 7.0);
     // One element of a larger tensor (storage offset) and a leaf with autograd.
     const at::Tensor v = torch::arange(5, torch::kFloat).narrow(0, 3, 1);
-    EXPECT_EQ(scalar_value(v), 3.0);
-    EXPECT_EQ(scalar_value(torch::full({}, -2.5f).requires_grad_(true)), -2.5);
-    EXPECT_THROW(scalar_value(torch::ones({2})), c10::Error);
+    EXPECT_EQ(scalar_value(v, on), 3.0);
+    EXPECT_EQ(scalar_value(torch::full({}, -2.5f).requires_grad_(true), on), -2.5);
+    EXPECT_THROW(scalar_value(torch::ones({2}), on), c10::Error);
   }
 }
 
@@ -131,8 +122,9 @@ TEST(PlainLoopsHelpers, LearnerIterationsBitIdenticalWithAndWithoutLoops) {
   std::vector<double> losses[2], log_z[2];
   std::vector<at::Tensor> params[2];
   for (int on = 0; on < 2; ++on) {
-    PlainLoops loops(on == 1);
-    Learner learner(eo, mo, to, 17, config::ReplayOptions{});
+    config::EngineOptions engine;
+    engine.plain_loops = on == 1;
+    Learner learner(eo, mo, to, 17, config::ReplayOptions{}, engine);
     ASSERT_TRUE(learner.uses_state_table());
     for (int i = 0; i < 8; ++i) {
       const IterationResult r = learner.train_iteration(64);

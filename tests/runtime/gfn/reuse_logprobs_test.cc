@@ -2,7 +2,7 @@
 // recalculate_all_logprobs): the loss value and every parameter gradient must equal
 // those of recomputation, for every loss that reuses, tied and untied models, NoisyNet
 // layers, and batches mixed with replayed / remote trajectories; off-policy settings
-// (epsilon, temperature), "fm", replay fraction 1 and GFN_REUSE_LOGPROBS=0 must take the
+// (epsilon, temperature), "fm", replay fraction 1 and engine.reuse_logprobs false must take the
 // recompute path.
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -191,14 +191,14 @@ struct IterationRun {
   std::int64_t reused_iterations = 0;
 };
 
-// One Learner iteration, with GFN_REUSE_LOGPROBS as given; remote > 0 queues that many
+// One Learner iteration, with engine.reuse_logprobs as given; remote > 0 queues that many
 // terminating states first.
 IterationRun learner_iteration(const config::TrainOptions& train, const config::ModelOptions& model,
                                const config::ReplayOptions& replay, bool reuse, int iterations = 1,
                                std::int64_t remote = 0) {
-  setenv("GFN_REUSE_LOGPROBS", reuse ? "1" : "0", 1);
-  Learner learner(grid_options(), model, train, 17, replay);
-  unsetenv("GFN_REUSE_LOGPROBS");
+  config::EngineOptions engine;
+  engine.reuse_logprobs = reuse;
+  Learner learner(grid_options(), model, train, 17, replay, engine);
   EXPECT_FALSE(learner.uses_state_table());
   IterationRun run;
   for (int i = 0; i < iterations; ++i) {

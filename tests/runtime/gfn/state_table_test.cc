@@ -64,7 +64,7 @@ TEST(StateTable, SamplerMatchesGenericSamplerDrawForDraw) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     torch::manual_seed(3);
     const at::Tensor logits = 2.0 * torch::randn({env.n_states(), env.n_actions()});
     const PolicyFunction policy = [&](const at::Tensor& s) {
@@ -90,7 +90,7 @@ TEST(StateTable, SamplerRejectsBadInput) {
   const auto env_ptr = grid(2, 4);
   const Environment& env = *env_ptr;
   const auto pre = make_preprocessor("khot", env);
-  const StateSpace space(env, *pre);
+  const StateSpace space(env, *pre, /*plain_loops=*/true);
   at::Generator g = at::detail::createCPUGenerator(1);
   const at::Tensor probs = torch::full({16, 3}, 1.0 / 3);
   EXPECT_THROW(sample_trajectories_from_table(space, probs, -1, {}, g), std::invalid_argument);
@@ -130,7 +130,7 @@ TEST(StateTable, LossAndGradientsEqualRecomputation) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     for (const std::string name : {"tb", "db", "subtb", "zvar", "modified_db", "fm"}) {
       if (name == "modified_db" && !env.every_state_terminates()) continue;
       const auto loss = make_loss(name);
@@ -150,7 +150,7 @@ TEST(StateTable, LossAndGradientsEqualRecomputation) {
         };
         for (int kind = 0; kind < 3; ++kind) {
           const SamplerOptions opts = kind == 1 ? off_policy() : SamplerOptions{};
-          const StateTable table = evaluate_state_table(model, space, opts);
+          const StateTable table = evaluate_state_table(model, space, opts, true);
           const Trajectories trajs =
               kind == 2 ? sample_trajectories(env, uniform, 64, {}, gen)  // "replayed"
                         : sample_trajectories_from_table(space, table.probs, 64, opts, gen);
@@ -186,7 +186,7 @@ TEST(StateTable, TableLogProbsEqualTransitionLogProbs) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     config::ModelOptions mo;
     mo.hidden_dim = 32;
     torch::manual_seed(6);
@@ -197,7 +197,7 @@ TEST(StateTable, TableLogProbsEqualTransitionLogProbs) {
     };
     for (int replayed = 0; replayed < 2; ++replayed) {
       SCOPED_TRACE(env.name() + " replayed " + std::to_string(replayed));
-      const StateTable table = evaluate_state_table(model, space, {});
+      const StateTable table = evaluate_state_table(model, space, {}, true);
       const Trajectories trajs =
           replayed ? sample_trajectories(env, uniform, 48, {}, gen)
                    : sample_trajectories_from_table(space, table.probs, 48, {}, gen);
@@ -247,7 +247,7 @@ TEST(StateTable, ManualBackwardEqualsAutograd) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     for (const std::string name : {"tb", "db", "subtb", "zvar", "modified_db", "fm"}) {
       if (name == "modified_db" && !env.every_state_terminates()) continue;
       const auto loss = make_loss(name);
@@ -336,7 +336,7 @@ TEST(StateTable, ManualBackwardEqualsAutograd) {
 TEST(StateTable, ManualBackwardRefusesParametersModifiedInPlace) {
   const auto env = grid(2, 4);
   const auto pre = make_preprocessor("khot", *env);
-  const StateSpace space(*env, *pre);
+  const StateSpace space(*env, *pre, /*plain_loops=*/true);
   config::ModelOptions mo;
   mo.hidden_dim = 16;
   GFlowNetModel model(pre->output_dim(), env->n_actions(), mo);
@@ -361,7 +361,7 @@ TEST(StateTable, FusedTrajectoryBalanceEqualsUnfused) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     for (int variant = 0; variant < 5; ++variant) {
       config::ModelOptions mo;
       mo.hidden_dim = 32;
@@ -486,8 +486,8 @@ TEST(StateTable, PlainLoopsColumnSumsBitIdenticalToAten) {
 }
 
 // StateSpace::state_indices (linear formula checked against the state table) equals
-// env.state_indices on every state and on a shuffled batch, with and without
-// GFN_PLAIN_LOOPS; a state outside the table gets the environment's own answer.
+// env.state_indices on every state and on a shuffled batch, with and without plain loops
+// (engine.plain_loops); a state outside the table gets the environment's own answer.
 TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
   std::vector<std::unique_ptr<Environment>> envs;
   envs.push_back(grid(2, 8));
@@ -497,18 +497,17 @@ TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
     const Environment& env = *env_ptr;
     SCOPED_TRACE(env.name());
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
     EXPECT_TRUE(space.has_linear_index());
     const at::Tensor all = env.all_states();
     const at::Tensor batch = all.index_select(0, torch::randint(all.size(0), {500}, torch::kLong));
-    for (const char* flag : {"1", "0"}) {
-      setenv("GFN_PLAIN_LOOPS", flag, 1);
-      EXPECT_TRUE(torch::equal(space.state_indices(all), env.state_indices(all)));
-      EXPECT_TRUE(torch::equal(space.state_indices(batch), env.state_indices(batch)));
+    for (const bool loops : {true, false}) {
+      const StateSpace sp(env, *pre, loops);
+      EXPECT_TRUE(torch::equal(sp.state_indices(all), env.state_indices(all)));
+      EXPECT_TRUE(torch::equal(sp.state_indices(batch), env.state_indices(batch)));
       std::vector<std::int64_t> rows = {3, 0, 7, 3};
-      EXPECT_TRUE(torch::equal(space.gather_states(rows),
+      EXPECT_TRUE(torch::equal(sp.gather_states(rows),
                                all.index_select(0, torch::tensor(rows, torch::kLong))));
-      unsetenv("GFN_PLAIN_LOOPS");
     }
     // A state outside the table: the environment's own answer (the loop's check fails).
     const at::Tensor outside = torch::full({2, all.size(1)}, 99, torch::kLong);
@@ -516,7 +515,7 @@ TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
   }
 }
 
-// The plain-loop fast paths (GFN_PLAIN_LOOPS, runtime/gfn/plain_loops.h) against the ATen
+// The plain-loop fast paths (engine.plain_loops, runtime/gfn/plain_loops.h) against the ATen
 // ops they replace, on the fused TB path of the table: the MLP forward (bias rows +
 // addmm_out, ReLU loop) gives bit-identical tables, the bias-gradient loops bit-identical
 // gradients; the fused TB node's mean (double accumulation) the loss within float rounding. A
@@ -530,7 +529,8 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre);
+    const StateSpace space(env, *pre, /*plain_loops=*/true);
+    const StateSpace aten_space(env, *pre, /*plain_loops=*/false);
     for (int variant = 0; variant < 4; ++variant) {
       config::ModelOptions mo;
       mo.hidden_dim = 37;
@@ -555,13 +555,13 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
       Grads result[2];
       StateTable tables[2];
       for (int loops = 0; loops < 2; ++loops) {
-        setenv("GFN_PLAIN_LOOPS", loops ? "1" : "0", 1);
-        tables[loops] = evaluate_state_table(model, space, {}, true);
+        const StateSpace& sp = loops ? space : aten_space;
+        model.set_plain_loops(loops == 1);
+        tables[loops] = evaluate_state_table(model, sp, {}, true);
         model.zero_grad();
         result[loops].loss =
-            table_trajectory_balance(tables[loops], space, trajs, model.log_z(), true);
+            table_trajectory_balance(tables[loops], sp, trajs, model.log_z(), true);
         result[loops].loss.backward();
-        unsetenv("GFN_PLAIN_LOOPS");
         for (const auto& p : model.parameters()) {
           result[loops].grads.push_back(p.grad().defined() ? p.grad().clone()
                                                            : torch::zeros_like(p));
@@ -585,7 +585,7 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
 }
 
 // The Learner (FlatAdamW: gradients written into its flat buffer) trains alike with the
-// hand-written table backward and with autograd (GFN_TABLE_MANUAL_BACKWARD=0): same
+// hand-written table backward and with autograd (engine.table_backward): same
 // sampled batches, losses and logZ up to float rounding over a few iterations.
 TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
   for (const bool tied : {false, true}) {
@@ -599,15 +599,17 @@ TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
     config::TrainOptions to;
     std::vector<double> losses[2], log_z[2];
     for (int manual = 0; manual < 2; ++manual) {
-      if (manual == 0) setenv("GFN_TABLE_MANUAL_BACKWARD", "0", 1);
-      Learner learner(eo, mo, to, 9, config::ReplayOptions{});
+      config::EngineOptions engine;
+      engine.table_backward =
+          manual == 1 ? config::TableBackward::kManual : config::TableBackward::kAutograd;
+      Learner learner(eo, mo, to, 9, config::ReplayOptions{}, engine);
+      EXPECT_EQ(learner.engine_paths().at("table_backward"), manual == 1 ? "manual" : "autograd");
       ASSERT_TRUE(learner.uses_state_table());
       for (int i = 0; i < 6; ++i) {
         const IterationResult r = learner.train_iteration(64);
         losses[manual].push_back(r.loss);
         log_z[manual].push_back(r.log_z);
       }
-      unsetenv("GFN_TABLE_MANUAL_BACKWARD");
     }
     for (int i = 0; i < 6; ++i) {
       EXPECT_NEAR(losses[1][i], losses[0][i], 1e-5 * (1 + std::abs(losses[0][i]))) << i;
@@ -617,16 +619,15 @@ TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
 }
 
 TEST(StateTable, EnabledOnlyForSmallEnumerableEnvironments) {
-  EXPECT_TRUE(state_table_enabled(*grid(2, 8)));   // 64 states
-  EXPECT_FALSE(state_table_enabled(*grid(4, 8)));  // 4096 states
-  EXPECT_TRUE(state_table_enabled(*ebm(5)));       // 243 states
-  EXPECT_FALSE(state_table_enabled(*ebm(6)));      // 729 states
-  setenv("GFN_STATE_TABLE", "0", 1);
-  EXPECT_FALSE(state_table_enabled(*grid(2, 8)));
-  unsetenv("GFN_STATE_TABLE");
+  constexpr auto kAuto = config::StateTableMode::kAuto;
+  EXPECT_TRUE(state_table_enabled(*grid(2, 8), kAuto));   // 64 states
+  EXPECT_FALSE(state_table_enabled(*grid(4, 8), kAuto));  // 4096 states
+  EXPECT_TRUE(state_table_enabled(*ebm(5), kAuto));       // 243 states
+  EXPECT_FALSE(state_table_enabled(*ebm(6), kAuto));      // 729 states
+  EXPECT_FALSE(state_table_enabled(*grid(2, 8), config::StateTableMode::kOff));
 }
 
-// The Learner's state-table path and its generic path (GFN_STATE_TABLE=0) train alike:
+// The Learner's state-table path and its generic path (engine.state_table off) train alike:
 // same losses and logZ over a few iterations up to float rounding, with every feature
 // the table path must keep: off-policy sampling, NoisyNet layers (noise drawn before the
 // table's forward), the local replay buffer, remote (backward-sampled) states, losses
@@ -675,10 +676,11 @@ TEST(StateTable, LearnerPathsAgree) {
     c.model.hidden_dim = 64;
     std::vector<double> losses[2], log_z[2];
     for (int generic = 0; generic < 2; ++generic) {
-      if (generic) setenv("GFN_STATE_TABLE", "0", 1);
-      Learner learner(c.env, c.model, c.train, 9, c.replay);
-      unsetenv("GFN_STATE_TABLE");
+      config::EngineOptions engine;
+      engine.state_table = generic ? config::StateTableMode::kOff : config::StateTableMode::kAuto;
+      Learner learner(c.env, c.model, c.train, 9, c.replay, engine);
       EXPECT_EQ(learner.uses_state_table(), generic == 0);
+      EXPECT_EQ(learner.engine_paths().at("state_table"), generic ? "off" : "on");
       for (int i = 0; i < 5; ++i) {
         if (c.remote && i == 3) {
           learner.queue_replayed_states(learner.env().terminating_states().narrow(0, 5, 10));
