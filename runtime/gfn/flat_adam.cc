@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -201,7 +202,8 @@ const char* FlatAdamW::kernel_name(Kernel k) {
 FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, double eps)
     : beta1_(beta1), beta2_(beta2), eps_(eps) {
   std::set<const void*> seen;
-  for (auto& g : groups) {
+  std::vector<std::int64_t> totals;
+  for (const auto& g : groups) {
     if (g.params.empty()) throw std::invalid_argument("FlatAdamW: empty parameter group");
     if (!(g.lr >= 0) || !(g.weight_decay >= 0)) {
       throw std::invalid_argument("FlatAdamW: lr and weight_decay must be >= 0, got " +
@@ -219,11 +221,23 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, doub
       }
       total += p.numel();
     }
+    totals.push_back(total);
+  }
+  // One buffer for the parameters of every group and one for their gradients, in group
+  // order: model averaging all-reduces them in place (all_parameters(), all_gradients()).
+  const std::int64_t all = std::accumulate(totals.begin(), totals.end(), std::int64_t{0});
+  all_params_ = at::empty({all}, at::kFloat);
+  all_grads_ = at::zeros({all}, at::kFloat);
+  std::int64_t group_offset = 0;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    auto& g = groups[gi];
+    const std::int64_t total = totals[gi];
     Flat f;
-    f.params = at::empty({total}, at::kFloat);
-    f.grads = at::zeros({total}, at::kFloat);
+    f.params = all_params_.narrow(0, group_offset, total);
+    f.grads = all_grads_.narrow(0, group_offset, total);
     f.exp_avg = at::zeros({total}, at::kFloat);
     f.exp_avg_sq = at::zeros({total}, at::kFloat);
+    group_offset += total;
     std::int64_t offset = 0;
     for (auto& p : g.params) {
       const std::int64_t k = p.numel();
@@ -242,7 +256,7 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, doub
 }
 
 void FlatAdamW::zero_grad() {
-  for (auto& f : flat_) f.grads.zero_();
+  all_grads_.zero_();
 }
 
 void FlatAdamW::step() {

@@ -32,6 +32,14 @@ struct LaunchEnv {
   /// Where rank and world size came from: "explicit" (config), "torchrun", "openmpi",
   /// "pmi", "mvapich", "slurm", "none".
   std::string launcher = "none";
+  /// True when an MPI launcher started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+  /// PMIX_RANK or MV2_COMM_WORLD_SIZE is set), whatever `launcher` says: the torch
+  /// backend may then bootstrap its world over MPI.
+  bool mpi_launcher = false;
+  /// Where each value came from, for error messages: "RANK=3", "launch.rank=3",
+  /// "MASTER_ADDR", "launch.master_port"; "" when the value is unset (no launcher, no
+  /// address, port 0).
+  std::string rank_origin, world_size_origin, master_addr_origin, master_port_origin;
 };
 
 /// Explicit launch values (the YAML `launch:` section, runtime/launch/explicit_launch.h,
@@ -74,7 +82,7 @@ std::optional<std::string> first_env(std::initializer_list<const char*> names,
 ///      SLURM_NODEID.
 /// When a source gives no local rank / local size, the job is assumed to be on one
 /// node (local = global). MASTER_ADDR / MASTER_PORT are read whatever the source.
-/// None found: a world of one. Throws LaunchError (naming the variables) when a source
+/// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the variables) when a source
 /// gives only one of rank / world size, a value is not an integer, rank >= world
 /// size, local rank >= local world size, local world size > world size, or
 /// MASTER_PORT is outside 0..65535.
