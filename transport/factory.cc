@@ -77,8 +77,8 @@ std::unique_ptr<Transport> make_torch(const TransportOptions& options, const Ren
                          " is outside 1..65535");
   }
   if (!rank.value) {
-    throw TransportError("transport backend 'torch': " + addr_name + " " + *addr +
-                         " and " + port_name + " " + std::to_string(*port) +
+    throw TransportError("transport backend 'torch': " + addr_name + " " + *addr + " and " +
+                         port_name + " " + std::to_string(*port) +
                          " are set but no rank / world size is (set RANK and WORLD_SIZE, "
                          "explicit values, or start the processes with a launcher)");
   }
@@ -92,12 +92,13 @@ std::unique_ptr<Transport> make_transport(const std::string& backend,
                                           const Rendezvous& rendezvous) {
   if (rendezvous.rank.has_value() != rendezvous.world_size.has_value()) {
     const auto [rank, world] = world_of(rendezvous);
-    throw TransportError("transport: " +
-                         (rendezvous.rank ? rank.origin + " is set but " + world.origin
-                                          : world.origin + " is set but " + rank.origin) +
-                         " is not: " +
-                         (rendezvous.rank ? "rank without a world size" : "world size without a rank") +
-                         " (give both or neither)");
+    throw TransportError(
+        "transport: " +
+        (rendezvous.rank ? rank.origin + " is set but " + world.origin
+                         : world.origin + " is set but " + rank.origin) +
+        " is not: " +
+        (rendezvous.rank ? "rank without a world size" : "world size without a rank") +
+        " (give both or neither)");
   }
   if (backend == "mpi") {
     auto t = make_mpi_transport(options);

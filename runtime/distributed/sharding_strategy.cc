@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "runtime/distributed/group_tensor_ops.h"
-#include "runtime/distributed/sharding_topology.h"
 #include "runtime/distributed/model_averaging.h"
+#include "runtime/distributed/sharding_topology.h"
 
 namespace gfn::dist {
 

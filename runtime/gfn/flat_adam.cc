@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <numeric>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -255,9 +255,7 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, double beta1, double beta2, doub
   kernel_ = detect_rounding(beta1_, beta2_);
 }
 
-void FlatAdamW::zero_grad() {
-  all_grads_.zero_();
-}
+void FlatAdamW::zero_grad() { all_grads_.zero_(); }
 
 void FlatAdamW::step() {
   at::NoGradGuard no_grad;

@@ -276,10 +276,9 @@ LaunchEnv detect_launch_env(const ExplicitLaunch& x, const EnvLookup& getenv) {
     }
     if (env.master_port != 0) env.master_port_origin = "MASTER_PORT";
   }
-  env.mpi_launcher = first_found({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-                                  "MV2_COMM_WORLD_SIZE"},
-                                 getenv)
-                         .has_value();
+  env.mpi_launcher =
+      first_found({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE"}, getenv)
+          .has_value();
   return env;
 }
 

@@ -82,10 +82,10 @@ std::optional<std::string> first_env(std::initializer_list<const char*> names,
 ///      SLURM_NODEID.
 /// When a source gives no local rank / local size, the job is assumed to be on one
 /// node (local = global). MASTER_ADDR / MASTER_PORT are read whatever the source.
-/// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the variables) when a source
-/// gives only one of rank / world size, a value is not an integer, rank >= world
-/// size, local rank >= local world size, local world size > world size, or
-/// MASTER_PORT is outside 0..65535.
+/// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the
+/// variables) when a source gives only one of rank / world size, a value is not an integer, rank >=
+/// world size, local rank >= local world size, local world size > world size, or MASTER_PORT is
+/// outside 0..65535.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
 /// As above, with explicit values first (issue 3 "Launch environment": explicit config

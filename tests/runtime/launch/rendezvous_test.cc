@@ -54,8 +54,7 @@ TEST(Rendezvous, TorchrunValuesAndTheirOrigins) {
 // is given; Slurm alone (srun without PMI) does not.
 TEST(Rendezvous, MpiLauncherFlag) {
   for (const Env& env : {Env{{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}},
-                         Env{{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}},
-                         Env{{"PMIX_RANK", "0"}},
+                         Env{{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}, Env{{"PMIX_RANK", "0"}},
                          Env{{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "2"}}}) {
     EXPECT_TRUE(transport_rendezvous(detect_launch_env(lookup(env))).mpi_launcher)
         << env.begin()->first;
@@ -69,8 +68,8 @@ TEST(Rendezvous, MpiLauncherFlag) {
   ExplicitLaunch x;
   x.rank = 0;
   x.world_size = 2;
-  const auto under_mpirun = transport_rendezvous(detect_launch_env(
-      x, lookup({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}})));
+  const auto under_mpirun = transport_rendezvous(
+      detect_launch_env(x, lookup({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}})));
   EXPECT_TRUE(under_mpirun.mpi_launcher);
   EXPECT_EQ(under_mpirun.rank_origin, "launch.rank=0");
 }
@@ -82,11 +81,10 @@ TEST(Rendezvous, ExplicitValuesWinOverTheEnvironment) {
   x.world_size = 1;
   x.master_addr = "127.0.0.1";
   x.master_port = 12345;
-  const auto r = transport_rendezvous(detect_launch_env(
-      x, lookup({{"RANK", "1"},
-                 {"WORLD_SIZE", "2"},
-                 {"MASTER_ADDR", "192.0.2.1"},
-                 {"MASTER_PORT", "9"}})));
+  const auto r = transport_rendezvous(detect_launch_env(x, lookup({{"RANK", "1"},
+                                                                   {"WORLD_SIZE", "2"},
+                                                                   {"MASTER_ADDR", "192.0.2.1"},
+                                                                   {"MASTER_PORT", "9"}})));
   EXPECT_EQ(r.rank, 0);
   EXPECT_EQ(r.world_size, 1);
   EXPECT_EQ(r.world_size_origin, "launch.world_size=1");
