@@ -30,7 +30,10 @@ struct Rendezvous {
 };
 
 /// Creates the transport of `backend`. Collective: every rank must call it. Blocks until
-/// every rank has joined (at most options.timeout for the torch rendezvous).
+/// every rank has joined (at most options.timeout for the torch rendezvous). Thread-safe
+/// only in the sense that it touches no shared state of its own (MPI initialization is
+/// process-wide: call it from one thread). `Rendezvous{}` (nothing known): the world of
+/// MPI (under an MPI launcher) or a world of one.
 /// - "mpi": Open MPI (transport/mpi). The world comes from MPI; a known rank / world size
 ///   is checked against it.
 /// - "torch": LibTorch c10d Gloo (transport/gloo). With a master address and port, rank 0

@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -94,24 +93,7 @@ void shutdown_dist() {
 
 bool is_dist_active() { return state().transport != nullptr; }
 
-bool is_using_torchrun() {
-  static const char* const kVars[] = {"RANK",
-                                      "LOCAL_RANK",
-                                      "WORLD_SIZE",
-                                      "LOCAL_WORLD_SIZE",
-                                      "GROUP_RANK",
-                                      "ROLE_RANK",
-                                      "ROLE_WORLD_SIZE",
-                                      "MASTER_ADDR",
-                                      "MASTER_PORT",
-                                      "TORCHELASTIC_RESTART_COUNT",
-                                      "TORCHELASTIC_MAX_RESTARTS",
-                                      "TORCHELASTIC_RUN_ID"};
-  for (const char* v : kVars) {
-    if (std::getenv(v) == nullptr) return false;
-  }
-  return true;
-}
+bool is_using_torchrun() { return launch::torchrun_environment(); }
 
 void require_dist(const char* caller) {
   if (!state().transport) throw NotInitializedError(not_initialized(caller));

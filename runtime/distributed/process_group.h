@@ -92,7 +92,8 @@ bool is_dist_active();
 /// True when torchrun's environment variables are set (helios is_using_torchrun): all
 /// of RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, ROLE_RANK,
 /// ROLE_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT,
-/// TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in torchrun's docs).
+/// TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in torchrun's docs;
+/// runtime/launch torchrun_environment).
 bool is_using_torchrun();
 
 /// The default transport (point-to-point messaging, group creation).

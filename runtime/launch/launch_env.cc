@@ -101,6 +101,25 @@ std::optional<std::string> real_getenv(const std::string& name) {
   return std::string(value);
 }
 
+bool torchrun_environment(const EnvLookup& getenv) {
+  static const char* const kVars[] = {"RANK",
+                                      "LOCAL_RANK",
+                                      "WORLD_SIZE",
+                                      "LOCAL_WORLD_SIZE",
+                                      "GROUP_RANK",
+                                      "ROLE_RANK",
+                                      "ROLE_WORLD_SIZE",
+                                      "MASTER_ADDR",
+                                      "MASTER_PORT",
+                                      "TORCHELASTIC_RESTART_COUNT",
+                                      "TORCHELASTIC_MAX_RESTARTS",
+                                      "TORCHELASTIC_RUN_ID"};
+  for (const char* v : kVars) {
+    if (!getenv(v)) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> first_env(std::initializer_list<const char*> names,
                                      const EnvLookup& getenv) {
   auto found = first_found(std::vector<const char*>(names), getenv);

@@ -69,6 +69,12 @@ std::optional<std::string> real_getenv(const std::string& name);
 std::optional<std::string> first_env(std::initializer_list<const char*> names,
                                      const EnvLookup& getenv = real_getenv);
 
+/// True when every variable torchrun exports is set: RANK, LOCAL_RANK, WORLD_SIZE,
+/// LOCAL_WORLD_SIZE, GROUP_RANK, ROLE_RANK, ROLE_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+/// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in
+/// torchrun's docs; helios is_using_torchrun). Set-but-empty counts as set. Thread-safe.
+bool torchrun_environment(const EnvLookup& getenv = real_getenv);
+
 /// Reads the launch environment. Sources, first found wins (a source is found when
 /// its rank or its world-size variable is set):
 ///   1. torchrun: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE

@@ -110,5 +110,21 @@ TEST(Rendezvous, InconsistentVariablesAreRefusedWhenResolved) {
   EXPECT_THROW(detect_launch_env(lookup({{"MASTER_PORT", "70000"}})), LaunchError);
 }
 
+// helios is_using_torchrun: every torchrun variable set (empty counts as set).
+TEST(Rendezvous, TorchrunEnvironmentNeedsEveryVariable) {
+  Env all;
+  for (const char* v :
+       {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+        "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT",
+        "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID"}) {
+    all[v] = "0";
+  }
+  all["TORCHELASTIC_RUN_ID"] = "";
+  EXPECT_TRUE(torchrun_environment(lookup(all)));
+  all.erase("ROLE_RANK");
+  EXPECT_FALSE(torchrun_environment(lookup(all)));
+  EXPECT_FALSE(torchrun_environment(lookup({{"RANK", "0"}, {"WORLD_SIZE", "1"}})));
+}
+
 }  // namespace
 }  // namespace gfn::launch
