@@ -1,5 +1,8 @@
 #pragma once
-// Creates the transport backend named in the experiment's `transport.backend`.
+// Creates the transport backend named in the experiment's `transport.backend`, from a
+// rendezvous the caller resolved (runtime/launch/rendezvous.h builds it from the
+// launcher's variables and the YAML `launch:` section). transport/ reads no environment
+// variable.
 
 #include <memory>
 #include <optional>
@@ -9,42 +12,43 @@
 
 namespace gfn::transport {
 
-/// Explicit rendezvous values (from the YAML `launch:` section, see
-/// runtime/launch/explicit_launch.h, or an API call such as `init_dist(backend, rank,
-/// world_size)`). Each unset field falls back to the environment: rank / world size to
-/// torchrun's RANK / WORLD_SIZE, else the MPI launchers' (OMPI_COMM_WORLD_RANK / _SIZE,
-/// PMI_RANK / PMI_SIZE, MV2_COMM_WORLD_RANK / _SIZE) or Slurm's (SLURM_PROCID /
-/// SLURM_NTASKS); master address / port to MASTER_ADDR / MASTER_PORT.
-struct RendezvousOverrides {
+/// Where this process meets the others. Every field is optional; an origin names its
+/// value in error messages ("RANK=3", "launch.world_size=2", "MASTER_PORT"). A plain
+/// value type: copyable, no shared state.
+struct Rendezvous {
   std::optional<int> rank;                 ///< global rank, 0 .. world_size-1
   std::optional<int> world_size;           ///< number of processes (>= 1)
   std::optional<std::string> master_addr;  ///< TCPStore host of the torch backend
   std::optional<int> master_port;          ///< TCPStore port of the torch backend (1..65535)
+  std::string rank_origin = "explicit rank";
+  std::string world_size_origin = "explicit world size";
+  std::string master_addr_origin = "explicit master address";
+  std::string master_port_origin = "explicit master port";
+  /// An MPI launcher (mpirun, srun with PMI) started this process: without a master
+  /// address and port the torch backend bootstraps its world over MPI.
+  bool mpi_launcher = false;
 };
 
-/// "mpi": Open MPI (transport/mpi). "torch": LibTorch c10d Gloo (transport/gloo), meeting
-/// at MASTER_ADDR:MASTER_PORT when both are set, else bootstrapped over MPI (the overload
-/// below with no explicit values). Collective: every rank must call it. Throws TransportError for
-/// an unknown or unavailable backend (the message lists the available ones).
-std::unique_ptr<Transport> make_transport(const std::string& backend,
-                                          const TransportOptions& options);
-
-/// As above, with explicit values taking precedence over the environment:
-/// - torch: when a master address and port are known (explicit or MASTER_ADDR /
-///   MASTER_PORT), rank 0 serves a TCPStore there and every rank joins with its rank and
-///   world size (explicit, else from the launcher's variables, see RendezvousOverrides).
-///   When neither is known, the world is bootstrapped over MPI (under an MPI launcher, or
-///   a world of one without any launcher); a rank / world size known then (explicit or
-///   from the environment) must match MPI's.
-/// - mpi: the world comes from MPI; explicit rank / world size are checked against it.
-/// Throws TransportError when only one of rank / world size is known (explicitly, or from
-/// one launcher's variables), rank >= world size, only one of master address / port is
-/// known, the port is outside 1..65535, a variable is not an integer, a rank / world size
-/// contradicts the MPI world, or several processes are meant (world size > 1, no MPI
-/// launcher) without a master address and port. Messages name the value's origin
-/// ("explicit world size 3", "RANK=5", "MASTER_PORT").
+/// Creates the transport of `backend`. Collective: every rank must call it. Blocks until
+/// every rank has joined (at most options.timeout for the torch rendezvous). Thread-safe
+/// only in the sense that it touches no shared state of its own (MPI initialization is
+/// process-wide: call it from one thread). `Rendezvous{}` (nothing known): the world of
+/// MPI (under an MPI launcher) or a world of one.
+/// - "mpi": Open MPI (transport/mpi). The world comes from MPI; a known rank / world size
+///   is checked against it.
+/// - "torch": LibTorch c10d Gloo (transport/gloo). With a master address and port, rank 0
+///   serves a TCPStore there and every rank joins with its rank and world size. With
+///   neither, the world is bootstrapped over MPI (under an MPI launcher, or a world of one
+///   without any launcher); a rank / world size known then must match MPI's.
+/// Throws TransportError (before any communication unless noted) for an unknown backend
+/// (the message lists the available ones), only one of rank / world size, rank outside
+/// the world, only one of master address / port, a port outside 1..65535, several
+/// processes meant (world size > 1, no MPI launcher) without a master address and port,
+/// a TCPStore rendezvous without a rank; after the world has formed, for a rank / world
+/// size contradicting it; and when the rendezvous itself fails. Messages name the
+/// values by their origins.
 std::unique_ptr<Transport> make_transport(const std::string& backend,
                                           const TransportOptions& options,
-                                          const RendezvousOverrides& overrides);
+                                          const Rendezvous& rendezvous = Rendezvous{});
 
 }  // namespace gfn::transport

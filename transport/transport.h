@@ -1,10 +1,11 @@
 #pragma once
 // The narrow transport interface of gfn-runtime (docs/architecture.md).
 //
-// Backends (transport/mpi/, later transport/gloo/) implement only the pure
-// virtual primitives below; framing (transport/framing/) and collective helpers
-// such as model averaging (transport/averaging.h) are written once above them,
-// as Horovod splits Controller from MPIController/GlooController.
+// Backends (transport/mpi/, transport/gloo/) implement only the pure virtual
+// primitives below; framing (transport/framing/) and helpers such as the byte gathers
+// (transport/gather.h) are written once above them, and model averaging above the
+// transport (runtime/distributed/model_averaging.h), as Horovod splits Controller from
+// MPIController/GlooController.
 //
 // Mirrors gfn.utils.distributed (torchgfn): send / isend / recv / AsyncSendHandle,
 // barrier / broadcast / all_reduce / all_gather / get_rank / get_world_size.

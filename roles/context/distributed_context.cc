@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/launch/explicit_launch.h"
 #include "runtime/launch/hostname.h"
+#include "runtime/launch/rendezvous.h"
 #include "transport/factory.h"
 #include "transport/gather.h"
 
@@ -32,37 +32,20 @@ bool wants_hostnames(const config::ExperimentConfig& config) {
   return config.layout.num_buffers > 0 && config.layout.placement != "arithmetic";
 }
 
-// The launch values with the experiment's explicit `launch:` values first (the caller's
-// `launch` may have been read from the environment alone). Throws launch::LaunchError.
-launch::LaunchEnv with_explicit_values(const config::ExperimentConfig& config,
-                                       const launch::LaunchEnv& launch) {
-  if (launch::explicit_launch(config.launch).empty()) return launch;
-  return launch::detect_launch_env(config.launch);
-}
-
-// The explicit `launch:` values the transport's rendezvous uses before the environment.
-transport::RendezvousOverrides rendezvous_overrides(const config::LaunchOptions& options) {
-  const launch::ExplicitLaunch x = launch::explicit_launch(options);
-  transport::RendezvousOverrides o;
-  o.rank = x.rank;
-  o.world_size = x.world_size;
-  o.master_addr = x.master_addr;
-  o.master_port = x.master_port;
-  return o;
-}
-
 }  // namespace
 
 DistributedContext::DistributedContext(const config::ExperimentConfig& config,
                                        const launch::LaunchEnv& launch)
-    : rank_(with_explicit_values(config, launch).rank),
-      world_size_(with_explicit_values(config, launch).world_size),
+    : rank_(launch.rank),
+      world_size_(launch.world_size),
       layout_(plan_from_config(config, world_size_)) {
   transport::TransportOptions options;
   options.max_message_bytes = config.transport.max_message_bytes;
   options.timeout = transport::Seconds(config.transport.timeout_s);
+  // The transport checks the launch values it is given against the world it forms;
+  // without a launcher (a world of one) it is given none, hence the check below.
   transport_ = transport::make_transport(config.transport.backend, options,
-                                         rendezvous_overrides(config.launch));
+                                         launch::transport_rendezvous(launch));
   if (transport_->world_size() != world_size_ || transport_->rank() != rank_) {
     throw transport::TransportError(
         "launch environment says rank " + std::to_string(rank_) + " of " +

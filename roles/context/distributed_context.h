@@ -20,11 +20,15 @@ namespace gfn::roles {
 
 class DistributedContext {
  public:
+  /// `launch` is this process's rendezvous, resolved once with the experiment's explicit
+  /// values first (launch::detect_launch_env(config.launch), runtime/launch).
   /// Plans the layout for `launch.world_size` ranks (throws LayoutError before any
-  /// communication), creates the transport of `config.transport.backend`, and —
+  /// communication), creates the transport of `config.transport.backend` at the
+  /// rendezvous of `launch` (runtime/launch/rendezvous.h), and —
   /// for hostname placement — gathers every rank's hostname (runtime/launch
   /// local_hostname(), overridable with GFN_HOSTNAME) and re-plans. Then creates
   /// the trainer group and every agent group (collective over WORLD).
+  /// Blocking and collective over every rank. Not thread-safe.
   /// Throws LayoutError, transport::TransportError.
   DistributedContext(const config::ExperimentConfig& config, const launch::LaunchEnv& launch);
   ~DistributedContext();

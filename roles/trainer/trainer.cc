@@ -15,6 +15,7 @@
 #include "roles/protocol/replies.h"
 #include "roles/trainer/payload.h"
 #include "roles/trainer/submitter.h"
+#include "runtime/distributed/model_averaging.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectories.h"
@@ -24,7 +25,6 @@
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
-#include "transport/averaging.h"
 #include "transport/gather.h"
 
 namespace gfn::roles {
@@ -198,11 +198,13 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
 
   // train.average: "models" averages parameters every average_every iterations;
   // "gradients" makes the members' models identical once, then averages gradients
-  // every iteration between backward and the optimizer step (as DDP does).
+  // every iteration between backward and the optimizer step (as DDP does). With the flat
+  // optimizer (runtime/gfn/flat_adam.h) both all-reduce its one parameter / gradient
+  // buffer in place (runtime/distributed/model_averaging.h).
   const bool average_gradients = config.train.average == "gradients" && agents.size() > 1;
   if (average_gradients) {
-    transport::average_models(learner.model(), agents);
-    learner.set_gradient_hook([&] { transport::average_gradients(learner.model(), agents); });
+    dist::average_models(learner.model(), agents);
+    learner.set_gradient_hook([&] { dist::average_gradients(learner.model(), agents); });
   }
 
   TrainerResult result;
@@ -275,7 +277,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     if (!average_gradients && agents.size() > 1 &&
         (it % config.train.average_every == 0 || it == iterations)) {
       const auto t0 = Clock::now();
-      transport::average_models(learner.model(), agents);
+      dist::average_models(learner.model(), agents);
       add_time(setup.timing, "average", seconds_since(t0));
     }
 

@@ -2,11 +2,11 @@
 
 #include <mpi.h>
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "runtime/launch/launch_env.h"
+#include "runtime/launch/rendezvous.h"
 #include "transport/factory.h"
 
 namespace gfn::dist {
@@ -22,24 +22,31 @@ State& state() {
   return s;
 }
 
-// Local rank / local world size from the launcher when its world matches the
-// transport's; otherwise all ranks are assumed to be on one node.
-DistributedInfo info_of(const transport::Transport& t) {
+// Rank and world size of the transport; local values from the resolved launch values
+// when their world is the transport's, else all ranks are assumed to be on one node.
+DistributedInfo info_of(const transport::Transport& t, const launch::LaunchEnv& env) {
   DistributedInfo info;
   info.rank = t.rank();
   info.world_size = t.world_size();
   info.local_rank = info.rank;
   info.local_world_size = info.world_size;
-  try {
-    const launch::LaunchEnv env = launch::detect_launch_env();
-    if (env.rank == info.rank && env.world_size == info.world_size) {
-      info.local_rank = env.local_rank;
-      info.local_world_size = env.local_world_size;
-    }
-  } catch (const launch::LaunchError&) {
-    // Inconsistent launcher variables: keep the one-node assumption.
+  if (env.rank == info.rank && env.world_size == info.world_size) {
+    info.local_rank = env.local_rank;
+    info.local_world_size = env.local_world_size;
   }
   return info;
+}
+
+// The explicit values of init_dist as explicit launch values (an empty address is unset).
+launch::ExplicitLaunch explicit_values(const InitOptions& o) {
+  launch::ExplicitLaunch x;
+  x.rank = o.rank;
+  x.world_size = o.world_size;
+  x.local_rank = o.local_rank;
+  x.local_world_size = o.local_world_size;
+  if (o.master_addr && !o.master_addr->empty()) x.master_addr = o.master_addr;
+  x.master_port = o.master_port;
+  return x;
 }
 
 std::string not_initialized(const char* caller) {
@@ -71,13 +78,11 @@ void init_dist(const InitOptions& options) {
         "initialized only once per process (MPI standard); keep one init_dist / shutdown_dist "
         "per process, or use backend 'torch' with MASTER_ADDR / MASTER_PORT");
   }
-  transport::RendezvousOverrides overrides;
-  overrides.rank = options.rank;
-  overrides.world_size = options.world_size;
-  overrides.master_addr = options.master_addr;
-  overrides.master_port = options.master_port;
-  auto t = transport::make_transport(options.backend, options.transport, overrides);
-  state().info = info_of(*t);
+  // The rendezvous, resolved once: explicit values first, then the launcher's variables.
+  const launch::LaunchEnv env = launch::detect_launch_env(explicit_values(options));
+  auto t = transport::make_transport(options.backend, options.transport,
+                                     launch::transport_rendezvous(env));
+  state().info = info_of(*t, env);
   state().transport = std::move(t);
 }
 
@@ -88,24 +93,7 @@ void shutdown_dist() {
 
 bool is_dist_active() { return state().transport != nullptr; }
 
-bool is_using_torchrun() {
-  static const char* const kVars[] = {"RANK",
-                                      "LOCAL_RANK",
-                                      "WORLD_SIZE",
-                                      "LOCAL_WORLD_SIZE",
-                                      "GROUP_RANK",
-                                      "ROLE_RANK",
-                                      "ROLE_WORLD_SIZE",
-                                      "MASTER_ADDR",
-                                      "MASTER_PORT",
-                                      "TORCHELASTIC_RESTART_COUNT",
-                                      "TORCHELASTIC_MAX_RESTARTS",
-                                      "TORCHELASTIC_RUN_ID"};
-  for (const char* v : kVars) {
-    if (std::getenv(v) == nullptr) return false;
-  }
-  return true;
-}
+bool is_using_torchrun() { return launch::torchrun_environment(); }
 
 void require_dist(const char* caller) {
   if (!state().transport) throw NotInitializedError(not_initialized(caller));

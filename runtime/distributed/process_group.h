@@ -51,6 +51,9 @@ struct InitOptions {
   /// Explicit global rank and world size: both or neither (helios rule). When neither
   /// is given they come from the launcher (mpirun, or torchrun's RANK / WORLD_SIZE).
   std::optional<int> rank, world_size;
+  /// Explicit local rank / local world size (rank and processes on this node); unset:
+  /// the launcher's, or the global values (one node) when rank and world size are explicit.
+  std::optional<int> local_rank, local_world_size;
   /// TCPStore host / port of the torch backend; unset: MASTER_ADDR / MASTER_PORT, and
   /// when neither is known under mpirun the torch world is bootstrapped over MPI.
   std::optional<std::string> master_addr;
@@ -62,11 +65,16 @@ struct InitOptions {
 /// Initializes the default process group (helios init_dist). Collective: every rank of
 /// the job calls it. Blocks until all ranks have joined (at most
 /// options.transport.timeout for the torch rendezvous).
+/// The rendezvous is resolved once (runtime/launch detect_launch_env: the explicit values
+/// above, then the launcher's variables) and handed to transport::make_transport; the
+/// same values give get_dist_info's local rank and local world size.
 /// Errors (checked before any communication, in this order):
 ///  - std::invalid_argument: exactly one of rank / world_size given (the message names
 ///    which one is missing), or an unknown backend (the message lists mpi, torch);
 ///  - DistInitError: already initialized (call shutdown_dist first), or MPI was
 ///    finalized by an earlier shutdown_dist of an MPI-based world in this process;
+///  - launch::LaunchError: inconsistent launcher variables or explicit values (rank
+///    outside the world, a port outside 1..65535, ...; runtime/launch/launch_env.h);
 ///  - transport::TransportError: rendezvous failed, explicit values contradict the
 ///    launcher's world, missing MASTER_ADDR / MASTER_PORT where a TCPStore is needed.
 /// On error nothing is initialized.
@@ -84,7 +92,8 @@ bool is_dist_active();
 /// True when torchrun's environment variables are set (helios is_using_torchrun): all
 /// of RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, ROLE_RANK,
 /// ROLE_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT,
-/// TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in torchrun's docs).
+/// TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in torchrun's docs;
+/// runtime/launch torchrun_environment).
 bool is_using_torchrun();
 
 /// The default transport (point-to-point messaging, group creation).
@@ -114,7 +123,7 @@ struct DistributedInfo {
 
 /// The distributed state of this process (helios get_dist_info). Without distribution
 /// (not initialized): {0, 0, 1, 1}. When active: rank and world size of the default
-/// transport; local rank / local world size from the launcher's variables
+/// transport; local rank / local world size from the launch values init_dist resolved
 /// (runtime/launch detect_launch_env; one node assumed when it gives none). Non-blocking.
 DistributedInfo get_dist_info();
 /// get_dist_info().local_rank (helios get_local_rank); 0 without distribution.

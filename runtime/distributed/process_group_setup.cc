@@ -154,6 +154,8 @@ void init_distributed_process_group(DistributedState& state) {
   init.backend = state.backend;
   init.rank = state.rank;
   init.world_size = state.world_size;
+  init.local_rank = state.node_local_rank;
+  init.local_world_size = state.node_local_size;
   init.master_addr = state.master_addr;
   init.master_port = state.master_port;
   init.transport = state.transport;

@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "runtime/distributed/group_tensor_ops.h"
+#include "runtime/distributed/model_averaging.h"
 #include "runtime/distributed/sharding_topology.h"
-#include "transport/averaging.h"
 
 namespace gfn::dist {
 
@@ -54,7 +54,7 @@ void average_gradients(const std::vector<at::Tensor>& parameters, ShardingTopolo
   for (GroupRole role : averaging_plan(topology.layout()).gradient_groups) {
     transport::Group& group =
         role == GroupRole::kShardGroup ? topology.shard_group() : *topology.replica_group();
-    if (group.size() > 1) transport::average_gradients(parameters, group);
+    if (group.size() > 1) dist::average_gradients(parameters, group);
   }
 }
 
@@ -69,7 +69,7 @@ void federated_average_models(const std::vector<at::Tensor>& parameters, Shardin
   const RankPlace& me = topology.place();
   if (transport::Group* fed = topology.federated_group()) {
     if (weighting == FederatedWeighting::kEqual) {
-      transport::average_models(parameters, *fed);
+      dist::average_models(parameters, *fed);
     } else {
       // Weighted mean: scale by size_f * n / world, then the plain mean over n senders.
       const double n = static_cast<double>(fed->size());
@@ -78,7 +78,7 @@ void federated_average_models(const std::vector<at::Tensor>& parameters, Shardin
           n / static_cast<double>(layout.world_size);
       c10::AutoGradMode no_grad(false);
       for (const auto& p : parameters) p.mul_(w);
-      transport::average_models(parameters, *fed);
+      dist::average_models(parameters, *fed);
     }
   }
   if (transport::Group* replica = topology.replica_group()) {

@@ -1,6 +1,6 @@
 #pragma once
 // The choice behind xffl get_appropriate_sharding_strategy (seed 001), expressed as which
-// groups average what, and the averaging itself (built on transport/averaging.h).
+// groups average what, and the averaging itself (built on runtime/distributed/model_averaging.h).
 //
 // gfn-runtime keeps a full model replica on every rank (no parameter sharding on the CPU),
 // so FSDP's reduce-scatter / all-gather pair becomes a gradient average over the same
@@ -66,7 +66,7 @@ AveragingPlan averaging_plan(const TopologyLayout& layout);
 /// skipped and must be undefined on every rank) over the plan's gradient groups.
 /// Tensors: CPU float32 / float64, the same shapes and order on every rank.
 /// Blocking; collective over the federation (every rank of it calls it).
-/// Errors: transport::TransportError (see transport/averaging.h).
+/// Errors: transport::TransportError (see runtime/distributed/model_averaging.h).
 void average_gradients(const std::vector<at::Tensor>& parameters, ShardingTopology& topology);
 void average_gradients(torch::nn::Module& model, ShardingTopology& topology);
 
@@ -82,7 +82,7 @@ enum class FederatedWeighting {
 /// with the average of the senders' models of its shard position.
 /// Blocking; collective over WORLD (every rank calls it). A no-op without federation.
 /// Tensors: CPU float32 / float64, same shapes and order on every rank.
-/// Errors: transport::TransportError (see transport/averaging.h).
+/// Errors: transport::TransportError (see runtime/distributed/model_averaging.h).
 void federated_average_models(const std::vector<at::Tensor>& parameters, ShardingTopology& topology,
                               FederatedWeighting weighting = FederatedWeighting::kEqual);
 void federated_average_models(torch::nn::Module& model, ShardingTopology& topology,

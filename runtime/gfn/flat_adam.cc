@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -200,7 +201,8 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta
                      double eps)
     : beta1_(beta1), beta2_(beta2), eps_(eps), plain_loops_(paths.plain_loops) {
   std::set<const void*> seen;
-  for (auto& g : groups) {
+  std::vector<std::int64_t> totals;
+  for (const auto& g : groups) {
     if (g.params.empty()) throw std::invalid_argument("FlatAdamW: empty parameter group");
     if (!(g.lr >= 0) || !(g.weight_decay >= 0)) {
       throw std::invalid_argument("FlatAdamW: lr and weight_decay must be >= 0, got " +
@@ -218,11 +220,23 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta
       }
       total += p.numel();
     }
+    totals.push_back(total);
+  }
+  // One buffer for the parameters of every group and one for their gradients, in group
+  // order: model averaging all-reduces them in place (all_parameters(), all_gradients()).
+  const std::int64_t all = std::accumulate(totals.begin(), totals.end(), std::int64_t{0});
+  all_params_ = at::empty({all}, at::kFloat);
+  all_grads_ = at::zeros({all}, at::kFloat);
+  std::int64_t group_offset = 0;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    auto& g = groups[gi];
+    const std::int64_t total = totals[gi];
     Flat f;
-    f.params = at::empty({total}, at::kFloat);
-    f.grads = at::zeros({total}, at::kFloat);
+    f.params = all_params_.narrow(0, group_offset, total);
+    f.grads = all_grads_.narrow(0, group_offset, total);
     f.exp_avg = at::zeros({total}, at::kFloat);
     f.exp_avg_sq = at::zeros({total}, at::kFloat);
+    group_offset += total;
     std::int64_t offset = 0;
     for (auto& p : g.params) {
       const std::int64_t k = p.numel();
@@ -240,9 +254,7 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta
   kernel_ = paths.fused ? detect_rounding(beta1_, beta2_) : Kernel::kAtenOps;
 }
 
-void FlatAdamW::zero_grad() {
-  for (auto& f : flat_) f.grads.zero_();
-}
+void FlatAdamW::zero_grad() { all_grads_.zero_(); }
 
 void FlatAdamW::step() {
   at::NoGradGuard no_grad;

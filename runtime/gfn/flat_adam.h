@@ -30,7 +30,9 @@
 // multiply (0.10 -> 0.78 ms per step at 2-D h8 after 1,500 iterations without it); such
 // values move a parameter by < 1e-33, so the parameters stay bit-identical.
 //
-// Re-homing: the constructor copies each parameter into its group's buffer and points
+// Re-homing: the groups' parameter buffers are consecutive slices of one float32 tensor
+// (all_parameters(), in group order), their gradient buffers slices of another
+// (all_gradients()). The constructor copies each parameter into its group's buffer and points
 // the parameter at its slice (Tensor::set_data), so the module (and model averaging,
 // which works in place on parameters() and their grads) sees the same values; the
 // gradients are preset to views of the gradient buffer, into which autograd then
@@ -81,6 +83,11 @@ class FlatAdamW {
   static const char* kernel_name(Kernel k);
   /// The flat parameter buffer of group i, float32 [sum of numels] (tests, checkpoints).
   const at::Tensor& flat_params(std::size_t i) const { return flat_[i].params; }
+  /// Every group's parameters, in group order, as one float32 tensor [sum of numels]:
+  /// model averaging all-reduces it in place (runtime/distributed/model_averaging.h).
+  const at::Tensor& all_parameters() const { return all_params_; }
+  /// Every group's gradients, laid out as all_parameters().
+  const at::Tensor& all_gradients() const { return all_grads_; }
   /// The first moment (exp_avg) buffer of group i, float32 [sum of numels] (tests).
   const at::Tensor& flat_exp_avg(std::size_t i) const { return flat_[i].exp_avg; }
 
@@ -91,6 +98,7 @@ class FlatAdamW {
     std::vector<const void*> param_ptrs, grad_ptrs;  ///< to detect a replaced tensor
   };
   std::vector<Flat> flat_;
+  at::Tensor all_params_, all_grads_;  ///< flat_[i].params / .grads are slices of these
   double beta1_, beta2_, eps_;
   bool plain_loops_ = true;
   std::int64_t step_ = 0;

@@ -192,8 +192,8 @@ class Learner {
   const buffer::ReplayTable* replay_buffer() const { return replay_.get(); }
 
   /// Called by train_iteration after backward and before the optimizer step, e.g. to
-  /// average gradients across trainers (transport::average_gradients). Its wall time
-  /// is reported in PhaseDurations::gradient_hook. Pass {} to remove it.
+  /// average gradients across trainers (runtime/distributed/model_averaging.h). Its wall
+  /// time is reported in PhaseDurations::gradient_hook. Pass {} to remove it.
   void set_gradient_hook(std::function<void()> hook) { gradient_hook_ = std::move(hook); }
 
   /// Metrics of the current model (validation.h): exact metrics on an enumerable

@@ -101,6 +101,25 @@ std::optional<std::string> real_getenv(const std::string& name) {
   return std::string(value);
 }
 
+bool torchrun_environment(const EnvLookup& getenv) {
+  static const char* const kVars[] = {"RANK",
+                                      "LOCAL_RANK",
+                                      "WORLD_SIZE",
+                                      "LOCAL_WORLD_SIZE",
+                                      "GROUP_RANK",
+                                      "ROLE_RANK",
+                                      "ROLE_WORLD_SIZE",
+                                      "MASTER_ADDR",
+                                      "MASTER_PORT",
+                                      "TORCHELASTIC_RESTART_COUNT",
+                                      "TORCHELASTIC_MAX_RESTARTS",
+                                      "TORCHELASTIC_RUN_ID"};
+  for (const char* v : kVars) {
+    if (!getenv(v)) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> first_env(std::initializer_list<const char*> names,
                                      const EnvLookup& getenv) {
   auto found = first_found(std::vector<const char*>(names), getenv);
@@ -255,19 +274,30 @@ LaunchEnv detect_launch_env(const ExplicitLaunch& x, const EnvLookup& getenv) {
         "{}: local rank {} from {} is not in 0..{} (local world size from {})", who, env.local_rank,
         origins.local_rank, env.local_world_size - 1, origins.local_size));
   }
+  if (env.launcher != "none") {
+    env.rank_origin = origins.rank;
+    env.world_size_origin = origins.size;
+  }
   if (x.master_addr) {
     env.master_addr = *x.master_addr;
+    env.master_addr_origin = "launch.master_addr";
   } else if (auto addr = first_found({"MASTER_ADDR"}, getenv)) {
     env.master_addr = addr->value;
+    env.master_addr_origin = "MASTER_ADDR";
   }
   if (x.master_port) {
     env.master_port = *x.master_port;
+    env.master_port_origin = "launch.master_port";
   } else if (auto port = first_found({"MASTER_PORT"}, getenv)) {
     env.master_port = to_int(*port, env.launcher.c_str());
     if (env.master_port < 0 || env.master_port > 65535) {
       throw LaunchError(fmt::format("MASTER_PORT={} is not a TCP port (0..65535)", port->value));
     }
+    if (env.master_port != 0) env.master_port_origin = "MASTER_PORT";
   }
+  env.mpi_launcher =
+      first_found({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE"}, getenv)
+          .has_value();
   return env;
 }
 

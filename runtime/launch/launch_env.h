@@ -32,6 +32,14 @@ struct LaunchEnv {
   /// Where rank and world size came from: "explicit" (config), "torchrun", "openmpi",
   /// "pmi", "mvapich", "slurm", "none".
   std::string launcher = "none";
+  /// True when an MPI launcher started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+  /// PMIX_RANK or MV2_COMM_WORLD_SIZE is set), whatever `launcher` says: the torch
+  /// backend may then bootstrap its world over MPI.
+  bool mpi_launcher = false;
+  /// Where each value came from, for error messages: "RANK=3", "launch.rank=3",
+  /// "MASTER_ADDR", "launch.master_port"; "" when the value is unset (no launcher, no
+  /// address, port 0).
+  std::string rank_origin, world_size_origin, master_addr_origin, master_port_origin;
 };
 
 /// Explicit launch values (the YAML `launch:` section, runtime/launch/explicit_launch.h,
@@ -61,6 +69,12 @@ std::optional<std::string> real_getenv(const std::string& name);
 std::optional<std::string> first_env(std::initializer_list<const char*> names,
                                      const EnvLookup& getenv = real_getenv);
 
+/// True when every variable torchrun exports is set: RANK, LOCAL_RANK, WORLD_SIZE,
+/// LOCAL_WORLD_SIZE, GROUP_RANK, ROLE_RANK, ROLE_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+/// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the list in
+/// torchrun's docs; helios is_using_torchrun). Set-but-empty counts as set. Thread-safe.
+bool torchrun_environment(const EnvLookup& getenv = real_getenv);
+
 /// Reads the launch environment. Sources, first found wins (a source is found when
 /// its rank or its world-size variable is set):
 ///   1. torchrun: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE
@@ -74,10 +88,10 @@ std::optional<std::string> first_env(std::initializer_list<const char*> names,
 ///      SLURM_NODEID.
 /// When a source gives no local rank / local size, the job is assumed to be on one
 /// node (local = global). MASTER_ADDR / MASTER_PORT are read whatever the source.
-/// None found: a world of one. Throws LaunchError (naming the variables) when a source
-/// gives only one of rank / world size, a value is not an integer, rank >= world
-/// size, local rank >= local world size, local world size > world size, or
-/// MASTER_PORT is outside 0..65535.
+/// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the
+/// variables) when a source gives only one of rank / world size, a value is not an integer, rank >=
+/// world size, local rank >= local world size, local world size > world size, or MASTER_PORT is
+/// outside 0..65535.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
 /// As above, with explicit values first (README "Launch values": explicit config

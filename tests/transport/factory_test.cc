@@ -1,38 +1,22 @@
-// transport/factory.h: make_transport with explicit rendezvous values
-// (RendezvousOverrides) first, then the environment. No launcher: every case runs in a
-// process of its own (gtest_discover_tests) with the variables it sets; the torch cases
-// that succeed form a world of one at a TCPStore on a free loopback port.
+// transport/factory.h: make_transport from a Rendezvous value (built here directly; the
+// launcher's variables are read by runtime/launch, tests/runtime/launch). No launcher:
+// every case runs in a process of its own (gtest_discover_tests; some initialize MPI as a
+// singleton); the torch cases that succeed form a world of one at a TCPStore on a free
+// loopback port.
 
 #include "transport/factory.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <map>
 #include <optional>
 #include <string>
 
 namespace gfn::transport {
 namespace {
-
-// Every variable make_transport reads; cleared before each case, restored after.
-const char* const kVars[] = {"RANK",
-                             "WORLD_SIZE",
-                             "MASTER_ADDR",
-                             "MASTER_PORT",
-                             "OMPI_COMM_WORLD_RANK",
-                             "OMPI_COMM_WORLD_SIZE",
-                             "PMI_RANK",
-                             "PMI_SIZE",
-                             "PMIX_RANK",
-                             "MV2_COMM_WORLD_RANK",
-                             "MV2_COMM_WORLD_SIZE",
-                             "SLURM_PROCID",
-                             "SLURM_NTASKS"};
 
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -52,18 +36,19 @@ int free_port() {
 class MakeTransport : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : kVars) {
-      if (const char* old = std::getenv(v)) saved_[v] = old;
-      ::unsetenv(v);
-    }
     options_.timeout = Seconds(15);  // a wrong rendezvous fails instead of stalling
   }
-  void TearDown() override {
-    for (const char* v : kVars) ::unsetenv(v);
-    for (const auto& [k, v] : saved_) ::setenv(k.c_str(), v.c_str(), 1);
+  // A rank / world size as a launcher's variables give them (runtime/launch origins).
+  static Rendezvous from_launcher(std::optional<int> rank, const std::string& rank_origin,
+                                  std::optional<int> size, const std::string& size_origin) {
+    Rendezvous r;
+    r.rank = rank;
+    r.world_size = size;
+    r.rank_origin = rank_origin;
+    r.world_size_origin = size_origin;
+    return r;
   }
-  static void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
-  std::string error_of(const std::string& backend, const RendezvousOverrides& o) {
+  std::string error_of(const std::string& backend, const Rendezvous& o) {
     try {
       make_transport(backend, options_, o);
     } catch (const TransportError& e) {
@@ -72,11 +57,10 @@ class MakeTransport : public ::testing::Test {
     return "(no error)";
   }
   TransportOptions options_;
-  std::map<std::string, std::string> saved_;
 };
 
 TEST_F(MakeTransport, ExplicitRankAndWorldSizeComeTogether) {
-  RendezvousOverrides o;
+  Rendezvous o;
   o.rank = 1;
   for (const char* backend : {"mpi", "torch"}) {
     const std::string e = error_of(backend, o);
@@ -87,19 +71,17 @@ TEST_F(MakeTransport, ExplicitRankAndWorldSizeComeTogether) {
   EXPECT_NE(error_of("torch", o).find("world size without a rank"), std::string::npos);
 }
 
-TEST_F(MakeTransport, EnvironmentRankWithoutWorldSizeIsRefusedNamingTheVariables) {
-  set("RANK", "1");
-  const std::string e = error_of("torch", {});
+TEST_F(MakeTransport, LauncherRankWithoutWorldSizeIsRefusedNamingTheOrigins) {
+  const std::string e = error_of("torch", from_launcher(1, "RANK=1", std::nullopt, "WORLD_SIZE"));
   EXPECT_NE(e.find("RANK=1 is set but WORLD_SIZE is not"), std::string::npos) << e;
-  ::unsetenv("RANK");
-  set("SLURM_NTASKS", "4");
-  const std::string slurm = error_of("torch", {});
+  const std::string slurm =
+      error_of("mpi", from_launcher(std::nullopt, "SLURM_PROCID", 4, "SLURM_NTASKS=4"));
   EXPECT_NE(slurm.find("SLURM_NTASKS=4 is set but SLURM_PROCID is not"), std::string::npos)
       << slurm;
 }
 
 TEST_F(MakeTransport, RankOutsideTheWorldIsRefused) {
-  RendezvousOverrides o;
+  Rendezvous o;
   o.rank = 2;
   o.world_size = 2;
   o.master_addr = "127.0.0.1";
@@ -107,44 +89,48 @@ TEST_F(MakeTransport, RankOutsideTheWorldIsRefused) {
   EXPECT_NE(error_of("torch", o).find("explicit rank 2 is outside explicit world size 2"),
             std::string::npos)
       << error_of("torch", o);
-  set("RANK", "3");
-  set("WORLD_SIZE", "2");
-  EXPECT_NE(error_of("torch", {}).find("RANK=3 is outside WORLD_SIZE=2"), std::string::npos)
-      << error_of("torch", {});
-  set("RANK", "x");
-  EXPECT_NE(error_of("torch", {}).find("RANK='x' is not an integer"), std::string::npos);
+  Rendezvous launcher = from_launcher(3, "RANK=3", 2, "WORLD_SIZE=2");
+  EXPECT_NE(error_of("torch", launcher).find("RANK=3 is outside WORLD_SIZE=2"), std::string::npos)
+      << error_of("torch", launcher);
 }
 
 TEST_F(MakeTransport, AddressAndPortComeTogether) {
-  set("RANK", "0");
-  set("WORLD_SIZE", "2");
-  const std::string none = error_of("torch", {});
+  Rendezvous two = from_launcher(0, "RANK=0", 2, "WORLD_SIZE=2");
+  const std::string none = error_of("torch", two);
   EXPECT_NE(none.find("MASTER_ADDR and MASTER_PORT"), std::string::npos) << none;
-  RendezvousOverrides addr_only;
+  Rendezvous addr_only = two;
   addr_only.master_addr = "127.0.0.1";
   EXPECT_NE(error_of("torch", addr_only).find("MASTER_PORT (or an explicit master port)"),
             std::string::npos)
       << error_of("torch", addr_only);
-  set("MASTER_PORT", "29500");
-  RendezvousOverrides bad_port;
+  Rendezvous bad_port = addr_only;
   bad_port.master_port = 0;
-  set("MASTER_ADDR", "127.0.0.1");
   EXPECT_NE(error_of("torch", bad_port).find("explicit master port 0 is outside 1..65535"),
             std::string::npos)
       << error_of("torch", bad_port);
-  set("MASTER_PORT", "70000");
-  EXPECT_NE(error_of("torch", {}).find("MASTER_PORT 70000 is outside"), std::string::npos)
-      << error_of("torch", {});
+  bad_port.master_port = 70000;
+  bad_port.master_port_origin = "MASTER_PORT";
+  EXPECT_NE(error_of("torch", bad_port).find("MASTER_PORT 70000 is outside"), std::string::npos)
+      << error_of("torch", bad_port);
 }
 
-// The environment names a world of two at an unreachable address; the explicit values
-// (a world of one on loopback) win, so the transport forms at once.
-TEST_F(MakeTransport, ExplicitValuesWinOverTheEnvironment) {
-  set("RANK", "1");
-  set("WORLD_SIZE", "2");
-  set("MASTER_ADDR", "192.0.2.1");  // TEST-NET-1: never reachable
-  set("MASTER_PORT", "9");
-  RendezvousOverrides o;
+// An address and port without any rank / world size cannot form a TCPStore world.
+TEST_F(MakeTransport, AddressWithoutARankIsRefused) {
+  Rendezvous o;
+  o.master_addr = "127.0.0.1";
+  o.master_port = 29500;
+  o.master_addr_origin = "MASTER_ADDR";
+  o.master_port_origin = "MASTER_PORT";
+  const std::string e = error_of("torch", o);
+  EXPECT_NE(e.find("MASTER_ADDR 127.0.0.1 and MASTER_PORT 29500 are set but no rank"),
+            std::string::npos)
+      << e;
+}
+
+// The torch backend meets at the given TCPStore with the given rank and world size: a
+// world of one on loopback forms at once.
+TEST_F(MakeTransport, TcpStoreWorldOfOne) {
+  Rendezvous o;
   o.rank = 0;
   o.world_size = 1;
   o.master_addr = "127.0.0.1";
@@ -156,13 +142,11 @@ TEST_F(MakeTransport, ExplicitValuesWinOverTheEnvironment) {
   t->world().barrier();
 }
 
-// Under an MPI launcher (faked here: a world of one) an explicit address and port make the
-// torch backend meet at that TCPStore instead of bootstrapping over MPI, with the rank and
-// world size of the launcher's variables.
-TEST_F(MakeTransport, ExplicitAddressUnderAnMpiLauncherUsesTheLaunchersRank) {
-  set("OMPI_COMM_WORLD_RANK", "0");
-  set("OMPI_COMM_WORLD_SIZE", "1");
-  RendezvousOverrides o;
+// Under an MPI launcher an address and port make the torch backend meet at that TCPStore
+// instead of bootstrapping over MPI, with the launcher's rank and world size.
+TEST_F(MakeTransport, AddressUnderAnMpiLauncherUsesTheLaunchersRank) {
+  Rendezvous o = from_launcher(0, "OMPI_COMM_WORLD_RANK=0", 1, "OMPI_COMM_WORLD_SIZE=1");
+  o.mpi_launcher = true;
   o.master_addr = "127.0.0.1";
   o.master_port = free_port();
   auto t = make_transport("torch", options_, o);
@@ -172,7 +156,7 @@ TEST_F(MakeTransport, ExplicitAddressUnderAnMpiLauncherUsesTheLaunchersRank) {
 
 // MPI forms its own world (a singleton here); explicit values must agree with it.
 TEST_F(MakeTransport, MpiRefusesAnExplicitWorldSizeContradictingMpi) {
-  RendezvousOverrides o;
+  Rendezvous o;
   o.rank = 0;
   o.world_size = 1;
   // Kept alive: the last MPI transport to go finalizes MPI, which cannot restart.

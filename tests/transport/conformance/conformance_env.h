@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "transport/factory.h"
 #include "transport/transport.h"
 
 namespace gfn::transport::conformance {
@@ -64,9 +65,15 @@ inline int prev_rank() { return (rank() + world() - 1) % world(); }
 /// A second, independent transport of the backend under test with `options`.
 /// Collective: every rank calls it. mpi: a new communicator. torch under mpirun: a new
 /// MPI bootstrap; torch torchrun-style: rank 0 picks a free port, broadcasts it over
-/// transport(), and every rank passes it as an explicit RendezvousOverrides value (the
-/// environment's MASTER_PORT is the first transport's store).
+/// transport(), and every rank passes it in its Rendezvous (the environment's MASTER_PORT
+/// is the first transport's store).
 std::unique_ptr<Transport> make_second_transport(const TransportOptions& options);
+
+/// The rendezvous of this test process, read from the launcher's variables here (the
+/// product reads them in runtime/launch; transport/ reads none): torchrun-style, RANK,
+/// WORLD_SIZE, MASTER_ADDR and MASTER_PORT; under mpirun only "an MPI launcher started
+/// this process" (the backends take the world from MPI).
+Rendezvous launcher_rendezvous();
 
 /// True when the ranks were started torchrun-style (MASTER_ADDR set, no MPI launcher).
 bool torchrun_style();

@@ -54,14 +54,35 @@ bool torchrun_style() {
   return addr != nullptr && *addr != '\0' && std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr;
 }
 
+Rendezvous launcher_rendezvous() {
+  Rendezvous r;
+  r.mpi_launcher = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (!torchrun_style()) return r;
+  const char* rank = std::getenv("RANK");
+  const char* size = std::getenv("WORLD_SIZE");
+  const char* port = std::getenv("MASTER_PORT");
+  if (rank == nullptr || size == nullptr || port == nullptr) return r;
+  r.rank = std::atoi(rank);
+  r.world_size = std::atoi(size);
+  r.rank_origin = std::string("RANK=") + rank;
+  r.world_size_origin = std::string("WORLD_SIZE=") + size;
+  r.master_addr = std::getenv("MASTER_ADDR");
+  r.master_port = std::atoi(port);
+  r.master_addr_origin = "MASTER_ADDR";
+  r.master_port_origin = "MASTER_PORT";
+  return r;
+}
+
 std::unique_ptr<Transport> make_second_transport(const TransportOptions& options) {
-  if (g_backend != "torch" || !torchrun_style()) return make_transport(g_backend, options);
+  if (g_backend != "torch" || !torchrun_style()) {
+    return make_transport(g_backend, options, launcher_rendezvous());
+  }
   std::int32_t port = transport().rank() == 0 ? free_port() : 0;
   transport().world().broadcast(&port, 1, DType::kInt32, 0);
-  RendezvousOverrides explicit_values;
-  explicit_values.master_addr = std::getenv("MASTER_ADDR");
-  explicit_values.master_port = port;
-  return make_transport("torch", options, explicit_values);
+  Rendezvous second = launcher_rendezvous();
+  second.master_port = port;
+  second.master_port_origin = "explicit master port";
+  return make_transport("torch", options, second);
 }
 
 Bytes pattern(int src, std::size_t size, int salt) {
@@ -111,7 +132,7 @@ int main(int argc, char** argv) {
   options.timeout = gfn::transport::Seconds(c::kTestTimeoutS);
   std::unique_ptr<gfn::transport::Transport> transport;
   try {
-    transport = gfn::transport::make_transport(c::g_backend, options);
+    transport = gfn::transport::make_transport(c::g_backend, options, c::launcher_rendezvous());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "creating the %s transport failed: %s\n", c::g_backend.c_str(), e.what());
     return 1;

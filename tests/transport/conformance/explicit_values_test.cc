@@ -1,5 +1,5 @@
-// make_transport with explicit rendezvous values (transport/factory.h
-// RendezvousOverrides) under a real launcher: values contradicting the launcher's world
+// make_transport with explicit rendezvous values (transport/factory.h Rendezvous)
+// under a real launcher: values contradicting the launcher's world
 // are refused naming the value; inconsistent values are refused before any communication.
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ template <class B>
 class ExplicitValues : public ConformanceTest<B> {};
 TYPED_TEST_SUITE(ExplicitValues, Backends, BackendNames);
 
-std::string error_of(const RendezvousOverrides& o) {
+std::string error_of(const Rendezvous& o) {
   try {
     make_transport(backend_under_test(), transport().options(), o);
   } catch (const TransportError& e) {
@@ -32,7 +32,7 @@ TYPED_TEST(ExplicitValues, ContradictingTheLauncherIsRefused) {
   if (TypeParam::kName == std::string("torch") && torchrun_style()) {
     GTEST_SKIP() << "torchrun-style: the explicit world size defines the world";
   }
-  RendezvousOverrides o;
+  Rendezvous o = launcher_rendezvous();  // under mpirun: bootstrap over MPI
   o.rank = rank();
   o.world_size = world() + 1;
   const std::string bigger = error_of(o);
@@ -57,18 +57,18 @@ TYPED_TEST(ExplicitValues, ContradictingTheLauncherIsRefused) {
 
 // Refused on every rank before any communication (nothing to wait for).
 TYPED_TEST(ExplicitValues, InconsistentValuesAreRefusedBeforeAnyCommunication) {
-  RendezvousOverrides only_rank;
+  Rendezvous only_rank;
   only_rank.rank = 0;
   EXPECT_NE(error_of(only_rank).find("world size"), std::string::npos) << error_of(only_rank);
-  RendezvousOverrides only_size;
+  Rendezvous only_size;
   only_size.world_size = world();
   EXPECT_NE(error_of(only_size).find("rank"), std::string::npos) << error_of(only_size);
   if (TypeParam::kName != std::string("torch")) return;  // mpi ignores address / port
-  RendezvousOverrides outside;
+  Rendezvous outside;
   outside.rank = world();
   outside.world_size = world();
   EXPECT_NE(error_of(outside).find("outside"), std::string::npos) << error_of(outside);
-  RendezvousOverrides bad_port;
+  Rendezvous bad_port;
   bad_port.master_addr = "127.0.0.1";
   bad_port.master_port = 70000;
   EXPECT_NE(error_of(bad_port).find("explicit master port 70000"), std::string::npos)

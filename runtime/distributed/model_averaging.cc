@@ -1,4 +1,4 @@
-#include "transport/averaging.h"
+#include "runtime/distributed/model_averaging.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
@@ -7,7 +7,12 @@
 
 #include "transport/transport.h"
 
-namespace gfn::transport {
+namespace gfn::dist {
+
+using transport::DType;
+using transport::Group;
+using transport::ReduceOp;
+using transport::TransportError;
 
 namespace {
 
@@ -19,10 +24,33 @@ void require_member(Group& group, const char* op) {
   }
 }
 
-/// One fused all-reduce for the tensors of one dtype.
+/// The buffer that `bucket` tiles: one tensor over the same storage when every tensor
+/// is contiguous and starts where the previous one ends, else an undefined tensor.
+at::Tensor shared_buffer(const std::vector<at::Tensor>& bucket) {
+  const at::Tensor& first = bucket.front();
+  const c10::StorageImpl* storage = first.storage().unsafeGetStorageImpl();
+  std::int64_t end = first.storage_offset();
+  for (const auto& t : bucket) {
+    if (!t.is_contiguous() || t.storage().unsafeGetStorageImpl() != storage ||
+        t.storage_offset() != end) {
+      return {};
+    }
+    end += t.numel();
+  }
+  return first.detach().as_strided({end - first.storage_offset()}, {1});
+}
+
+/// One all-reduce for the tensors of one dtype: in place on the buffer they tile, else
+/// through a concatenated copy.
 void average_bucket(const std::vector<at::Tensor>& bucket, at::ScalarType type, DType dtype,
                     Group& group) {
   if (bucket.empty()) return;
+  if (at::Tensor shared = shared_buffer(bucket); shared.defined()) {
+    group.all_reduce(shared.data_ptr(), static_cast<std::size_t>(shared.numel()), dtype,
+                     ReduceOp::kSum);
+    shared.div_(static_cast<double>(group.size()));
+    return;
+  }
   std::vector<at::Tensor> flat_parts;
   flat_parts.reserve(bucket.size());
   for (const auto& t : bucket) flat_parts.push_back(t.reshape({-1}));
@@ -88,4 +116,4 @@ void average_gradients(torch::nn::Module& model, Group& group) {
   average_gradients(model.parameters(), group);
 }
 
-}  // namespace gfn::transport
+}  // namespace gfn::dist

@@ -1,7 +1,9 @@
-// transport/averaging.h (conformance, every backend): model and gradient averaging within a group,
-// divided by the GROUP size, in one fused all-reduce.
+// runtime/distributed/model_averaging.h (both backends, 1 / 2 / 4 ranks): model and
+// gradient averaging within a group, divided by the GROUP size, in one all-reduce; in
+// place on the flat buffer of runtime/gfn/flat_adam.h FlatAdamW, bit-identical to the
+// concatenating path.
 
-#include "transport/averaging.h"
+#include "runtime/distributed/model_averaging.h"
 
 #include <gtest/gtest.h>
 #include <torch/nn/modules/linear.h>
@@ -9,12 +11,19 @@
 
 #include <vector>
 
-#include "tests/transport/conformance/conformance_env.h"
+#include "runtime/gfn/flat_adam.h"
+#include "tests/runtime/distributed/dist_test_env.h"
+#include "transport/transport.h"
 
-namespace gfn::transport::conformance {
+namespace gfn::dist::testing {
 namespace {
 
-/// Forwards to a real group and counts the all-reduces.
+using transport::DType;
+using transport::Group;
+using transport::ReduceOp;
+using transport::TransportError;
+
+/// Forwards to a real group, counts the all-reduces and records the last buffer.
 class CountingGroup final : public Group {
  public:
   explicit CountingGroup(Group& inner) : inner_(inner) {}
@@ -27,12 +36,14 @@ class CountingGroup final : public Group {
   }
   void all_reduce(void* d, std::size_t c, DType t, ReduceOp op) override {
     ++all_reduces;
+    last_buffer = d;
     inner_.all_reduce(d, c, t, op);
   }
   void all_gather(const void* in, std::size_t c, DType t, void* out) override {
     inner_.all_gather(in, c, t, out);
   }
   int all_reduces = 0;
+  const void* last_buffer = nullptr;
 
  private:
   Group& inner_;
@@ -60,14 +71,12 @@ std::vector<int> trainers(int world) {
   return world >= 3 ? std::vector<int>{0, 2} : std::vector<int>{0, 1};
 }
 
-template <class B>
-class Averaging : public ConformanceTest<B> {};
-TYPED_TEST_SUITE(Averaging, Backends, BackendNames);
+class Averaging : public DistTest {};
 
-TYPED_TEST(Averaging, ModelsAreAveragedOverTheGroupOnly) {
-  REQUIRE_RANKS(2);
+TEST_F(Averaging, ModelsAreAveragedOverTheGroupOnly) {
+  if (world() < 2) GTEST_SKIP() << "needs 2 ranks";
   const auto members = trainers(world());
-  auto group = transport().new_group(members);
+  auto group = default_transport().new_group(members);
   torch::nn::Linear model(torch::nn::LinearOptions(3, 5));
   fill(model, rank(), /*grads=*/true);
   if (!group->is_member()) {
@@ -106,8 +115,8 @@ TYPED_TEST(Averaging, ModelsAreAveragedOverTheGroupOnly) {
   }
 }
 
-TYPED_TEST(Averaging, TensorListsOfBothFloatTypes) {
-  auto& w = transport().world();
+TEST_F(Averaging, TensorListsOfBothFloatTypes) {
+  auto& w = world_group();
   std::vector<at::Tensor> tensors = {
       torch::full({2, 3}, static_cast<float>(rank())),
       torch::full({4}, static_cast<double>(rank()) * 3.0, torch::kFloat64),
@@ -124,5 +133,58 @@ TYPED_TEST(Averaging, TensorListsOfBothFloatTypes) {
   EXPECT_THROW(average_models(ints, w), TransportError);
 }
 
+// A model whose parameters live in FlatAdamW's flat buffer (two groups, as the Learner's
+// network and logZ): averaging all-reduces that buffer in place, once, and gives the same
+// bits as the concatenating path on separate copies of the same values.
+TEST_F(Averaging, FlatOptimizerBufferIsAveragedInPlaceBitIdentically) {
+  auto& w = world_group();
+  torch::manual_seed(7 + rank());  // different values on every rank
+  torch::nn::Linear model(torch::nn::LinearOptions(5, 7));
+  at::Tensor log_z = torch::randn({}, torch::requires_grad());
+  std::vector<at::Tensor> params = model->parameters();
+  params.push_back(log_z);
+  core::FlatAdamW adam({{model->parameters(), 1e-3, 0.0}, {{log_z}, 0.1, 0.0}});
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : params) p.grad().copy_(torch::randn_like(p) * 0.37);
+  }
+  // The concatenating path on separate tensors with the same values.
+  std::vector<at::Tensor> copies, grad_copies;
+  for (const auto& p : params) {
+    copies.push_back(p.detach().clone());
+    grad_copies.push_back(p.grad().detach().clone());
+  }
+  average_tensors(copies, w);
+  average_tensors(grad_copies, w);
+
+  CountingGroup counting(w);
+  average_models(params, counting);
+  EXPECT_EQ(counting.all_reduces, 1);
+  EXPECT_EQ(counting.last_buffer, adam.all_parameters().data_ptr()) << "not in place";
+  average_gradients(params, counting);
+  EXPECT_EQ(counting.all_reduces, 2);
+  EXPECT_EQ(counting.last_buffer, adam.all_gradients().data_ptr()) << "not in place";
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    EXPECT_TRUE(torch::equal(params[i], copies[i])) << "parameter " << i;
+    EXPECT_TRUE(torch::equal(params[i].grad(), grad_copies[i])) << "gradient " << i;
+  }
+  adam.step();  // the parameters still view the flat buffer
+}
+
+// Slices of one buffer out of order are not a tiling: the concatenating path runs.
+TEST_F(Averaging, OutOfOrderSlicesTakeTheCopyingPath) {
+  auto& w = world_group();
+  at::Tensor buffer = torch::arange(6, torch::kFloat32) * (rank() + 1);
+  std::vector<at::Tensor> slices = {buffer.narrow(0, 3, 3), buffer.narrow(0, 0, 3)};
+  CountingGroup counting(w);
+  average_tensors(slices, counting);
+  EXPECT_EQ(counting.all_reduces, 1);
+  EXPECT_NE(counting.last_buffer, buffer.data_ptr());
+  double mean = 0;
+  for (int r = 0; r < world(); ++r) mean += r + 1;
+  mean /= world();
+  EXPECT_TRUE(torch::allclose(buffer, torch::arange(6, torch::kFloat32) * mean));
+}
+
 }  // namespace
-}  // namespace gfn::transport::conformance
+}  // namespace gfn::dist::testing
