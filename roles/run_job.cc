@@ -24,8 +24,6 @@
 #include "roles/trainer/trainer.h"
 
 #include "runtime/config/config.h"
-#include "runtime/gfn/env/environment.h"
-#include "runtime/gfn/env/registry.h"
 #include "runtime/log/logging.h"
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
@@ -149,34 +147,13 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       break;
     }
     case Role::kBufferManager: {
-      BufferManagerOptions options;
-      options.capacity = config.buffer.capacity;
-      options.coordinator_rank = ctx.layout().coordinator_rank();
-      options.idle_timeout_s = config.transport.timeout_s;
-      options.store = config.buffer.store;
-      options.baseline = {config.buffer.baseline, config.buffer.baseline_percentile,
-                          config.buffer.baseline_ema_decay};
-      options.rate_limiter = {config.buffer.samples_per_insert, config.buffer.min_size_to_sample,
-                              config.buffer.rate_error_buffer};
-      options.seed = config.train.seed + static_cast<std::uint64_t>(ctx.rank());
-      options.n_actions = core::make_environment(config.env)->n_actions();
-      options.baseline_report_interval = config.buffer.baseline_report_interval;
-      options.baseline_tolerance = config.buffer.baseline_tolerance;
-      buffer::ModesScorerOptions so;
-      so.w_retained = config.buffer.score_w_retained;
-      so.w_novelty = config.buffer.score_w_novelty;
-      so.w_reward = config.buffer.score_w_reward;
-      so.w_mode_bonus = config.buffer.score_w_mode_bonus;
-      so.p_norm = config.buffer.score_p_norm;
-      so.novelty = buffer::parse_novelty_method(config.buffer.score_novelty);
-      so.cdist_max_bytes = static_cast<std::size_t>(config.buffer.score_cdist_max_bytes);
-      so.ema_decay = config.buffer.score_ema_decay;
-      options.scorer = std::make_shared<buffer::ModesScorer>(so);
+      const auto options =
+          buffer_manager_options(config, ctx.rank(), ctx.layout().coordinator_rank());
       // CPU (user + system, all threads) and wall time of the manager's run, written to
       // buffer_manager_<rank>.json: an idle manager spinning on its receives shows as
       // CPU close to wall (tools/gfn-bench-scaling prints CPU % = cpu_s / wall_s).
       const auto predicate = environment_mode_predicate(config.env);
-      ctx.transport().set_receive_wait(config.buffer.receive_wait == "spin"
+      ctx.transport().set_receive_wait(config.buffer.receive_wait == config::ReceiveWait::kSpin
                                            ? transport::ReceiveWait::kSpin
                                            : transport::ReceiveWait::kSleep);
       const double cpu_start = process_cpu_seconds();
@@ -223,12 +200,8 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       break;
     }
     case Role::kCoordinator: {
-      CoordinatorOptions options;
-      options.idle_timeout_s = config.transport.timeout_s;
-      options.baseline_aggregate = config.buffer.baseline_aggregate;
-      options.sync_baselines = config.buffer.baseline_sync;
-      options.baseline_tolerance = config.buffer.baseline_tolerance;
-      const auto result = run_coordinator(ctx.transport(), ctx.layout().buffer_ranks(), options);
+      const auto result = run_coordinator(ctx.transport(), ctx.layout().buffer_ranks(),
+                                          coordinator_options(config));
       spdlog::info(
           "coordinator done ({} baseline reports, {} BASELINE_SYNCs sent, {} population "
           "queries, {} messages rejected): {}",

@@ -46,6 +46,7 @@
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
 #include "runtime/buffer/scorer.h"
+#include "runtime/config/options.h"
 #include "transport/transport.h"
 
 namespace gfn::timing {
@@ -81,6 +82,16 @@ struct BufferManagerOptions {
   /// BASELINE_REPORTs and the pushes to trainers.
   double baseline_tolerance = 0.01;
 };
+
+/// The manager's options from the experiment (buffer.*, transport.timeout_s, train.seed,
+/// env for n_actions): `rank` is the manager's global rank (seed = train.seed + rank),
+/// `coordinator_rank` the coordinator's (-1 if none). Its scorer is a buffer::ModesScorer
+/// with modes_scorer_options(config.buffer).
+BufferManagerOptions buffer_manager_options(const config::ExperimentConfig& config, int rank,
+                                            int coordinator_rank);
+
+/// The ModesScorer's weights and novelty method from buffer.score_*.
+buffer::ModesScorerOptions modes_scorer_options(const config::BufferOptions& buffer);
 
 /// Per-sender traffic and timing profile (seconds), reported at shutdown.
 struct SenderStats {

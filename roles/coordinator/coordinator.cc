@@ -21,15 +21,16 @@ namespace {
 using protocol::MessageType;
 using protocol::Role;
 
-float aggregate(const std::map<int, float>& values, const std::string& how) {
+float aggregate(const std::map<int, float>& values, config::BaselineAggregate how) {
+  using config::BaselineAggregate;
   float out = values.begin()->second;
   double sum = 0;
   for (const auto& [rank, v] : values) {
     sum += v;
-    if (how == "min") out = std::min(out, v);
-    if (how == "max") out = std::max(out, v);
+    if (how == BaselineAggregate::kMin) out = std::min(out, v);
+    if (how == BaselineAggregate::kMax) out = std::max(out, v);
   }
-  if (how == "mean") out = static_cast<float>(sum / values.size());
+  if (how == BaselineAggregate::kMean) out = static_cast<float>(sum / values.size());
   return out;
 }
 
@@ -65,11 +66,6 @@ std::string CoordinatorResult::summary() const {
 
 CoordinatorResult run_coordinator(transport::Transport& transport, const std::vector<int>& managers,
                                   const CoordinatorOptions& options) {
-  if (options.baseline_aggregate != "min" && options.baseline_aggregate != "mean" &&
-      options.baseline_aggregate != "max") {
-    throw std::invalid_argument("coordinator baseline_aggregate must be min, mean or max, got '" +
-                                options.baseline_aggregate + "'");
-  }
   if (!(options.baseline_tolerance >= 0)) {
     throw std::invalid_argument("coordinator baseline_tolerance must be >= 0, got " +
                                 std::to_string(options.baseline_tolerance));
@@ -195,6 +191,19 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
   result.modes_found = static_cast<std::int64_t>(modes.size());
   for (auto& h : pending) h.wait(transport::Seconds(options.idle_timeout_s));
   return result;
+}
+
+}  // namespace gfn::roles
+
+namespace gfn::roles {
+
+CoordinatorOptions coordinator_options(const config::ExperimentConfig& config) {
+  CoordinatorOptions options;
+  options.idle_timeout_s = config.transport.timeout_s;
+  options.baseline_aggregate = config.buffer.baseline_aggregate;
+  options.sync_baselines = config.buffer.baseline_sync;
+  options.baseline_tolerance = config.buffer.baseline_tolerance;
+  return options;
 }
 
 }  // namespace gfn::roles

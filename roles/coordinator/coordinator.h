@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/config/options.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
@@ -32,12 +33,15 @@ struct CoordinatorOptions {
   /// MANAGER_EXIT (TimeoutError naming them).
   double idle_timeout_s = 300.0;
   /// How managers' baselines combine into the global one: "min" | "mean" | "max".
-  std::string baseline_aggregate = "min";
+  config::BaselineAggregate baseline_aggregate = config::BaselineAggregate::kMin;
   /// Send BASELINE_SYNC to managers (false: only aggregate and report).
   bool sync_baselines = true;
   /// Log-reward change of the global baseline below which no BASELINE_SYNC is sent (>= 0).
   double baseline_tolerance = 0.01;
 };
+
+/// The coordinator's options from the experiment (transport.timeout_s, buffer.baseline_*).
+CoordinatorOptions coordinator_options(const config::ExperimentConfig& config);
 
 /// One first discovery of a mode, for the modes-over-time summary.
 struct ModeDiscovery {
@@ -66,7 +70,7 @@ struct CoordinatorResult {
 
 /// Runs until all `managers` (global ranks) sent MANAGER_EXIT. Blocking.
 /// Throws transport::TimeoutError naming the silent managers, std::invalid_argument
-/// for an unknown baseline_aggregate or a negative (or NaN) baseline_tolerance.
+/// for a negative (or NaN) baseline_tolerance.
 CoordinatorResult run_coordinator(transport::Transport& transport, const std::vector<int>& managers,
                                   const CoordinatorOptions& options);
 

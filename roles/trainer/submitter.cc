@@ -14,14 +14,6 @@ namespace gfn::roles {
 
 using protocol::MessageType;
 
-SubmitterOptions::Mode parse_submit_mode(const std::string& name) {
-  if (name == "sync") return SubmitterOptions::Mode::kSync;
-  if (name == "async") return SubmitterOptions::Mode::kAsync;
-  if (name == "fire_and_forget") return SubmitterOptions::Mode::kFireAndForget;
-  throw std::invalid_argument("unknown submit mode '" + name +
-                              "' (allowed: sync, async, fire_and_forget)");
-}
-
 Submitter::Submitter(transport::Transport& transport, int manager, const SubmitterOptions& options)
     : transport_(transport), manager_(manager), options_(options) {
   if (options_.baseline_refresh_after < 1 || options_.max_in_flight < 1 ||
@@ -250,6 +242,20 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, const std::stri
   protocol::check_trajectories(batch.trajectories, batch.size(), 0,
                                /*allow_missing=*/true, context + ": SAMPLE");
   return batch;
+}
+
+}  // namespace gfn::roles
+
+namespace gfn::roles {
+
+SubmitterOptions submitter_options(const config::ExperimentConfig& config) {
+  SubmitterOptions so;
+  so.mode = config.buffer.submit_mode;
+  so.scoring_only = config.buffer.payload == "scoring_only";
+  so.baseline_filter = config.buffer.baseline_filter;
+  so.baseline_refresh_after = config.buffer.baseline_refresh_after;
+  so.timeout_s = config.transport.timeout_s;
+  return so;
 }
 
 }  // namespace gfn::roles

@@ -29,12 +29,13 @@
 #include <vector>
 
 #include "roles/protocol/messages.h"
+#include "runtime/config/options.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
 
 struct SubmitterOptions {
-  enum class Mode { kSync, kAsync, kFireAndForget };
+  using Mode = config::SubmitMode;  ///< YAML buffer.submit_mode
   Mode mode = Mode::kSync;
   bool scoring_only = false;       ///< payload kind (Submission::scoring_only)
   bool baseline_filter = false;    ///< drop items below the manager's baseline
@@ -43,8 +44,9 @@ struct SubmitterOptions {
   int max_in_flight = 8;           ///< fire-and-forget: pending sends bound (>= 1)
 };
 
-/// "sync" | "async" | "fire_and_forget"; throws std::invalid_argument otherwise.
-SubmitterOptions::Mode parse_submit_mode(const std::string& name);
+/// A trainer's submitter options from the experiment (buffer.submit_mode, buffer.payload,
+/// buffer.baseline_filter, buffer.baseline_refresh_after, transport.timeout_s).
+SubmitterOptions submitter_options(const config::ExperimentConfig& config);
 
 class Submitter {
  public:

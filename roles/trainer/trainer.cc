@@ -201,7 +201,8 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   // every iteration between backward and the optimizer step (as DDP does). With the flat
   // optimizer (runtime/gfn/flat_adam.h) both all-reduce its one parameter / gradient
   // buffer in place (runtime/distributed/model_averaging.h).
-  const bool average_gradients = config.train.average == "gradients" && agents.size() > 1;
+  const bool average_gradients =
+      config.train.average == config::TrainAverage::kGradients && agents.size() > 1;
   if (average_gradients) {
     dist::average_models(learner.model(), agents);
     learner.set_gradient_hook([&] { dist::average_gradients(learner.model(), agents); });
@@ -212,13 +213,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   PendingBatch pending;
   std::optional<Submitter> submitter;
   if (setup.assigned_buffer >= 0) {
-    SubmitterOptions so;
-    so.mode = parse_submit_mode(config.buffer.submit_mode);
-    so.scoring_only = config.buffer.payload == "scoring_only";
-    so.baseline_filter = config.buffer.baseline_filter;
-    so.baseline_refresh_after = config.buffer.baseline_refresh_after;
-    so.timeout_s = config.transport.timeout_s;
-    submitter.emplace(transport, setup.assigned_buffer, so);
+    submitter.emplace(transport, setup.assigned_buffer, submitter_options(config));
   }
   const std::int64_t remote_n =
       static_cast<std::int64_t>(config.buffer.remote_sample_fraction * local_batch + 0.5);

@@ -10,15 +10,13 @@
 namespace gfn::buffer {
 
 NoveltyMethod parse_novelty_method(const std::string& name) {
-  if (name == "index") return NoveltyMethod::kIndex;
-  if (name == "brute_force") return NoveltyMethod::kBruteForce;
-  throw std::invalid_argument(
-      fmt::format("buffer.score_novelty: unknown method '{}' (known: index, brute_force)", name));
+  NoveltyMethod method{};
+  if (config::parse_enum(name, method)) return method;
+  throw std::invalid_argument(fmt::format("buffer.score_novelty: unknown method '{}' (known: {})",
+                                          name, config::enum_choices<NoveltyMethod>()));
 }
 
-std::string to_string(NoveltyMethod method) {
-  return method == NoveltyMethod::kIndex ? "index" : "brute_force";
-}
+std::string to_string(NoveltyMethod method) { return config::enum_name(method); }
 
 double novelty_sum(const BatchView& batch, const ReplayTable& buffer, double p) {
   return buffer.index().novelty_sum(batch.states.data(), batch.size(), batch.ndim, p);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/config/options.h"
 
 namespace gfn::buffer {
 
@@ -59,7 +60,7 @@ class Scorer {
 };
 
 /// How the novelty term is computed (YAML buffer.score_novelty: index | brute_force).
-enum class NoveltyMethod { kIndex, kBruteForce };
+using NoveltyMethod = config::NoveltyMethod;  // names: config::kNoveltyMethodNames
 /// "index" | "brute_force"; throws std::invalid_argument naming buffer.score_novelty.
 NoveltyMethod parse_novelty_method(const std::string& name);
 std::string to_string(NoveltyMethod method);

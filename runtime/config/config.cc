@@ -99,6 +99,16 @@ inline auto non_empty() {
   return [](const std::string& v) -> std::string { return v.empty() ? "must not be empty" : ""; };
 }
 
+// Rule of the enumerated options of options.h (not of engine:): an unknown name is
+// refused as "key = value is invalid: must be one of: ..." like the other impossible
+// values; the names come from the option's enum table.
+struct AsInvalid {
+  template <class T>
+  std::string operator()(const T&) const {
+    return "";
+  }
+};
+
 // Allowed values of the string options: what runtime/ implements today (extend here
 // when a variant is added).
 const std::vector<std::string> kPlacements = {"auto", "arithmetic", "hostname"};
@@ -112,11 +122,8 @@ const std::vector<std::string> kLosses = {"tb",          "zvar",  "db",
                                           "modified_db", "subtb", "fm"};  // runtime/gfn/losses.cc
 const std::vector<std::string> kSubtbWeightings = {
     "geometric_within", "geometric", "equal", "equal_within", "TB", "DB", "ModifiedDB"};
-const std::vector<std::string> kAverages = {"models", "gradients"};
-const std::vector<std::string> kSubmitModes = {"sync", "async", "fire_and_forget"};
 const std::vector<std::string> kPayloads = {"full", "scoring_only"};
 const std::vector<std::string> kBaselines = {"min", "percentile", "ema"};
-const std::vector<std::string> kBaselineAggregates = {"min", "mean", "max"};
 const std::vector<std::string> kReplayKinds = {"none", "uniform", "prioritized",
                                                "diverse"};  // runtime/buffer/table.h
 // Samplers of the manager's table (runtime/buffer/table.h, manager_table_options), named in
@@ -153,6 +160,7 @@ struct Field {
   std::function<std::string(const C&)> problem;  // "" if valid
   std::function<std::string(const C&)> show;     // the value as text
   std::string type;
+  bool as_invalid = false;  // an unparsable value is reported as "key = value is invalid"
 };
 
 template <class S, class T, class Rule = NoRule>
@@ -162,6 +170,7 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
   f.section = key.substr(0, key.find('.'));
   f.name = key.substr(key.find('.') + 1);
   f.type = type_name<T>();
+  f.as_invalid = std::is_same_v<Rule, AsInvalid>;
   f.assign = [section, member](C& c, const YAML::Node& node) {
     if (!node.IsScalar()) return false;
     T value{};
@@ -258,7 +267,7 @@ const std::vector<Field>& registry() {
       field("train.lr_logz", &C::train, &TrainOptions::lr_logz, positive()),
       field("train.weight_decay", &C::train, &TrainOptions::weight_decay, non_negative()),
       field("train.average_every", &C::train, &TrainOptions::average_every, at_least(1)),
-      field("train.average", &C::train, &TrainOptions::average, one_of(kAverages)),
+      field("train.average", &C::train, &TrainOptions::average, AsInvalid{}),
       field("train.epsilon", &C::train, &TrainOptions::epsilon, in_unit_interval()),
       field("train.temperature", &C::train, &TrainOptions::temperature, positive()),
       field("train.seed", &C::train, &TrainOptions::seed),
@@ -266,7 +275,7 @@ const std::vector<Field>& registry() {
       field("buffer.capacity", &C::buffer, &BufferOptions::capacity, at_least(1)),
       field("buffer.remote_buffer_freq", &C::buffer, &BufferOptions::remote_buffer_freq,
             at_least(1)),
-      field("buffer.submit_mode", &C::buffer, &BufferOptions::submit_mode, one_of(kSubmitModes)),
+      field("buffer.submit_mode", &C::buffer, &BufferOptions::submit_mode, AsInvalid{}),
       field("buffer.payload", &C::buffer, &BufferOptions::payload, one_of(kPayloads)),
       field("buffer.store", &C::buffer, &BufferOptions::store),
       field("buffer.baseline_filter", &C::buffer, &BufferOptions::baseline_filter),
@@ -278,7 +287,7 @@ const std::vector<Field>& registry() {
       field("buffer.baseline_ema_decay", &C::buffer, &BufferOptions::baseline_ema_decay,
             in_range_open(0.0, 1.0)),
       field("buffer.baseline_aggregate", &C::buffer, &BufferOptions::baseline_aggregate,
-            one_of(kBaselineAggregates)),
+            AsInvalid{}),
       field("buffer.baseline_sync", &C::buffer, &BufferOptions::baseline_sync),
       field("buffer.baseline_report_interval", &C::buffer, &BufferOptions::baseline_report_interval,
             at_least(1)),
@@ -291,15 +300,13 @@ const std::vector<Field>& registry() {
       field("buffer.score_w_mode_bonus", &C::buffer, &BufferOptions::score_w_mode_bonus,
             non_negative()),
       field("buffer.score_p_norm", &C::buffer, &BufferOptions::score_p_norm, positive()),
-      field("buffer.score_novelty", &C::buffer, &BufferOptions::score_novelty,
-            one_of({"index", "brute_force"})),
+      field("buffer.score_novelty", &C::buffer, &BufferOptions::score_novelty, AsInvalid{}),
       field("buffer.score_cdist_max_bytes", &C::buffer, &BufferOptions::score_cdist_max_bytes,
             at_least(std::int64_t{1})),
       field("buffer.score_ema_decay", &C::buffer, &BufferOptions::score_ema_decay,
             in_range_open(0.0, 1.0)),
       field("buffer.drain_timeout_s", &C::buffer, &BufferOptions::drain_timeout_s, positive()),
-      field("buffer.receive_wait", &C::buffer, &BufferOptions::receive_wait,
-            one_of({"spin", "sleep"})),
+      field("buffer.receive_wait", &C::buffer, &BufferOptions::receive_wait, AsInvalid{}),
       field("buffer.population_stats_every", &C::buffer, &BufferOptions::population_stats_every,
             at_least(0)),
       field("buffer.remote_sample_fraction", &C::buffer, &BufferOptions::remote_sample_fraction,
@@ -436,6 +443,11 @@ void apply_file(C& config, const std::string& path, Origins& origins) {
                                       fmt::join(keys_of(section), ", ")));
       }
       if (!f->assign(config, kv.second)) {
+        if (f->as_invalid) {
+          throw ConfigError(fmt::format("{}: {} = {} is invalid: must be {}",
+                                        file_where(path, kv.second), key, scalar_text(kv.second),
+                                        f->type));
+        }
         throw ConfigError(fmt::format("{}: {} must be {}, got '{}'", file_where(path, kv.second),
                                       key, f->type, scalar_text(kv.second)));
       }
@@ -462,6 +474,10 @@ void apply_override(C& config, const std::string& path, const std::string& assig
                                   key, context, fmt::join(config_keys(), ", ")));
   }
   if (!f->assign(config, YAML::Node(value))) {
+    if (f->as_invalid) {
+      throw ConfigError(fmt::format("--set {} ({}): {} = {} is invalid: must be {}", assignment,
+                                    context, key, value, f->type));
+    }
     throw ConfigError(fmt::format("--set {}: {} must be {}, got '{}' ({})", assignment, key,
                                   f->type, value, context));
   }

@@ -12,6 +12,55 @@
 
 namespace gfn::config {
 
+// Enumerated options. Each list of allowed values is written once, in the option's
+// *Names table (engine_options.h EnumName): parsing, config.yaml and error messages use
+// it, and so do the modules that take the option (roles/trainer/submitter.h,
+// runtime/buffer/scorer.h, ...).
+
+/// train.average: what an agent group averages (roles/trainer/trainer.cc).
+enum class TrainAverage {
+  kModels,     ///< parameters, every train.average_every iterations
+  kGradients,  ///< gradients, every iteration (as DDP does)
+};
+inline constexpr EnumName<TrainAverage> kTrainAverageNames[] = {
+    {TrainAverage::kModels, "models"}, {TrainAverage::kGradients, "gradients"}};
+
+/// buffer.submit_mode: how a trainer submits to its manager (roles/trainer/submitter.h).
+enum class SubmitMode { kSync, kAsync, kFireAndForget };
+inline constexpr EnumName<SubmitMode> kSubmitModeNames[] = {
+    {SubmitMode::kSync, "sync"},
+    {SubmitMode::kAsync, "async"},
+    {SubmitMode::kFireAndForget, "fire_and_forget"}};
+
+/// buffer.score_novelty: how the ModesScorer's novelty term is computed
+/// (runtime/buffer/scorer.h buffer::NoveltyMethod).
+enum class NoveltyMethod {
+  kIndex,       ///< nearest-neighbour index
+  kBruteForce,  ///< all distances (the reference)
+};
+inline constexpr EnumName<NoveltyMethod> kNoveltyMethodNames[] = {
+    {NoveltyMethod::kIndex, "index"}, {NoveltyMethod::kBruteForce, "brute_force"}};
+
+/// buffer.receive_wait: how a manager waits for the next message (transport::ReceiveWait,
+/// converted in roles/run_job.cc).
+enum class ReceiveWait { kSpin, kSleep };
+inline constexpr EnumName<ReceiveWait> kReceiveWaitNames[] = {{ReceiveWait::kSpin, "spin"},
+                                                              {ReceiveWait::kSleep, "sleep"}};
+
+/// buffer.baseline_aggregate: how the coordinator combines the managers' baselines
+/// (roles/coordinator/coordinator.h).
+enum class BaselineAggregate { kMin, kMean, kMax };
+inline constexpr EnumName<BaselineAggregate> kBaselineAggregateNames[] = {
+    {BaselineAggregate::kMin, "min"},
+    {BaselineAggregate::kMean, "mean"},
+    {BaselineAggregate::kMax, "max"}};
+
+inline constexpr const auto& enum_names(BaselineAggregate) { return kBaselineAggregateNames; }
+inline constexpr const auto& enum_names(TrainAverage) { return kTrainAverageNames; }
+inline constexpr const auto& enum_names(SubmitMode) { return kSubmitModeNames; }
+inline constexpr const auto& enum_names(NoveltyMethod) { return kNoveltyMethodNames; }
+inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames; }
+
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
   int num_buffers = 0;       ///< replay-buffer manager ranks (0 = no remote buffer)
@@ -94,11 +143,11 @@ struct TrainOptions {
   double lr_logz = 0.1;                 ///< Adam learning rate of logZ
   double weight_decay = 0.0;            ///< decoupled (AdamW) weight decay of PF/PB; 0 = plain Adam
   int average_every = 5;                ///< iterations between model averages (agent group)
-  std::string average = "models";       ///< "models" | "gradients"
-  double epsilon = 0.0;                 ///< epsilon-greedy exploration while sampling
-  double temperature = 1.0;             ///< PF logits are divided by this while sampling
-  std::uint64_t seed = 1;               ///< trainer rank r uses seed + r
-  int num_threads = 1;                  ///< LibTorch intra-op threads per rank
+  TrainAverage average = TrainAverage::kModels;  ///< "models" | "gradients"
+  double epsilon = 0.0;                          ///< epsilon-greedy exploration while sampling
+  double temperature = 1.0;                      ///< PF logits are divided by this while sampling
+  std::uint64_t seed = 1;                        ///< trainer rank r uses seed + r
+  int num_threads = 1;                           ///< LibTorch intra-op threads per rank
 };
 
 /// Replay buffer kept by buffer-manager ranks.
@@ -108,18 +157,19 @@ struct BufferOptions {
   /// "sync": send, then wait for the SCORE. "async": isend now and collect the SCORE of
   /// a submission when the next one is made (or at shutdown); the trainer does not wait
   /// for the manager between submissions.
-  std::string submit_mode = "sync";
+  SubmitMode submit_mode = SubmitMode::kSync;
   // --- the protocol in depth (roles/; defaults keep the simplest behaviour) ---
   // "sync" | "async" above, or "fire_and_forget": isend, no SCORE is sent back.
-  std::string payload = "full";            ///< "full" (manager may store) | "scoring_only"
-  bool store = true;                       ///< the manager keeps submitted items
-  bool baseline_filter = false;            ///< trainers send only items >= the manager's baseline
-  int baseline_refresh_after = 5;          ///< fully-filtered batches before sending anyway
-  std::string baseline = "min";            ///< manager baseline: "min" | "percentile" | "ema"
-  double baseline_percentile = 10.0;       ///< [0, 100], for "percentile"
-  double baseline_ema_decay = 0.9;         ///< [0, 1), for "ema" (of incoming batch minima)
-  std::string baseline_aggregate = "min";  ///< coordinator: "min" | "mean" | "max" over managers
-  bool baseline_sync = true;               ///< coordinator sends BASELINE_SYNC to every manager
+  std::string payload = "full";       ///< "full" (manager may store) | "scoring_only"
+  bool store = true;                  ///< the manager keeps submitted items
+  bool baseline_filter = false;       ///< trainers send only items >= the manager's baseline
+  int baseline_refresh_after = 5;     ///< fully-filtered batches before sending anyway
+  std::string baseline = "min";       ///< manager baseline: "min" | "percentile" | "ema"
+  double baseline_percentile = 10.0;  ///< [0, 100], for "percentile"
+  double baseline_ema_decay = 0.9;    ///< [0, 1), for "ema" (of incoming batch minima)
+  /// coordinator: "min" | "mean" | "max" over managers
+  BaselineAggregate baseline_aggregate = BaselineAggregate::kMin;
+  bool baseline_sync = true;  ///< coordinator sends BASELINE_SYNC to every manager
   /// BASELINE_REPORT throttle, in DATA messages received by the manager: at most one
   /// report per this many submissions (>= 1), and only when the local baseline moved by
   /// more than baseline_tolerance (the final one before MANAGER_EXIT goes out on any change).
@@ -133,7 +183,7 @@ struct BufferOptions {
   double score_w_mode_bonus = 10.0;
   double score_p_norm = 2.0;  ///< Minkowski p of the novelty distances
   /// Novelty method: "index" (nearest-neighbour index) | "brute_force" (the reference).
-  std::string score_novelty = "index";
+  NoveltyMethod score_novelty = NoveltyMethod::kIndex;
   std::int64_t score_cdist_max_bytes = std::int64_t{256} << 20;  ///< brute_force block cap, bytes
   double score_ema_decay = 0.9;                                  ///< [0, 1)
   double drain_timeout_s = 60.0;  ///< drain bound of pending sends/SCOREs before TRAINER_EXIT
@@ -141,7 +191,7 @@ struct BufferOptions {
   /// "spin" (spin 20 us, yield-spin up to 1 ms, then sleep; the trainers' way) answers
   /// sooner; "sleep" (spin 20 us, then sleep) takes less CPU but slows sync and async
   /// submitters down (gfn-bench-scaling: README, buffer.receive_wait).
-  std::string receive_wait = "spin";
+  ReceiveWait receive_wait = ReceiveWait::kSpin;
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   /// Sampler of the manager's table named in GET_SAMPLE: "prioritized" (∝ reward) | "uniform"

@@ -121,7 +121,7 @@ void expect_full(const ExperimentConfig& c) {
   EXPECT_DOUBLE_EQ(c.train.lr_logz, 0.05);
   EXPECT_DOUBLE_EQ(c.train.weight_decay, 0.01);
   EXPECT_EQ(c.train.average_every, 2);
-  EXPECT_EQ(c.train.average, "gradients");
+  EXPECT_EQ(c.train.average, TrainAverage::kGradients);
   EXPECT_DOUBLE_EQ(c.train.epsilon, 0.1);
   EXPECT_DOUBLE_EQ(c.train.temperature, 1.5);
   EXPECT_EQ(c.train.seed, 18446744073709551615ull);
@@ -267,6 +267,14 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
   EXPECT_THAT(error_of(ok, {"train.batch_size=-3"}),
               AllOf(HasSubstr("--set train.batch_size=-3"), HasSubstr(ok),
                     HasSubstr("train.batch_size = -3 is invalid")));
+  // An enumerated option's unknown name, from --set: its allowed names from the enum's table.
+  EXPECT_THAT(error_of(ok, {"buffer.submit_mode=later"}),
+              AllOf(HasSubstr("--set buffer.submit_mode=later"), HasSubstr(ok),
+                    HasSubstr("buffer.submit_mode = later is invalid: must be one of: sync, "
+                              "async, fire_and_forget")));
+  EXPECT_THAT(error_of(ok, {"buffer.baseline_aggregate=median"}),
+              HasSubstr("buffer.baseline_aggregate = median is invalid: must be one of: min, "
+                        "mean, max"));
   // A later valid override fixes an invalid file value.
   const std::string bad = write("fix.yaml", "train:\n  batch_size: 0\n");
   EXPECT_EQ(load_config(bad, {"train.batch_size=5"}).train.batch_size, 5);
