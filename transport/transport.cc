@@ -5,8 +5,6 @@
 
 namespace gfn::transport {
 
-const char* to_string(ReceiveWait wait) { return wait == ReceiveWait::kSleep ? "sleep" : "spin"; }
-
 RecvInfo Transport::recv_into(int src, int tag, Seconds timeout, Bytes& buffer) {
   Received got = recv(src, tag, timeout);
   const std::size_t n = got.bytes.size();

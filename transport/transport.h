@@ -56,9 +56,6 @@ enum class ReceiveWait {
   kSleep,
 };
 
-/// "spin" / "sleep".
-const char* to_string(ReceiveWait wait);
-
 /// Options common to every backend; built once from the YAML `transport:` section.
 struct TransportOptions {
   /// Largest payload (bytes) a receiver accepts; larger messages are refused with
