@@ -255,6 +255,9 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       summary["modes_found"] = f->modes_found;
       summary["n_modes"] = f->n_modes;
     }
+    // Modes are tracked while training, with or without validation.
+    summary["modes_found"] = trainer_result.final_metrics.modes_found;
+    summary["n_modes"] = trainer_result.final_metrics.n_modes;
     summary["iterations"] = trainer_result.iterations;
     summary["trajectories"] = trainer_result.iterations * config.train.batch_size;
     summary["wall_s"] = wall_s;
@@ -273,7 +276,11 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
     summary["baseline_updates"] = submitted_totals[5];             // fire-and-forget baseline feed
     summary["config"] = config.source_file;
     summary["engine"] = engine_summary(config.engine, trainer_result.engine);
+    summary["spawn"] =
+        nlohmann::json::parse(spawn_summary_json(config.spawn, trainer_result.agent_reports));
     output::ensure_directory(config.output.dir);
+    output::write_text(config.output.dir + "/modes_timeline.csv",
+                       modes_timeline_csv(trainer_result.agent_reports, config.train.batch_size));
     output::write_json(config.output.dir + "/summary.json", summary);
     output::write_text(config.output.dir + "/config.yaml", config::to_yaml(config) + "\n");
     spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)",

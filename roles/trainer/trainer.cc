@@ -2,7 +2,9 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -14,8 +16,10 @@
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/payload.h"
+#include "roles/trainer/spawner.h"
 #include "roles/trainer/submitter.h"
 #include "runtime/distributed/model_averaging.h"
+#include "runtime/distributed/spawn/strategy.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectories.h"
@@ -164,6 +168,20 @@ void log_population_stats(transport::Transport& transport, int coordinator, std:
       stats.has_baseline ? fmt::format("{:.4f}", stats.global_baseline) : "(none)");
 }
 
+/// This trainer's local metric for the spawn policy (spawn.metric; higher is better).
+double local_metric(config::SpawnMetric metric, const Submitter* submitter, double last_loss,
+                    const core::Learner& learner) {
+  switch (metric) {
+    case config::SpawnMetric::kScore:
+      return submitter ? submitter->last_score().score : 0.0;
+    case config::SpawnMetric::kNegLoss:
+      return -last_loss;
+    case config::SpawnMetric::kModesFound:
+      return learner.mode_tracker() ? static_cast<double>(learner.mode_tracker()->n_found()) : 0.0;
+  }
+  return 0.0;
+}
+
 }  // namespace
 
 TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerSetup& setup) {
@@ -174,9 +192,25 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   const int num_trainers = trainers.size();
   const std::int64_t local_batch = config.train.batch_size / num_trainers;
   const std::int64_t iterations = config.iterations();
-  core::Learner learner(config.env, config.model, config.train,
-                        config.train.seed + static_cast<std::uint64_t>(transport.rank()),
-                        config.replay, config.engine);
+  // spawn.random_strategies: this agent's exploration drawn around the configured values
+  // (runtime/distributed/spawn/strategy.h), redrawn when it is replaced.
+  const std::uint64_t agent_seed = config.train.seed + static_cast<std::uint64_t>(transport.rank());
+  dist::spawn::AgentStrategy strategy =
+      config.spawn.random_strategies
+          ? dist::spawn::draw_strategy(config.spawn, config.train, config.model, agent_seed, 0)
+          : dist::spawn::configured_strategy(config.train, config.model);
+  config::TrainOptions train_options = config.train;
+  config::ModelOptions model_options = config.model;
+  train_options.epsilon = strategy.epsilon;
+  train_options.temperature = strategy.temperature;
+  model_options.noisy_std_init = strategy.noisy_std_init;
+  core::Learner learner(config.env, model_options, train_options, agent_seed, config.replay,
+                        config.engine);
+  if (config.spawn.random_strategies) {
+    spdlog::info(
+        "trainer rank {} strategy: epsilon {:.4f}, temperature {:.4f}, noisy sigma_0 {:.4f}",
+        transport.rank(), strategy.epsilon, strategy.temperature, strategy.noisy_std_init);
+  }
   // Width of a state row (HyperGrid: env.ndim; BitSequence: seq_size / word_size).
   const int ndim = static_cast<int>(learner.env().state_dim());
   // torchgfn's l1_dist: the last validation.n_samples terminating states this (leader)
@@ -208,8 +242,27 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     learner.set_gradient_hook([&] { dist::average_gradients(learner.model(), agents); });
   }
 
+  // spawn.policy selective: at every average_every iteration the agent group replaces its
+  // worst agents instead of averaging everyone (roles/trainer/spawner.h).
+  const bool selective = config.spawn.policy == config::SpawnPolicy::kSelective &&
+                         !average_gradients && agents.size() > 1;
+  std::optional<Spawner> spawner;
+  if (selective) {
+    std::function<void(std::int64_t)> redraw;
+    if (config.spawn.random_strategies) {
+      redraw = [&](std::int64_t draw) {
+        strategy =
+            dist::spawn::draw_strategy(config.spawn, config.train, config.model, agent_seed, draw);
+        learner.set_exploration(strategy.epsilon, strategy.temperature);
+        learner.set_noisy_std_init(strategy.noisy_std_init);
+      };
+    }
+    spawner.emplace(config.spawn, learner, agents, agent_seed, std::move(redraw));
+  }
+
   TrainerResult result;
   result.engine = learner.engine_paths();
+  ModeTimeline timeline;
   PendingBatch pending;
   std::optional<Submitter> submitter;
   if (setup.assigned_buffer >= 0) {
@@ -247,6 +300,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     last_loss = step.loss;
     result.trajectories += local_batch;
     if (visited) visited->add(step.terminating_states);
+    timeline.observe(learner.mode_tracker(), it, seconds_since(t_start));
 
     if (setup.assigned_buffer >= 0) {
       const auto t0 = Clock::now();
@@ -269,8 +323,20 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       log_population_stats(transport, setup.coordinator, it, config.transport.timeout_s);
     }
 
-    if (!average_gradients && agents.size() > 1 &&
-        (it % config.train.average_every == 0 || it == iterations)) {
+    if (selective && it % config.train.average_every == 0) {
+      const auto t0 = Clock::now();
+      const auto& event = spawner->step(
+          it,
+          local_metric(config.spawn.metric, submitter ? &*submitter : nullptr, last_loss, learner));
+      if (event.replaced_any && agents.rank() == 0) {
+        spdlog::info(
+            "spawn at iteration {}: agents {} replaced by {} (weights {:.3f}), metrics {:.4g}", it,
+            fmt::join(event.replaced, ","), fmt::join(event.donors, ","),
+            fmt::join(event.weights, ","), fmt::join(event.metrics, ","));
+      }
+      add_time(setup.timing, "average", seconds_since(t0));
+    } else if (!selective && !average_gradients && agents.size() > 1 &&
+               (it % config.train.average_every == 0 || it == iterations)) {
       const auto t0 = Clock::now();
       dist::average_models(learner.model(), agents);
       add_time(setup.timing, "average", seconds_since(t0));
@@ -337,6 +403,20 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   result.remote_trajectories_trained = learner.remote_trajectories_trained();
   const auto found = global_modes_found(trainers, learner.mode_tracker());
   result.final_metrics.modes_found = found;
+  result.final_metrics.n_modes = learner.env().n_modes();
+
+  AgentReport mine;
+  mine.rank = transport.rank();
+  mine.firsts = timeline.firsts();
+  const nlohmann::json strategy_json = {{"epsilon", strategy.epsilon},
+                                        {"temperature", strategy.temperature},
+                                        {"n_noisy_layers", config.model.n_noisy_layers},
+                                        {"noisy_std_init", strategy.noisy_std_init},
+                                        {"random", config.spawn.random_strategies}};
+  mine.spawn_json = agent_spawn_json(
+      transport.rank(), spawner ? spawner->events() : std::vector<SpawnEvent>{}, agents.rank(),
+      learner.mode_tracker() ? learner.mode_tracker()->n_found() : 0, strategy_json.dump());
+  result.agent_reports = gather_agent_reports(trainers, mine);
   return result;
 }
 

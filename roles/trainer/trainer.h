@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "roles/protocol/messages.h"
+#include "roles/trainer/spawn_report.h"
 #include "runtime/config/options.h"
 #include "transport/transport.h"
 
@@ -77,6 +78,9 @@ struct TrainerResult {
   FinalMetrics final_metrics;
   /// The paths the engine options resolved to (core::Learner::engine_paths; summary.json).
   std::map<std::string, std::string> engine;
+  /// Trainer-group rank 0 only: every trainer's mode discoveries and spawn history
+  /// (roles/trainer/spawn_report.h), for summary.json "spawn" and modes_timeline.csv.
+  std::vector<AgentReport> agent_reports;
 };
 
 struct TrainerSetup {

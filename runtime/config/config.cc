@@ -87,6 +87,18 @@ inline auto unset_or_at_least(int bound) {
   };
 }
 
+// (0, 1] (spawn.replacement_ratio).
+inline auto in_half_open_unit_interval() {
+  return [](double v) -> std::string {
+    if (v > 0.0 && v <= 1.0) return "";
+    return "must be in (0, 1]";
+  };
+}
+
+inline auto not_nan() {
+  return [](double v) -> std::string { return std::isnan(v) ? "must be a number (or .inf)" : ""; };
+}
+
 // 0 (unset) or a TCP port (launch.master_port).
 inline auto unset_or_port() {
   return [](int v) -> std::string {
@@ -334,6 +346,19 @@ const std::vector<Field>& registry() {
             at_least(0)),
       field("validation.logp_samples", &C::validation, &ValidationOptions::logp_samples,
             at_least(0)),
+      field("spawn.policy", &C::spawn, &SpawnOptions::policy, AsInvalid{}),
+      field("spawn.replacement_ratio", &C::spawn, &SpawnOptions::replacement_ratio,
+            in_half_open_unit_interval()),
+      field("spawn.strategy", &C::spawn, &SpawnOptions::strategy, AsInvalid{}),
+      field("spawn.momentum", &C::spawn, &SpawnOptions::momentum, in_unit_interval()),
+      field("spawn.threshold", &C::spawn, &SpawnOptions::threshold, not_nan()),
+      field("spawn.cooldown", &C::spawn, &SpawnOptions::cooldown, at_least(std::int64_t{0})),
+      field("spawn.metric", &C::spawn, &SpawnOptions::metric, AsInvalid{}),
+      field("spawn.random_strategies", &C::spawn, &SpawnOptions::random_strategies),
+      field("spawn.epsilon_std", &C::spawn, &SpawnOptions::epsilon_std, non_negative()),
+      field("spawn.temperature_std", &C::spawn, &SpawnOptions::temperature_std, non_negative()),
+      field("spawn.noisy_std_init_std", &C::spawn, &SpawnOptions::noisy_std_init_std,
+            non_negative()),
       field("output.dir", &C::output, &OutputOptions::dir, non_empty()),
       field("output.log_every", &C::output, &OutputOptions::log_every, at_least(1)),
       field("engine.state_table", &C::engine, &EngineOptions::state_table),
@@ -484,15 +509,60 @@ void apply_override(C& config, const std::string& path, const std::string& assig
   origins[key] = fmt::format("--set {} ({})", assignment, context);
 }
 
+// Rules between two keys: "" when the combination is valid, else what is wrong; `key` is
+// the key the message names (its origin is reported).
+struct CrossRule {
+  std::string key;
+  std::function<std::string(const C&)> problem;
+};
+
+const std::vector<CrossRule>& cross_rules() {
+  static const std::vector<CrossRule> kRules = {
+      {"spawn.metric",
+       [](const C& c) -> std::string {
+         if (c.spawn.policy != SpawnPolicy::kSelective || c.spawn.metric != SpawnMetric::kScore) {
+           return "";
+         }
+         if (c.layout.num_buffers == 0) {
+           return "spawn.policy = selective with metric score needs a buffer manager "
+                  "(layout.num_buffers > 0); use metric neg_loss or modes_found without one";
+         }
+         if (c.buffer.submit_mode == SubmitMode::kFireAndForget) {
+           return "spawn.policy = selective with metric score needs SCORE replies "
+                  "(buffer.submit_mode sync or async, not fire_and_forget)";
+         }
+         return "";
+       }},
+      {"spawn.policy",
+       [](const C& c) -> std::string {
+         if (c.spawn.policy != SpawnPolicy::kSelective ||
+             c.train.average == TrainAverage::kModels) {
+           return "";
+         }
+         return "spawn.policy = selective needs train.average = models (averaged gradients "
+                "keep every agent identical)";
+       }},
+  };
+  return kRules;
+}
+
 void validate_with_origins(const C& config, const Origins& origins, const std::string& fallback) {
+  const auto where_of = [&](const std::string& key) {
+    auto it = origins.find(key);
+    std::string where = it != origins.end() ? it->second : fallback;
+    return where.empty() ? std::string("configuration") : where;
+  };
   for (const auto& f : registry()) {
     const std::string problem = f.problem(config);
     if (problem.empty()) continue;
-    auto it = origins.find(f.key);
-    std::string where = it != origins.end() ? it->second : fallback;
-    if (where.empty()) where = "configuration";
     throw ConfigError(
-        fmt::format("{}: {} = {} is invalid: {}", where, f.key, f.show(config), problem));
+        fmt::format("{}: {} = {} is invalid: {}", where_of(f.key), f.key, f.show(config), problem));
+  }
+  for (const auto& rule : cross_rules()) {
+    const std::string problem = rule.problem(config);
+    if (problem.empty()) continue;
+    throw ConfigError(fmt::format("{}: {} = {} is invalid: {}", where_of(rule.key), rule.key,
+                                  find_field(rule.key)->show(config), problem));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "runtime/config/engine_options.h"
@@ -55,11 +56,47 @@ inline constexpr EnumName<BaselineAggregate> kBaselineAggregateNames[] = {
     {BaselineAggregate::kMean, "mean"},
     {BaselineAggregate::kMax, "max"}};
 
+/// spawn.policy: what an agent group does every train.average_every iterations
+/// (runtime/distributed/spawn/decision.h; torchgfn tutorials/examples/multinode/spawn_policy.py).
+enum class SpawnPolicy {
+  kAverageAll,  ///< average every member (train.average; AverageAllPolicy)
+  kSelective,   ///< replace the worst agents by a combination of the others
+};
+inline constexpr EnumName<SpawnPolicy> kSpawnPolicyNames[] = {
+    {SpawnPolicy::kAverageAll, "average_all"}, {SpawnPolicy::kSelective, "selective"}};
+
+/// spawn.strategy: what a replaced agent becomes (runtime/distributed/spawn/decision.h).
+enum class SpawnStrategy {
+  kMean,          ///< the plain mean of the donors (every agent that is not replaced)
+  kWeightedMean,  ///< the donors weighted by their metrics (better donors weigh more)
+  kBestOnly,      ///< a copy of the best agent
+  kResetWeights,  ///< a fresh initialisation (no donors)
+};
+inline constexpr EnumName<SpawnStrategy> kSpawnStrategyNames[] = {
+    {SpawnStrategy::kMean, "mean"},
+    {SpawnStrategy::kWeightedMean, "weighted_mean"},
+    {SpawnStrategy::kBestOnly, "best_only"},
+    {SpawnStrategy::kResetWeights, "reset_weights"}};
+
+/// spawn.metric: each agent's local metric, higher is better (roles/trainer/trainer.cc).
+enum class SpawnMetric {
+  kScore,       ///< the score of its manager's latest SCORE reply (needs a buffer manager)
+  kNegLoss,     ///< minus its latest training loss
+  kModesFound,  ///< modes it has sampled so far
+};
+inline constexpr EnumName<SpawnMetric> kSpawnMetricNames[] = {
+    {SpawnMetric::kScore, "score"},
+    {SpawnMetric::kNegLoss, "neg_loss"},
+    {SpawnMetric::kModesFound, "modes_found"}};
+
 inline constexpr const auto& enum_names(BaselineAggregate) { return kBaselineAggregateNames; }
 inline constexpr const auto& enum_names(TrainAverage) { return kTrainAverageNames; }
 inline constexpr const auto& enum_names(SubmitMode) { return kSubmitModeNames; }
 inline constexpr const auto& enum_names(NoveltyMethod) { return kNoveltyMethodNames; }
 inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames; }
+inline constexpr const auto& enum_names(SpawnPolicy) { return kSpawnPolicyNames; }
+inline constexpr const auto& enum_names(SpawnStrategy) { return kSpawnStrategyNames; }
+inline constexpr const auto& enum_names(SpawnMetric) { return kSpawnMetricNames; }
 
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
@@ -214,6 +251,34 @@ struct ReplayOptions {
   std::int64_t warmup = 0;  ///< trajectories the buffer must hold before replay starts
 };
 
+/// YAML `spawn:` — the spawn policy of the agent groups (README "Spawn policies";
+/// runtime/distributed/spawn/decision.h; torchgfn tutorials/examples/multinode/spawn_policy.py
+/// AverageAllPolicy / AsyncSelectiveAveragingPolicy). The defaults keep plain averaging.
+struct SpawnOptions {
+  SpawnPolicy policy = SpawnPolicy::kAverageAll;  ///< "average_all" | "selective"
+  /// selective: share (0, 1] of the agent group replaced at a decision: max(1, floor(n *
+  /// ratio)) agents, at most n - 1 (one agent at least stays a donor).
+  double replacement_ratio = 0.2;
+  SpawnStrategy strategy = SpawnStrategy::kMean;  ///< "mean" | "weighted_mean" | ...
+  /// [0, 1]: a replaced agent becomes momentum * its own weights + (1 - momentum) * the
+  /// strategy's result (0: the result alone).
+  double momentum = 0.0;
+  /// Replace only when some agent's metric is below this (+inf, the default: always).
+  double threshold = std::numeric_limits<double>::infinity();
+  /// Iterations after a replacement during which no other replacement happens (>= 0).
+  std::int64_t cooldown = 0;
+  SpawnMetric metric = SpawnMetric::kScore;  ///< "score" | "neg_loss" | "modes_found"
+  /// Per-agent exploration (runtime/distributed/spawn/strategy.h): each trainer draws its
+  /// epsilon, temperature and noisy sigma_0 from normal distributions around
+  /// train.epsilon, train.temperature and model.noisy_std_init with the standard
+  /// deviations below (clamped; seeded by train.seed + rank), and draws again when it is
+  /// replaced. Any spawn.policy.
+  bool random_strategies = false;
+  double epsilon_std = 0.05;         ///< >= 0; drawn epsilon clamped to [0, 1]
+  double temperature_std = 0.5;      ///< >= 0; drawn temperature clamped to [0.05, 20]
+  double noisy_std_init_std = 0.05;  ///< >= 0; drawn sigma_0 clamped to [1e-3, 10]
+};
+
 struct ValidationOptions {
   bool enabled = true;
   int interval = 50;  ///< iterations between validations (and at the end)
@@ -242,6 +307,7 @@ struct ExperimentConfig {
   BufferOptions buffer;
   ReplayOptions replay;
   ValidationOptions validation;
+  SpawnOptions spawn;
   OutputOptions output;
   EngineOptions engine;     ///< numerical paths and process set-up (engine_options.h)
   std::string source_file;  ///< the YAML file it came from ("" for defaults)

@@ -306,4 +306,12 @@ void FlatAdamW::step() {
   }
 }
 
+void FlatAdamW::reset_state() {
+  for (auto& f : flat_) {
+    f.exp_avg.zero_();
+    f.exp_avg_sq.zero_();
+  }
+  step_ = 0;
+}
+
 }  // namespace gfn::core

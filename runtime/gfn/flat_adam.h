@@ -76,6 +76,10 @@ class FlatAdamW {
   void step();
 
   std::int64_t steps_done() const { return step_; }
+  /// Forgets the optimizer state: both moment buffers become zero and the step count 0,
+  /// as a freshly constructed FlatAdamW (a respawned agent, runtime/distributed/spawn/).
+  /// The parameters and gradients are untouched. O(parameters).
+  void reset_state();
 
   /// How step() computes: a fused loop with ATen's roundings, or ATen's own ops.
   enum class Kernel { kFusedFma, kFusedSeparate, kAtenOps };

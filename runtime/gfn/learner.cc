@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/distributed/spawn/combine.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
@@ -77,12 +78,20 @@ struct Learner::Optim {
       adam->step();  // returns the (unused) closure loss
     }
   }
+  void reset_state() {
+    if (flat) {
+      flat->reset_state();
+    } else {
+      adam->state().clear();  // rebuilt lazily, with step 0, at the next step
+    }
+  }
 };
 
 Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& model,
                  const config::TrainOptions& train, std::uint64_t seed,
                  const config::ReplayOptions& replay, const config::EngineOptions& engine)
     : train_(train),
+      model_options_(model),
       engine_(engine),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
@@ -390,6 +399,23 @@ std::map<std::string, std::string> Learner::engine_paths() const {
   paths["plain_loops"] = on_off(engine_.plain_loops);
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   return paths;
+}
+
+void Learner::reset_optimizer_state() { optim_->reset_state(); }
+
+void Learner::set_exploration(double epsilon, double temperature) {
+  config::TrainOptions t = train_;
+  t.epsilon = epsilon;
+  t.temperature = temperature;
+  check_train(t);
+  train_ = t;
+}
+
+void Learner::reinitialize_parameters(std::uint64_t seed, double momentum) {
+  torch::manual_seed(seed);
+  GFlowNetModel fresh(preprocessor_->output_dim(), env_->n_actions(), model_options_,
+                      loss_->needs_log_flow());
+  dist::spawn::blend_parameters(model_->parameters(), fresh.parameters(), momentum);
 }
 
 }  // namespace gfn::core

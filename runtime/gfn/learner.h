@@ -196,6 +196,25 @@ class Learner {
   /// time is reported in PhaseDurations::gradient_hook. Pass {} to remove it.
   void set_gradient_hook(std::function<void()> hook) { gradient_hook_ = std::move(hook); }
 
+  /// Respawn (runtime/distributed/spawn/): forgets the optimizer state (AdamW moments and
+  /// step count, either optimizer), as if the optimizer had just been built; the
+  /// parameters are untouched.
+  void reset_optimizer_state();
+  /// Respawn with spawn.strategy reset_weights: a freshly initialised model of the same
+  /// options, built from torch::manual_seed(seed) as the constructor does (LibTorch's
+  /// global generator is reseeded), blended into the parameters in place:
+  /// momentum * own + (1 - momentum) * fresh (momentum in [0, 1]). Views stay valid
+  /// (the flat optimizer's buffers are written, not replaced).
+  void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0);
+  /// Per-agent exploration (spawn.random_strategies): the epsilon-greedy share and the
+  /// temperature of the following iterations' sampling. Throws std::invalid_argument for
+  /// epsilon outside [0, 1] or temperature <= 0.
+  void set_exploration(double epsilon, double temperature);
+  /// sigma_0 of the noisy layers of the models reinitialize_parameters builds (> 0).
+  void set_noisy_std_init(double sigma0) { model_options_.noisy_std_init = sigma0; }
+  double epsilon() const { return train_.epsilon; }
+  double temperature() const { return train_.temperature; }
+
   /// Metrics of the current model (validation.h): exact metrics on an enumerable
   /// environment, modes found on any environment that defines modes.
   /// `visited` (optional): the terminating states visited during training, for
@@ -228,6 +247,7 @@ class Learner {
  private:
   struct Optim;
   config::TrainOptions train_;
+  config::ModelOptions model_options_;  ///< to build a fresh model (reinitialize_parameters)
   config::EngineOptions engine_;
   std::unique_ptr<Environment> env_;
   std::unique_ptr<Preprocessor> preprocessor_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -383,6 +384,76 @@ TEST_F(ConfigFileTest, EngineBadValuesNameKeyFileAndChoices) {
               HasSubstr("engine.table_backward must be one of: manual, autograd, got 'fast'"));
   EXPECT_THAT(error_of(write("k.yaml", "engine:\n  statetable: off\n")),
               AllOf(HasSubstr("unknown key 'engine.statetable'"), HasSubstr("state_table")));
+}
+
+// The `spawn:` section: defaults keep plain averaging; values read, written and overridden;
+// impossible values and combinations named with their key and file.
+TEST_F(ConfigFileTest, SpawnSectionDefaultsReadsAndRoundTrips) {
+  const ExperimentConfig d = default_config();
+  EXPECT_EQ(d.spawn.policy, SpawnPolicy::kAverageAll);
+  EXPECT_EQ(d.spawn.strategy, SpawnStrategy::kMean);
+  EXPECT_EQ(d.spawn.metric, SpawnMetric::kScore);
+  EXPECT_TRUE(std::isinf(d.spawn.threshold) && d.spawn.threshold > 0);
+  EXPECT_THAT(to_yaml(d), AllOf(HasSubstr("spawn:"), HasSubstr("policy: average_all"),
+                                HasSubstr("threshold: .inf")));
+  const std::string p = write("spawn.yaml",
+                              "layout:\n  num_buffers: 1\n"
+                              "spawn:\n  policy: selective\n  replacement_ratio: 0.5\n"
+                              "  strategy: weighted_mean\n  momentum: 0.25\n"
+                              "  threshold: -1.5\n  cooldown: 20\n  metric: modes_found\n"
+                              "  random_strategies: true\n  epsilon_std: 0.125\n");
+  const ExperimentConfig c = load_config(p);
+  EXPECT_EQ(c.spawn.policy, SpawnPolicy::kSelective);
+  EXPECT_EQ(c.spawn.replacement_ratio, 0.5);
+  EXPECT_EQ(c.spawn.strategy, SpawnStrategy::kWeightedMean);
+  EXPECT_EQ(c.spawn.momentum, 0.25);
+  EXPECT_EQ(c.spawn.threshold, -1.5);
+  EXPECT_EQ(c.spawn.cooldown, 20);
+  EXPECT_EQ(c.spawn.metric, SpawnMetric::kModesFound);
+  EXPECT_TRUE(c.spawn.random_strategies);
+  EXPECT_EQ(c.spawn.epsilon_std, 0.125);
+  EXPECT_FALSE(d.spawn.random_strategies);
+  const std::string again = write("again.yaml", to_yaml(c));
+  EXPECT_EQ(to_yaml(load_config(again)), to_yaml(c));
+  EXPECT_EQ(to_yaml(load_config(write("d.yaml", to_yaml(d)))), to_yaml(d)) << "inf round trip";
+  const ExperimentConfig o =
+      load_config(again, {"spawn.strategy=best_only", "spawn.threshold=.inf"});
+  EXPECT_EQ(o.spawn.strategy, SpawnStrategy::kBestOnly);
+  EXPECT_TRUE(std::isinf(o.spawn.threshold));
+}
+
+TEST_F(ConfigFileTest, SpawnBadValuesAndCombinationsNameKeyAndFile) {
+  struct Case {
+    std::string yaml, key_and_value, rule;
+  };
+  const std::vector<Case> cases = {
+      {"spawn:\n  policy: donor\n", "spawn.policy = donor", "average_all, selective"},
+      {"spawn:\n  strategy: median\n", "spawn.strategy = median",
+       "mean, weighted_mean, best_only, reset_weights"},
+      {"spawn:\n  metric: loss\n", "spawn.metric = loss", "score, neg_loss, modes_found"},
+      {"spawn:\n  replacement_ratio: 0\n", "spawn.replacement_ratio = 0", "(0, 1]"},
+      {"spawn:\n  replacement_ratio: 1.5\n", "spawn.replacement_ratio = 1.5", "(0, 1]"},
+      {"spawn:\n  momentum: -0.1\n", "spawn.momentum = -0.1", "[0, 1]"},
+      {"spawn:\n  threshold: .nan\n", "spawn.threshold = nan", "must be a number"},
+      {"spawn:\n  cooldown: -1\n", "spawn.cooldown = -1", "must be >= 0"},
+      {"spawn:\n  temperature_std: -1\n", "spawn.temperature_std = -1", "must be >= 0"},
+      {"spawn:\n  policy: selective\n", "spawn.metric = score",
+       "needs a buffer manager (layout.num_buffers > 0)"},
+      {"layout:\n  num_buffers: 1\ntrain:\n  average: gradients\n"
+       "spawn:\n  policy: selective\n",
+       "spawn.policy = selective", "needs train.average = models"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string p = write("bad" + std::to_string(i++) + ".yaml", c.yaml);
+    EXPECT_THAT(error_of(p), AllOf(HasSubstr(p), HasSubstr(c.key_and_value), HasSubstr(c.rule)))
+        << c.yaml;
+  }
+  // Without a buffer manager, selective works with a local metric.
+  const std::string ok = write("ok.yaml", "spawn:\n  policy: selective\n  metric: neg_loss\n");
+  EXPECT_EQ(load_config(ok).spawn.metric, SpawnMetric::kNegLoss);
+  EXPECT_THAT(error_of(ok, {"spawn.metric=score"}),
+              AllOf(HasSubstr("--set spawn.metric=score"), HasSubstr("needs a buffer manager")));
 }
 
 TEST(ValidateConfig, NamesTheSource) {

@@ -1,0 +1,34 @@
+#pragma once
+// Per-agent exploration strategies (spawn.random_strategies; README "Spawn policies";
+// torchgfn tutorials/examples/train_hypergrid.py draws each agent's exploration parameters
+// at random in its multinode runs): an agent's epsilon, temperature and NoisyNet sigma_0
+// drawn from normal distributions around the configured means, clamped to valid ranges.
+// Pure and deterministic: the same (options, seed, draw) gives the same strategy
+// (std::mt19937_64 and std::normal_distribution of this standard library). Thread-safe.
+
+#include <cstdint>
+
+#include "runtime/config/options.h"
+
+namespace gfn::dist::spawn {
+
+/// One agent's exploration parameters.
+struct AgentStrategy {
+  double epsilon = 0.0;         ///< [0, 1]
+  double temperature = 1.0;     ///< [0.05, 20]
+  double noisy_std_init = 0.1;  ///< [1e-3, 10]; used by noisy layers (model.n_noisy_layers)
+};
+
+/// The configured strategy (the means), unchanged: train.epsilon, train.temperature,
+/// model.noisy_std_init.
+AgentStrategy configured_strategy(const config::TrainOptions& train,
+                                  const config::ModelOptions& model);
+
+/// Draw number `draw` (0 at start, k after the k-th respawn) of the agent seeded with `seed`
+/// (train.seed + rank): each parameter ~ Normal(mean, spawn.*_std), clamped as above. With
+/// every std 0 it is configured_strategy().
+AgentStrategy draw_strategy(const config::SpawnOptions& spawn, const config::TrainOptions& train,
+                            const config::ModelOptions& model, std::uint64_t seed,
+                            std::int64_t draw);
+
+}  // namespace gfn::dist::spawn

@@ -1,0 +1,84 @@
+// roles/trainer/spawn_report.h: an agent's spawn history as JSON, the summary's `spawn`
+// object, and modes_timeline.csv (per agent and the union) from hand-made reports.
+
+#include "roles/trainer/spawn_report.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "roles/trainer/spawner.h"
+
+namespace gfn::roles {
+namespace {
+
+SpawnEvent event(std::int64_t it, std::vector<double> metrics, std::vector<int> replaced,
+                 std::vector<int> donors, std::vector<double> weights) {
+  SpawnEvent e;
+  e.iteration = it;
+  e.metrics = std::move(metrics);
+  e.replaced_any = !replaced.empty();
+  e.replaced = std::move(replaced);
+  e.donors = std::move(donors);
+  e.weights = std::move(weights);
+  return e;
+}
+
+TEST(SpawnReport, AgentHistoryListsItsMetricAndItsReplacements) {
+  // Agent group of global ranks {4, 6}: this agent is rank 6, group rank 1.
+  const std::vector<SpawnEvent> events = {event(5, {1.0, -2.0}, {6}, {4}, {1.0}),
+                                          event(10, {0.5, 3.0}, {4}, {6}, {1.0}),
+                                          event(15, {2.0, 1.0}, {}, {}, {})};
+  const auto j = nlohmann::json::parse(agent_spawn_json(6, events, 1, 7, R"({"epsilon":0.1})"));
+  EXPECT_EQ(j["rank"], 6);
+  EXPECT_EQ(j["modes_found"], 7);
+  EXPECT_EQ(j["strategy"]["epsilon"], 0.1);
+  EXPECT_EQ(j["metric"], nlohmann::json::parse("[[5,-2.0],[10,3.0],[15,1.0]]"));
+  ASSERT_EQ(j["replacements"].size(), 1u);
+  EXPECT_EQ(j["replacements"][0]["iteration"], 5);
+  EXPECT_EQ(j["replacements"][0]["donors"], nlohmann::json::parse("[4]"));
+  EXPECT_EQ(j["times_replaced"], 1);
+  EXPECT_EQ(j["last_replaced"], 5);
+}
+
+TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
+  config::SpawnOptions o;
+  o.policy = config::SpawnPolicy::kSelective;
+  AgentReport a, b;
+  a.rank = 0;
+  a.spawn_json = R"({"rank":0,"times_replaced":2})";
+  b.rank = 1;
+  b.spawn_json = R"({"rank":1,"times_replaced":1})";
+  const auto j = nlohmann::json::parse(spawn_summary_json(o, {a, b}));
+  EXPECT_EQ(j["policy"], "selective");
+  EXPECT_EQ(j["strategy"], "mean");
+  EXPECT_EQ(j["metric"], "score");
+  EXPECT_TRUE(j["threshold"].is_null());
+  EXPECT_EQ(j["replacements"], 3);
+  EXPECT_EQ(j["agents"].size(), 2u);
+  o.threshold = -1.5;
+  EXPECT_EQ(nlohmann::json::parse(spawn_summary_json(o, {}))["threshold"], -1.5);
+}
+
+TEST(SpawnReport, TimelinePerAgentAndUnionAtTheEarliestDiscovery) {
+  AgentReport a, b;
+  a.rank = 0;
+  a.firsts = {{/*mode*/ 10, /*it*/ 3, 0.3}, {20, 1, 0.1}};  // out of order on purpose
+  b.rank = 2;
+  b.firsts = {{10, 2, 0.25}, {30, 4, 0.5}};
+  const std::string csv = modes_timeline_csv({a, b}, 100);
+  EXPECT_EQ(csv,
+            "agent,modes_found,iteration,trajectories,wall_s\n"
+            "0,1,1,100,0.100\n"
+            "0,2,3,300,0.300\n"
+            "2,1,2,200,0.250\n"
+            "2,2,4,400,0.500\n"
+            "total,1,1,100,0.100\n"
+            "total,2,2,200,0.250\n"  // mode 10, first found by rank 2 at iteration 2
+            "total,3,4,400,0.500\n");
+}
+
+}  // namespace
+}  // namespace gfn::roles

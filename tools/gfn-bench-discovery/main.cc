@@ -1,0 +1,161 @@
+// gfn-bench-discovery: how fast a population of agents discovers the modes, by spawn policy
+// (README "Spawn policies"; torchgfn's multinode study: HyperGrid ndim 8, height 8, R0 0.01,
+// TB, batch 256, configs/discovery_8d.yaml). For each layout of 1, 2, 4 agents (trainer
+// ranks, plus one buffer manager whose SCOREs are the agents' metric) and each policy
+// (average_all, selective, selective_random = selective + spawn.random_strategies), over
+// several seeds, it runs gfn-train under the MPI launcher with the config's trajectory
+// budget (train.n_trajectories, the same global budget for every layout), reads
+// modes_timeline.csv, and prints medians of: modes found at the budget, trajectories and
+// wall seconds to 50 % and 90 % of the modes, and the winning policy per agent count.
+//
+//   build/bin/gfn-bench-discovery                                 # configs/discovery_small.yaml
+//   build/bin/gfn-bench-discovery --config configs/discovery_8d.yaml --seeds 5
+//   build/bin/gfn-bench-discovery --agents 1,2 --policies average_all,selective --seeds 1 \
+//       --set train.n_trajectories=2000
+//
+// More agents than cores oversubscribe (tools/mpirun.sh): wall seconds then measure the
+// machine as much as the policy; trajectories do not. Paths are relative to the current
+// directory (the repository root by default). Exit codes: 0 every run succeeded, 1 a run
+// failed (the table still prints), 2 bad command line.
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tools/common/child_process.h"
+#include "tools/common/json_file.h"
+#include "tools/gfn-bench-discovery/study.h"
+
+namespace fs = std::filesystem;
+using namespace gfn::bench_discovery;
+
+namespace {
+
+std::string make_temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "gfn-bench-discovery-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+  return pattern;
+}
+
+RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const std::string& mpirun,
+                   const std::string& binary, const std::string& config,
+                   const std::vector<std::string>& sets, const fs::path& dir, double timeout_s) {
+  RunResult r;
+  r.agents = agents;
+  r.policy = policy.name;
+  r.seed = seed;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<std::string> args = {"-np",
+                                   std::to_string(agents + 1),
+                                   binary,
+                                   "--config",
+                                   config,
+                                   "--set",
+                                   "layout.num_buffers=1",
+                                   "--set",
+                                   "layout.coordinator=false",
+                                   "--set",
+                                   "train.seed=" + std::to_string(seed),
+                                   "--set",
+                                   "output.dir=" + dir.string()};
+  for (const auto& s : policy.sets) args.insert(args.end(), {"--set", s});
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  const std::string log = (dir / "run.log").string();
+  const auto child =
+      gfn::tools::run_logged(mpirun, args, fs::current_path().string(), log, timeout_s);
+  r.wall_s = child.wall_s;
+  if (child.timed_out || child.exit_code != 0) {
+    r.problem = child.timed_out
+                    ? fmt::format("timed out after {:.0f} s", timeout_s)
+                    : fmt::format("exit code {}: {}", child.exit_code,
+                                  gfn::tools::last_error_line(gfn::tools::read_text_file(log)));
+    return r;
+  }
+  try {
+    const auto summary = gfn::tools::read_json_file((dir / "summary.json").string());
+    const auto n_modes = static_cast<std::int64_t>(
+        gfn::tools::number_at(summary, "n_modes", (dir / "summary.json").string()));
+    summarise(
+        r, read_total_timeline(gfn::tools::read_text_file((dir / "modes_timeline.csv").string())),
+        n_modes);
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.problem = e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gfn-bench-discovery: modes found vs trajectories by spawn policy and agents"};
+  std::string config = "configs/discovery_small.yaml";
+  std::vector<int> agent_counts = {1, 2, 4};
+  std::vector<std::string> policy_names = {"average_all", "selective", "selective_random"};
+  int seeds = 3;
+  std::string binary = "build/bin/gfn-train";
+  std::string mpirun = "tools/mpirun.sh";
+  std::string out_dir;
+  double timeout_s = 3600;
+  std::vector<std::string> sets;
+  app.add_option("--config", config, "gfn-train config of the study");
+  app.add_option("--agents", agent_counts, "agent counts (trainer ranks)")->delimiter(',');
+  app.add_option("--policies", policy_names, "average_all, selective, selective_random")
+      ->delimiter(',');
+  app.add_option("--seeds", seeds, "seeds per cell (train.seed = 1..N)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--binary", binary, "gfn-train");
+  app.add_option("--mpirun", mpirun, "MPI launcher");
+  app.add_option("--out", out_dir, "run directories (default: a temporary directory)");
+  app.add_option("--timeout", timeout_s, "seconds per run");
+  app.add_option("--set", sets, "extra gfn-train override section.key=value (repeatable)");
+  CLI11_PARSE(app, argc, argv);
+  std::vector<Policy> policies;
+  try {
+    policies = policies_named(policy_names);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
+    return 2;
+  }
+  const fs::path root = out_dir.empty() ? fs::path(make_temp_dir()) : fs::path(out_dir);
+  binary = fs::absolute(binary).string();
+  if (mpirun.find('/') != std::string::npos) mpirun = fs::absolute(mpirun).string();
+
+  // The budget the table names: the config's, after the extra overrides.
+  std::int64_t budget = 0;
+  std::vector<RunResult> runs;
+  bool all_ok = true;
+  for (int seed = 1; seed <= seeds; ++seed) {  // seeds outermost: a partial study is balanced
+    for (int agents : agent_counts) {
+      for (const auto& policy : policies) {
+        const fs::path dir = root / fmt::format("a{}_{}_s{}", agents, policy.name, seed);
+        auto r = run_once(agents, policy, static_cast<std::uint64_t>(seed), mpirun, binary, config,
+                          sets, dir, timeout_s);
+        if (r.ok && budget == 0) {
+          const auto s = gfn::tools::read_json_file((dir / "summary.json").string());
+          budget = static_cast<std::int64_t>(
+              gfn::tools::number_at(s, "trajectories", (dir / "summary.json").string()));
+        }
+        std::printf("%s\n",
+                    r.ok ? fmt::format("agents {} {} seed {}: {}/{} modes, {:.1f} s", agents,
+                                       policy.name, seed, r.modes_at_budget, r.n_modes, r.wall_s)
+                               .c_str()
+                         : fmt::format("agents {} {} seed {}: FAILED ({}), see {}", agents,
+                                       policy.name, seed, r.problem, dir.string())
+                               .c_str());
+        std::fflush(stdout);
+        all_ok = all_ok && r.ok;
+        runs.push_back(std::move(r));
+      }
+    }
+  }
+  std::printf("\n%s", format_table(runs, budget).c_str());
+  std::printf("runs in %s; config %s\n", root.string().c_str(), config.c_str());
+  return all_ok ? 0 : 1;
+}

@@ -1,0 +1,168 @@
+#include "tools/gfn-bench-discovery/study.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace gfn::bench_discovery {
+
+std::vector<Policy> policies_named(const std::vector<std::string>& names) {
+  std::vector<Policy> out;
+  for (const auto& n : names) {
+    if (n == "average_all") {
+      out.push_back({n, {"spawn.policy=average_all"}});
+    } else if (n == "selective") {
+      out.push_back({n, {"spawn.policy=selective"}});
+    } else if (n == "selective_random") {
+      out.push_back({n, {"spawn.policy=selective", "spawn.random_strategies=true"}});
+    } else {
+      throw std::invalid_argument("unknown policy '" + n +
+                                  "' (average_all, selective, selective_random)");
+    }
+  }
+  return out;
+}
+
+std::vector<TimelinePoint> read_total_timeline(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line;
+  if (!std::getline(in, line) || line != "agent,modes_found,iteration,trajectories,wall_s") {
+    throw std::runtime_error("modes_timeline.csv: missing header, got '" + line + "'");
+  }
+  std::vector<TimelinePoint> out;
+  while (std::getline(in, line)) {
+    if (line.rfind("total,", 0) != 0) continue;
+    TimelinePoint p;
+    std::int64_t iteration = 0;
+    char c1 = 0, c2 = 0, c3 = 0;
+    std::istringstream row(line.substr(6));
+    if (!(row >> p.modes >> c1 >> iteration >> c2 >> p.trajectories >> c3 >> p.wall_s) ||
+        c1 != ',' || c2 != ',' || c3 != ',') {
+      throw std::runtime_error("modes_timeline.csv: malformed row '" + line + "'");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<TimelinePoint> first_reaching(const std::vector<TimelinePoint>& timeline,
+                                            std::int64_t modes) {
+  for (const auto& p : timeline) {
+    if (p.modes >= modes) return p;
+  }
+  return std::nullopt;
+}
+
+void summarise(RunResult& r, const std::vector<TimelinePoint>& timeline, std::int64_t n_modes) {
+  r.n_modes = n_modes;
+  r.modes_at_budget = timeline.empty() ? 0 : timeline.back().modes;
+  const auto target = [n_modes](double share) {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(share * n_modes)));
+  };
+  r.half = first_reaching(timeline, target(0.5));
+  r.ninety = first_reaching(timeline, target(0.9));
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Median of a milestone over runs, a missed milestone counting as +inf.
+double milestone_median(const std::vector<const RunResult*>& runs, bool ninety, bool seconds) {
+  std::vector<double> v;
+  for (const auto* r : runs) {
+    const auto& m = ninety ? r->ninety : r->half;
+    v.push_back(!m        ? std::numeric_limits<double>::infinity()
+                : seconds ? m->wall_s
+                          : static_cast<double>(m->trajectories));
+  }
+  return median(v);
+}
+
+std::string show(double v, const char* format) {
+  if (std::isnan(v) || std::isinf(v)) return "-";
+  return fmt::format(fmt::runtime(format), v);
+}
+
+struct Cell {
+  int agents;
+  std::string policy;
+  int runs = 0, failed = 0;
+  double modes = 0, n_modes = 0, t50 = 0, t90 = 0, s50 = 0, s90 = 0;
+};
+
+}  // namespace
+
+std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget) {
+  std::vector<std::pair<int, std::string>> keys;
+  for (const auto& r : runs) {
+    const auto k = std::make_pair(r.agents, r.policy);
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  std::vector<Cell> cells;
+  for (const auto& [agents, policy] : keys) {
+    Cell c{agents, policy};
+    std::vector<const RunResult*> ok;
+    std::vector<double> modes;
+    for (const auto& r : runs) {
+      if (r.agents != agents || r.policy != policy) continue;
+      ++c.runs;
+      if (!r.ok) {
+        ++c.failed;
+        continue;
+      }
+      ok.push_back(&r);
+      modes.push_back(static_cast<double>(r.modes_at_budget));
+      c.n_modes = static_cast<double>(r.n_modes);
+    }
+    c.modes = median(modes);
+    c.t50 = milestone_median(ok, false, false);
+    c.t90 = milestone_median(ok, true, false);
+    c.s50 = milestone_median(ok, false, true);
+    c.s90 = milestone_median(ok, true, true);
+    cells.push_back(c);
+  }
+  std::string out = fmt::format(
+      "mode discovery: medians over seeds, budget {} trajectories\n"
+      "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9}\n",
+      budget, "agents", "policy", "runs", "modes@budget", "traj->50%", "traj->90%", "s->50%",
+      "s->90%");
+  for (const auto& c : cells) {
+    out += fmt::format(
+        "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9}\n", c.agents, c.policy,
+        c.failed ? fmt::format("{}/{}", c.runs - c.failed, c.runs) : std::to_string(c.runs),
+        std::isnan(c.modes) ? "-" : fmt::format("{:.0f}/{:.0f}", c.modes, c.n_modes),
+        show(c.t50, "{:.0f}"), show(c.t90, "{:.0f}"), show(c.s50, "{:.1f}"), show(c.s90, "{:.1f}"));
+  }
+  std::map<int, const Cell*> best;
+  const auto better = [](const Cell& a, const Cell& b) {
+    const auto key = [](const Cell& c) {
+      const auto inf = std::numeric_limits<double>::infinity();
+      return std::make_tuple(std::isnan(c.modes) ? -1.0 : -c.modes, std::isnan(c.t90) ? inf : c.t90,
+                             std::isnan(c.t50) ? inf : c.t50);
+    };
+    return key(a) < key(b);
+  };
+  for (const auto& c : cells) {
+    if (std::isnan(c.modes)) continue;
+    auto it = best.find(c.agents);
+    if (it == best.end() || better(c, *it->second)) best[c.agents] = &c;
+  }
+  for (const auto& [agents, c] : best) {
+    out += fmt::format("winner with {} agent(s): {} ({:.0f} modes at the budget)\n", agents,
+                       c->policy, c->modes);
+  }
+  return out;
+}
+
+}  // namespace gfn::bench_discovery

@@ -1,0 +1,60 @@
+#pragma once
+// gfn-bench-discovery's study without the runs (tests/tools/bench-discovery tests it):
+// the cells (agents x policy), reading a run's modes_timeline.csv (the `total` rows,
+// roles/trainer/spawn_report.h), the milestones (trajectories and wall seconds to 50 % /
+// 90 % of the modes), medians over seeds and the winner per agent count.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gfn::bench_discovery {
+
+/// A policy of the study and the gfn-train overrides that select it.
+struct Policy {
+  std::string name;               ///< average_all | selective | selective_random
+  std::vector<std::string> sets;  ///< "spawn.policy=selective", ...
+};
+
+/// Policies by name; throws std::invalid_argument naming an unknown one.
+std::vector<Policy> policies_named(const std::vector<std::string>& names);
+
+/// One point of the population's discovery curve.
+struct TimelinePoint {
+  std::int64_t modes = 0;
+  std::int64_t trajectories = 0;
+  double wall_s = 0;
+};
+
+/// The `total` rows of a modes_timeline.csv text, in order. Throws std::runtime_error for
+/// a missing or wrong header or a malformed row.
+std::vector<TimelinePoint> read_total_timeline(const std::string& csv);
+
+/// The first point with at least `modes` modes, or nullopt.
+std::optional<TimelinePoint> first_reaching(const std::vector<TimelinePoint>& timeline,
+                                            std::int64_t modes);
+
+/// One run's figures.
+struct RunResult {
+  int agents = 0;
+  std::string policy;
+  std::uint64_t seed = 0;
+  bool ok = false;
+  std::string problem;  ///< why not ok
+  std::int64_t n_modes = 0;
+  std::int64_t modes_at_budget = 0;           ///< modes found with the whole trajectory budget
+  std::optional<TimelinePoint> half, ninety;  ///< first reaching ceil(50 %) / ceil(90 %)
+  double wall_s = 0;
+};
+
+/// Fills modes_at_budget, half and ninety of `r` from its timeline and n_modes.
+void summarise(RunResult& r, const std::vector<TimelinePoint>& timeline, std::int64_t n_modes);
+
+/// The table: one row per (agents, policy) with medians over the successful seeds (a
+/// milestone that some seed missed counts as missing: "-" when most missed), then a
+/// winner line per agent count (most modes at the budget, then fewest trajectories to
+/// 90 %, then to 50 %).
+std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget);
+
+}  // namespace gfn::bench_discovery
