@@ -20,12 +20,14 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/fast/flat_adam.h"
+#include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/fast/saved_outputs_evaluator.h"
+#include "runtime/gfn/fast/saving_sampler.h"
+#include "runtime/gfn/fast/state_table.h"
 #include "runtime/gfn/losses.h"
-#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
-#include "runtime/gfn/state_table.h"
 #include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::core {
@@ -94,7 +96,6 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   torch::manual_seed(seed);
   model_ = std::make_shared<GFlowNetModel>(preprocessor_->output_dim(), env_->n_actions(), model,
                                            loss_->needs_log_flow());
-  model_->set_plain_loops(engine.plain_loops);
 
   std::vector<torch::Tensor> net_params;
   for (const auto& kv : model_->named_parameters()) {
@@ -170,7 +171,8 @@ Trajectories Learner::sample_fresh(std::int64_t n, const SamplerOptions& sopts,
   }
   if (save) {
     return sample_trajectories_saving_outputs(
-        *env_, model_saving_policy(*model_, *preprocessor_, *env_), n, sopts, sample_gen_);
+        *env_, model_saving_policy(*model_, *preprocessor_, *env_, engine_.plain_loops), n, sopts,
+        sample_gen_);
   }
   return sample_trajectories(*env_, model_policy(*model_, *preprocessor_, *env_), n, sopts,
                              sample_gen_);
@@ -221,7 +223,7 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
       const buffer::TableBatch drawn = replay_->sample(n_replay);
       Trajectories replayed = trajectories_from_actions(*env_, drawn.trajectories,
                                                         at::tensor(drawn.log_rewards, at::kFloat));
-      if (attach) save_outputs(model_saving_policy(m, pre, *env_), replayed);
+      if (attach) save_outputs(model_saving_policy(m, pre, *env_, engine_.plain_loops), replayed);
       batch = concat_trajectories(take_trajectories(fresh, n_fresh - n_replay), replayed);
       r.n_fresh = n_fresh - n_replay;
       r.n_replayed = n_replay;
@@ -230,7 +232,7 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
   }
   if (n_remote_trajs > 0) {  // remote trajectories as given (full payloads)
     Trajectories remote = take_trajectories(queued_trajs_, n_remote_trajs);
-    if (attach) save_outputs(model_saving_policy(m, pre, *env_), remote);
+    if (attach) save_outputs(model_saving_policy(m, pre, *env_, engine_.plain_loops), remote);
     batch = concat_trajectories(batch, remote);
     remote_trajs_trained_ += n_remote_trajs;
   }
@@ -242,7 +244,7 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
         table ? table_backward_policy(*table, *table_space_) : model_backward_policy(m, pre, *env_),
         xs, sample_gen_);
     Trajectories remote = trajectories_from_actions(*env_, seqs);
-    if (attach) save_outputs(model_saving_policy(m, pre, *env_), remote);
+    if (attach) save_outputs(model_saving_policy(m, pre, *env_, engine_.plain_loops), remote);
     batch = concat_trajectories(batch, remote);
   }
   r.n_remote = n_remote;

@@ -3,8 +3,9 @@
 // (TrainOptions::loss). Every loss follows torchgfn (src/gfn/gflownet/*.py), with
 // torchgfn's default "mean" reductions; log-probabilities of all transitions of a batch
 // come from ONE evaluation (Trajectories' step-major layout) with masked log-softmax,
-// exact for on- and off-policy samples: either a recomputation (model_evaluator) or the
-// outputs kept by on-policy sampling (saved_outputs_evaluator).
+// exact for on- and off-policy samples: a StateEvaluator gives the network's outputs
+// (model_evaluator: a recomputation; the fast paths of runtime/gfn/fast/ give the same
+// values from saved outputs or a state table).
 //
 // Notation per trajectory tau = (s_0 -> ... -> s_{n-1} -> exit), n = length (actions,
 // exit included), x = s_{n-1} its terminating state; PB of the exit action is 1.
@@ -77,20 +78,6 @@ using StateEvaluator = std::function<StateOutputs(const at::Tensor& states, bool
 /// gradients equal those of a per-row evaluation. Keeps references to its arguments.
 StateEvaluator model_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                const Environment& env);
-
-/// The evaluator of a batch whose PF logits were kept while sampling (trajs.saved_*,
-/// sample_trajectories_saving_outputs in sampler.h; torchgfn's loss with
-/// recalculate_all_logprobs = False): a call on trajs.states itself (same N rows) returns
-/// the saved PF logits, and the saved PB logits / log F when present; what was not saved
-/// (PB, and log F if the model has a logF head, of an untied model) is computed by ONE
-/// model pass on the distinct states of the batch. Values and gradients equal those of
-/// model_evaluator on the same parameters and NoisyNet noise (up to float rounding of
-/// GEMMs over a different number of rows). Keeps references to its arguments; throws
-/// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
-/// on other states than trajs.states (the losses that reuse only do that:
-/// Loss::reuses_sampled_outputs).
-StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
-                                       const Preprocessor& preprocessor, const Environment& env);
 
 struct TransitionLogProbs {
   at::Tensor log_pf;       ///< float32 [N]: log PF(action_i | states_i)

@@ -14,6 +14,8 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/saved_outputs_evaluator.h"
+#include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/losses.h"
@@ -84,7 +86,7 @@ TEST(ReuseLogProbs, SavedOutputsGiveTheLossAndGradientsOfRecomputation) {
         at::Generator g1 = at::detail::createCPUGenerator(21);
         at::Generator g2 = at::detail::createCPUGenerator(21);
         const Trajectories saved = sample_trajectories_saving_outputs(
-            env, model_saving_policy(model, *pre, env), 64, SamplerOptions{}, g1);
+            env, model_saving_policy(model, *pre, env, /*loops=*/true), 64, SamplerOptions{}, g1);
         const Trajectories plain =
             sample_trajectories(env, model_policy(model, *pre, env), 64, SamplerOptions{}, g2);
         ASSERT_TRUE(saved.has_saved_outputs());
@@ -128,7 +130,7 @@ TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(false), false);
   at::Generator g = at::detail::createCPUGenerator(3);
   const Trajectories saved = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 32, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 32, SamplerOptions{}, g);
   const double before = loss->evaluate(env, saved, model_evaluator(model, *pre, env), model.log_z())
                             .loss.item<double>();
   {
@@ -161,18 +163,19 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(true), true);
   at::Generator g = at::detail::createCPUGenerator(4);
   const Trajectories a = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 20, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 20, SamplerOptions{}, g);
   const Trajectories b = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 15, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 15, SamplerOptions{}, g);
   const Trajectories batch = concat_trajectories(take_trajectories(a, 12), b);
   ASSERT_TRUE(batch.has_saved_outputs());
   Trajectories fresh = batch;
-  save_outputs(model_saving_policy(model, *pre, env), fresh);  // one pass on the rows as they are
+  save_outputs(model_saving_policy(model, *pre, env, /*loops=*/true),
+               fresh);  // one pass on the rows as they are
   expect_close(batch.saved_pf_logits, fresh.saved_pf_logits, "pf");
   expect_close(batch.saved_pb_logits, fresh.saved_pb_logits, "pb");
   expect_close(batch.saved_log_flow, fresh.saved_log_flow, "log F");
   // A policy records once: a second finish() is refused.
-  const SavingPolicy once = model_saving_policy(model, *pre, env);
+  const SavingPolicy once = model_saving_policy(model, *pre, env, /*loops=*/true);
   save_outputs(once, fresh);
   EXPECT_THROW(once.finish(), std::logic_error);
   Trajectories plain = b;
@@ -180,8 +183,8 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   EXPECT_FALSE(concat_trajectories(a, plain).has_saved_outputs());
   SamplerOptions no_record;
   no_record.record_transitions = false;
-  EXPECT_THROW(sample_trajectories_saving_outputs(env, model_saving_policy(model, *pre, env), 4,
-                                                  no_record, g),
+  EXPECT_THROW(sample_trajectories_saving_outputs(
+                   env, model_saving_policy(model, *pre, env, /*loops=*/true), 4, no_record, g),
                std::invalid_argument);
 }
 

@@ -1,4 +1,4 @@
-#include "runtime/gfn/state_table.h"
+#include "runtime/gfn/fast/state_table.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
-#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -515,7 +515,7 @@ TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
   }
 }
 
-// The plain-loop fast paths (engine.plain_loops, runtime/gfn/plain_loops.h) against the ATen
+// The plain-loop fast paths (engine.plain_loops, runtime/gfn/fast/plain_loops.h) against the ATen
 // ops they replace, on the fused TB path of the table: the MLP forward (bias rows +
 // addmm_out, ReLU loop) gives bit-identical tables, the bias-gradient loops bit-identical
 // gradients; the fused TB node's mean (double accumulation) the loss within float rounding. A
@@ -556,7 +556,6 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
       StateTable tables[2];
       for (int loops = 0; loops < 2; ++loops) {
         const StateSpace& sp = loops ? space : aten_space;
-        model.set_plain_loops(loops == 1);
         tables[loops] = evaluate_state_table(model, sp, {}, true);
         model.zero_grad();
         result[loops].loss =

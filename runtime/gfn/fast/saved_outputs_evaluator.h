@@ -1,0 +1,30 @@
+#pragma once
+// Fast path (runtime/gfn/fast/): the loss of an on-policy batch from the outputs its
+// sampling kept (saving_sampler.h) instead of a second forward (model_evaluator,
+// losses.h). tests/runtime/gfn/fast/reuse_logprobs_test.cc compares the two.
+// Not thread-safe: one thread owns the model.
+
+#include "runtime/gfn/losses.h"
+#include "runtime/gfn/trajectories.h"
+
+namespace gfn::core {
+
+class GFlowNetModel;
+class Environment;
+class Preprocessor;
+
+/// The evaluator of a batch whose PF logits were kept while sampling (trajs.saved_*,
+/// sample_trajectories_saving_outputs in saving_sampler.h; torchgfn's loss with
+/// recalculate_all_logprobs = False): a call on trajs.states itself (same N rows) returns
+/// the saved PF logits, and the saved PB logits / log F when present; what was not saved
+/// (PB, and log F if the model has a logF head, of an untied model) is computed by ONE
+/// model pass on the distinct states of the batch. Values and gradients equal those of
+/// model_evaluator on the same parameters and NoisyNet noise (up to float rounding of
+/// GEMMs over a different number of rows). Keeps references to its arguments; throws
+/// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
+/// on other states than trajs.states (the losses that reuse only do that:
+/// Loss::reuses_sampled_outputs).
+StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
+                                       const Preprocessor& preprocessor, const Environment& env);
+
+}  // namespace gfn::core
