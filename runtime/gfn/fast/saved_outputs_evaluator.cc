@@ -6,6 +6,7 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -38,6 +39,34 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
     }
     return s;
   };
+}
+
+SavedOutputsEvaluator::SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
+                                             const Environment& env, bool loops)
+    : model_(model),
+      preprocessor_(preprocessor),
+      env_(env),
+      loops_(loops),
+      reference_(model, preprocessor, env) {}
+
+Trajectories SavedOutputsEvaluator::sample(std::int64_t n, const SamplerOptions& options,
+                                           at::Generator& generator) {
+  if (n == 0) return reference_.sample(n, options, generator);
+  return sample_trajectories_saving_outputs(
+      env_, model_saving_policy(model_, preprocessor_, env_, loops_), n, options, generator);
+}
+
+void SavedOutputsEvaluator::attach_outputs(Trajectories& part) {
+  save_outputs(model_saving_policy(model_, preprocessor_, env_, loops_), part);
+}
+
+LossValue SavedOutputsEvaluator::loss(const Loss& loss, const Trajectories& batch,
+                                      const at::Tensor& log_z) {
+  if (!batch.has_saved_outputs() || !loss.reuses_sampled_outputs()) {
+    return reference_.loss(loss, batch, log_z);
+  }
+  return loss.evaluate(env_, batch, saved_outputs_evaluator(batch, model_, preprocessor_, env_),
+                       log_z);
 }
 
 }  // namespace gfn::core
