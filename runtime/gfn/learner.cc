@@ -337,7 +337,7 @@ double Learner::log_z() const { return scalar_value(model_->log_z(), engine_.pla
 std::map<std::string, std::string> Learner::engine_paths() const {
   const bool table = uses_state_table();
   const bool manual = engine_.table_backward == config::TableBackward::kManual;
-  const bool fused_tb = table && manual && engine_.fused_tb && loss_->name() == "tb";
+  const bool fused_tb = table && manual && engine_.fused_tb && loss_->has_fused_kernel();
   std::map<std::string, std::string> paths;
   paths["state_table"] = on_off(table);
   paths["table_backward"] = !table ? "unused" : manual ? "manual" : "autograd";

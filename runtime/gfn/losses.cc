@@ -363,6 +363,14 @@ LossValue TrajectoryBalanceLoss::evaluate(const Environment& env, const Trajecto
   return {trajectory_balance(trajs, transition_log_probs(env, trajs, evaluate), log_z), {}};
 }
 
+std::optional<LossValue> TrajectoryBalanceLoss::fused_evaluate(const FusedLossKernels& kernels,
+                                                               const Trajectories& trajs,
+                                                               const at::Tensor& log_z) const {
+  std::optional<at::Tensor> loss = kernels.trajectory_balance(trajs, log_z);
+  if (!loss) return std::nullopt;
+  return LossValue{*std::move(loss), {}};
+}
+
 LossValue LogPartitionVarianceLoss::evaluate(const Environment& env, const Trajectories& trajs,
                                              const StateEvaluator& evaluate,
                                              const at::Tensor&) const {

@@ -1,5 +1,7 @@
 #include "runtime/gfn/fast/state_table_evaluator.h"
 
+#include <optional>
+
 namespace gfn::core {
 
 StateTableEvaluator::StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
@@ -26,13 +28,16 @@ PolicyFunction StateTableEvaluator::backward_policy() {
 
 LossValue StateTableEvaluator::loss(const Loss& loss, const Trajectories& batch,
                                     const at::Tensor& log_z) {
-  // TB straight from the table (table_trajectory_balance: log-softmax on the S table rows
-  // instead of the N transition rows, one autograd node by default); the other losses go
+  // A loss with a fused kernel reads the table through it (TB: log-softmax on the S table
+  // rows instead of the N transition rows, one autograd node by default); the others go
   // through their own evaluate() with the table as evaluator.
-  if (loss.name() == "tb") {
-    return LossValue{table_trajectory_balance(table_, space_, batch, log_z, fused_tb_), {}};
-  }
+  if (std::optional<LossValue> fused = loss.fused_evaluate(*this, batch, log_z)) return *fused;
   return loss.evaluate(env_, batch, table_evaluator(table_, space_), log_z);
+}
+
+std::optional<at::Tensor> StateTableEvaluator::trajectory_balance(const Trajectories& trajs,
+                                                                  const at::Tensor& log_z) const {
+  return table_trajectory_balance(table_, space_, trajs, log_z, fused_tb_);
 }
 
 }  // namespace gfn::core

@@ -15,7 +15,7 @@
 
 namespace gfn::core {
 
-class StateTableEvaluator final : public Evaluator {
+class StateTableEvaluator final : public Evaluator, public FusedLossKernels {
  public:
   /// engine: table_backward (evaluate_state_table's manual_backward), fused_tb
   /// (table_trajectory_balance) and plain_loops (the StateSpace). Throws std::domain_error
@@ -29,9 +29,13 @@ class StateTableEvaluator final : public Evaluator {
   Trajectories sample(std::int64_t n, const SamplerOptions& options,
                       at::Generator& generator) override;
   PolicyFunction backward_policy() override;
-  /// "tb": table_trajectory_balance (fused per engine.fused_tb); the other losses:
-  /// loss.evaluate with table_evaluator.
+  /// The loss' fused kernel if it has one (Loss::fused_evaluate: "tb" reads the table
+  /// through table_trajectory_balance, fused per engine.fused_tb), else loss.evaluate with
+  /// table_evaluator.
   LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) override;
+  /// table_trajectory_balance(table(), space(), trajs, log_z, engine.fused_tb).
+  std::optional<at::Tensor> trajectory_balance(const Trajectories& trajs,
+                                               const at::Tensor& log_z) const override;
 
   const StateSpace& space() const { return space_; }
   const StateTable& table() const { return table_; }
