@@ -15,12 +15,12 @@
 
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
 #include "runtime/gfn/fast/state_table_evaluator.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
 #include "runtime/gfn/fast/saving_sampler.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"

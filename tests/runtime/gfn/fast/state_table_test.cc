@@ -10,9 +10,9 @@
 
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/plain_loops.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
 
