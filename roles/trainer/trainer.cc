@@ -233,7 +233,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   // train.average: "models" averages parameters every average_every iterations;
   // "gradients" makes the members' models identical once, then averages gradients
   // every iteration between backward and the optimizer step (as DDP does). With the flat
-  // optimizer (runtime/gfn/flat_adam.h) both all-reduce its one parameter / gradient
+  // optimizer (runtime/gfn/fast/flat_adam.h) both all-reduce its one parameter / gradient
   // buffer in place (runtime/distributed/model_averaging.h).
   const bool average_gradients =
       config.train.average == config::TrainAverage::kGradients && agents.size() > 1;

@@ -128,7 +128,7 @@ const std::vector<std::string> kBackends = {"mpi", "torch"};
 // Environments: the registry's names (runtime/gfn/env/registry.h).
 const std::vector<std::string> kRewards = {
     "original", "cosine",      "deceptive",
-    "sparse",   "bitwise_xor", "multiplicative_coprime"};  // runtime/gfn/hypergrid.cc
+    "sparse",   "bitwise_xor", "multiplicative_coprime"};  // runtime/gfn/env/hypergrid.cc
 const std::vector<std::string> kPreprocessors = {"khot", "onehot", "identity"};
 const std::vector<std::string> kLosses = {"tb",          "zvar",  "db",
                                           "modified_db", "subtb", "fm"};  // runtime/gfn/losses.cc

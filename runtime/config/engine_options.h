@@ -21,7 +21,7 @@ struct EnumName {
 };
 
 /// engine.state_table: evaluate the networks once per iteration on every state of a small
-/// enumerable environment (runtime/gfn/state_table.h).
+/// enumerable environment (runtime/gfn/fast/state_table.h).
 enum class StateTableMode {
   kAuto,  ///< used when the environment is enumerable with <= kStateTableMaxStates states
   kOff,   ///< never: the generic path (per-step forwards, then the loss' forward)
@@ -39,7 +39,7 @@ inline constexpr EnumName<TableBackward> kTableBackwardNames[] = {
 
 /// engine.optimizer: the AdamW implementation (the same update).
 enum class OptimizerKind {
-  kFlat,   ///< FlatAdamW (runtime/gfn/flat_adam.h): parameters as views of one buffer
+  kFlat,   ///< FlatAdamW (runtime/gfn/fast/flat_adam.h): parameters in one buffer
   kTorch,  ///< torch::optim::AdamW (the reference)
 };
 inline constexpr EnumName<OptimizerKind> kOptimizerKindNames[] = {{OptimizerKind::kFlat, "flat"},
@@ -115,7 +115,7 @@ struct EngineOptions {
   /// buffers. Replaces GFN_FUSED_ADAM=0.
   bool fused_adam = true;
   /// Dispatch-free loops for the small ops of the state table's iteration (bias rows,
-  /// ReLU, column sums, masked fills, index arithmetic; runtime/gfn/plain_loops.h);
+  /// ReLU, column sums, masked fills, index arithmetic; runtime/gfn/fast/plain_loops.h);
   /// false: the ATen ops. Replaces GFN_PLAIN_LOOPS=0.
   bool plain_loops = true;
   /// On-policy iterations of the generic path reuse the sampling forward in the loss

@@ -135,7 +135,7 @@ struct EnvOptions {
   std::string name = "hypergrid";
   int ndim = 2;
   int height = 8;
-  /// HyperGrid reward (runtime/gfn/hypergrid.h documents each): "original" (R0, R1, R2),
+  /// HyperGrid reward (runtime/gfn/env/hypergrid.h documents each): "original" (R0, R1, R2),
   /// "cosine" (R0, R1), "deceptive" (R0, R1, R2), "sparse", "bitwise_xor" and
   /// "multiplicative_coprime" (R0 + torchgfn's default tiers).
   std::string reward = "original";

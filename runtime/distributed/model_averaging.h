@@ -10,7 +10,7 @@
 // Two paths, the same result bit for bit (the same values all-reduced in the same
 // layout, the same division):
 //  - in place: when the tensors are contiguous consecutive slices of one buffer, in
-//    order (runtime/gfn/flat_adam.h FlatAdamW keeps every parameter, and every
+//    order (runtime/gfn/fast/flat_adam.h FlatAdamW keeps every parameter, and every
 //    gradient, in one such buffer), that buffer is all-reduced and divided in place:
 //    no copy;
 //  - otherwise (e.g. torch::optim::AdamW's separate tensors): concatenated into one

@@ -42,7 +42,9 @@ struct PolicyOutputs {
   at::Tensor log_flow;   ///< float32 [N]: log F(s) of every row; undefined without a logF head
 };
 
-struct ModelLayout;  // estimators.cc: the model's MLPs for the hand-written backward
+// The hand-written MLP backward (runtime/gfn/fast/mlp_backward.h) reads the model's layers.
+struct ModelLayout;
+class ForwardRecorder;
 
 class GFlowNetModel : public torch::nn::Module {
   friend class ForwardRecorder;
@@ -82,11 +84,6 @@ class GFlowNetModel : public torch::nn::Module {
   /// New factorised noise in every noisy layer from `generator`; no-op without any.
   void reset_noise(at::Generator& generator);
   std::int64_t n_actions() const { return n_actions_; }
-  /// engine.plain_loops (runtime/config/engine_options.h): the hand-written forwards and
-  /// backward below (forward_manual_backward, ForwardRecorder) use the dispatch-free loops
-  /// of plain_loops.h; false: the ATen ops. Default true; set by the Learner.
-  bool plain_loops() const { return plain_loops_; }
-  void set_plain_loops(bool on) { plain_loops_ = on; }
 
  private:
   at::Tensor pf_head(const at::Tensor& h);
@@ -94,7 +91,6 @@ class GFlowNetModel : public torch::nn::Module {
   std::int64_t n_actions_;
   bool tied_;
   bool uniform_pb_;
-  bool plain_loops_ = true;
   torch::nn::Sequential pf_trunk_{nullptr};
   torch::nn::Sequential pb_trunk_{nullptr};  ///< == pf_trunk_ when tied
   torch::nn::Linear pf_head_{nullptr};       ///< null when PF's head is noisy
@@ -104,64 +100,6 @@ class GFlowNetModel : public torch::nn::Module {
   torch::nn::Sequential log_flow_trunk_{nullptr};  ///< == pf_trunk_ when tied
   torch::nn::Linear log_flow_head_{nullptr};       ///< null without a logF head
   at::Tensor log_z_;
-};
-
-/// model.forward(x, 0) (PF, PB and logF on all M rows of x float32 [M, input_dim]) with a
-/// hand-written backward: the forward runs WITHOUT autograd (bit-identical values to
-/// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops if
-/// model.plain_loops(), plain_loops.h) keeping every layer's activations, and the
-/// outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow [M] if the
-/// model has a logF head) come out of ONE autograd node (RecordedMlp in estimators.cc)
-/// whose backward runs the MLPs' backward with the minimal GEMMs per Linear layer
-/// (grad-weight mm, grad-input mm except for the first layer; bias gradients as column
-/// sums in ATen's summation order, add_column_sums in plain_loops.h),
-/// instead of ~3 autograd nodes, transposes and one AccumulateGrad per parameter.
-/// A uniform PB returns constant zeros (no gradient), as model.forward.
-///
-/// write_leaf_grads: the backward accumulates the gradient of each leaf parameter (every
-/// parameter except NoisyLinear's effective weights, whose mu/sigma get theirs through
-/// autograd) IN PLACE into its .grad (with FlatAdamW: the flat gradient buffer) instead of
-/// returning it to autograd: same values for loss.backward(), no AccumulateGrad; but
-/// tensor hooks on those parameters do not run and torch::autograd::grad() does not
-/// return their gradients. Gradients equal autograd's up to GEMM summation order
-/// (tests/runtime/gfn/state_table_test.cc). Parameters, noise and mode must not change
-/// before the backward (a parameter modified in place makes the backward throw, like
-/// autograd's saved-variable check). Used by the state table (state_table.h); not
-/// thread-safe.
-PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
-                                      bool write_leaf_grads);
-
-/// Records forward passes of a model WITHOUT autograd (on-policy sampling, one record per
-/// sampling step; sampler.h) and afterwards gives the outputs of all recorded rows ONE
-/// autograd node, whose backward is the MLP's backward on all rows at once (a few large
-/// GEMMs per layer, like autograd's on one batched forward) from the recorded activations.
-/// This is how the loss reuses the sampling forward (torchgfn's save_logprobs) without
-/// paying a per-step backward (~27 small GEMM chains at 4-D h8, batch 128).
-///
-/// Records PF's trunk and head; for a tied model also the PB head (learned PB) and the
-/// logF head (if any), which share that trunk pass. The parameters, the NoisyNet noise and
-/// the mode (train / eval) must not change between record() and outputs(). Not
-/// thread-safe; single use (outputs() once).
-class ForwardRecorder {
- public:
-  explicit ForwardRecorder(GFlowNetModel& model);
-  /// x float32 [M, input_dim] -> detached outputs of model.forward(x, 0) (same ops, same
-  /// values): pf_logits [M, n_actions]; tied only: pb_logits [M, n_actions - 1] (learned
-  /// PB) and log_flow [M] (logF head); undefined otherwise. Keeps the layer inputs.
-  PolicyOutputs record(const at::Tensor& x);
-  /// The outputs of every recorded row, concatenated in record order, differentiable
-  /// w.r.t. the model's parameters. Throws std::logic_error if nothing was recorded or
-  /// outputs() was already called.
-  PolicyOutputs outputs();
-  /// Rows recorded so far.
-  std::int64_t rows() const { return rows_; }
-
- private:
-  GFlowNetModel& model_;
-  std::vector<std::vector<at::Tensor>> acts_;   ///< per record: x, h_1, ..., h_L
-  std::vector<std::vector<at::Tensor>> heads_;  ///< per record: head outputs [M, out]
-  std::int64_t rows_ = 0;
-  bool done_ = false;
 };
 
 }  // namespace gfn::core

@@ -21,12 +21,13 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/fast/flat_adam.h"
+#include "runtime/gfn/fast/make_evaluator.h"
+#include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/losses.h"
-#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
-#include "runtime/gfn/state_table.h"
 #include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::core {
@@ -103,7 +104,6 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   torch::manual_seed(seed);
   model_ = std::make_shared<GFlowNetModel>(preprocessor_->output_dim(), env_->n_actions(), model,
                                            loss_->needs_log_flow());
-  model_->set_plain_loops(engine.plain_loops);
 
   std::vector<torch::Tensor> net_params;
   for (const auto& kv : model_->named_parameters()) {
@@ -125,9 +125,6 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
                             torch::optim::AdamWOptions(train.lr_logz).weight_decay(0.0)));
     optim_->adam = std::make_unique<torch::optim::AdamW>(std::move(groups));
   }
-  // Small enumerable environment: evaluate every state once per iteration (state_table.h).
-  if (state_table_enabled(*env_, engine.state_table))
-    table_space_ = std::make_unique<StateSpace>(*env_, *preprocessor_, engine.plain_loops);
   if (env_->n_modes() > 0) modes_ = std::make_unique<ModeTracker>(*env_);
   reuse_logprobs_ = engine.reuse_logprobs && loss_->reuses_sampled_outputs();
 
@@ -144,6 +141,14 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
     replay_ = std::make_unique<buffer::ReplayTable>(buffer::local_table_options(
         replay.kind, replay.capacity, replay.cutoff, replay.p_norm, seed ^ 0xD1B54A32D192ED03ULL));
   }
+  // The numerical path, chosen once (make_evaluator, runtime/gfn/fast/make_evaluator.h).
+  // On-policy iterations (torchgfn's save_logprobs = not off-policy) may reuse the sampling
+  // forward; NoisyNet layers do not prevent it (the noise is drawn once per iteration,
+  // before sampling, and the loss uses that same noise). With replay fraction 1 every fresh
+  // trajectory is replaced once the buffer is warm, so saving would be wasted.
+  const bool reusable = reuse_logprobs_ && train.epsilon == 0.0 && train.temperature == 1.0 &&
+                        !(replay_ && replay.fraction >= 1.0);
+  evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable);
 }
 
 void Learner::queue_replayed_states(const at::Tensor& states, const at::Tensor& log_rewards) {
@@ -172,36 +177,12 @@ std::int64_t Learner::queued_replayed_states() const {
   return queued_states_.defined() ? queued_states_.size(0) : 0;
 }
 
-Trajectories Learner::sample_fresh(std::int64_t n, const SamplerOptions& sopts,
-                                   const StateTable* table, bool save) {
-  if (table) {
-    return sample_trajectories_from_table(*table_space_, table->probs, n, sopts, sample_gen_);
-  }
-  if (save) {
-    return sample_trajectories_saving_outputs(
-        *env_, model_saving_policy(*model_, *preprocessor_, *env_), n, sopts, sample_gen_);
-  }
-  return sample_trajectories(*env_, model_policy(*model_, *preprocessor_, *env_), n, sopts,
-                             sample_gen_);
-}
-
-bool Learner::reuses_logprobs(const SamplerOptions& sopts) const {
-  // On-policy only (torchgfn's save_logprobs = not off-policy): no epsilon, temperature 1.
-  // NoisyNet layers do not prevent it: the noise is drawn once per iteration, before
-  // sampling, and the loss uses that same noise. With replay fraction 1 every fresh
-  // trajectory is replaced once the buffer is warm, so saving would be wasted.
-  return reuse_logprobs_ && !table_space_ && sopts.epsilon == 0.0 && sopts.temperature == 1.0 &&
-         !(replay_ && replay_options_.fraction >= 1.0);
-}
-
 Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions& sopts,
-                                  const StateTable* table, bool save, IterationResult& r) {
-  GFlowNetModel& m = *model_;
-  const Preprocessor& pre = *preprocessor_;
+                                  IterationResult& r) {
   const std::int64_t n_remote_trajs = std::min(queued_replayed_trajectories(), batch_size);
   const std::int64_t n_remote = std::min(queued_replayed_states() + n_remote_trajs, batch_size);
   const std::int64_t n_fresh = batch_size - n_remote;
-  const Trajectories fresh = sample_fresh(n_fresh, sopts, table, save && n_fresh > 0);
+  const Trajectories fresh = evaluator_->sample(n_fresh, sopts, sample_gen_);
   // Fresh outputs kept: the replayed and remote parts get theirs from one model pass
   // each (a recomputation under the current parameters), so the whole batch keeps them.
   const bool attach = fresh.has_saved_outputs();
@@ -230,7 +211,7 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
       const buffer::TableBatch drawn = replay_->sample(n_replay);
       Trajectories replayed = trajectories_from_actions(*env_, drawn.trajectories,
                                                         at::tensor(drawn.log_rewards, at::kFloat));
-      if (attach) save_outputs(model_saving_policy(m, pre, *env_), replayed);
+      if (attach) evaluator_->attach_outputs(replayed);
       batch = concat_trajectories(take_trajectories(fresh, n_fresh - n_replay), replayed);
       r.n_fresh = n_fresh - n_replay;
       r.n_replayed = n_replay;
@@ -239,19 +220,17 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
   }
   if (n_remote_trajs > 0) {  // remote trajectories as given (full payloads)
     Trajectories remote = take_trajectories(queued_trajs_, n_remote_trajs);
-    if (attach) save_outputs(model_saving_policy(m, pre, *env_), remote);
+    if (attach) evaluator_->attach_outputs(remote);
     batch = concat_trajectories(batch, remote);
     remote_trajs_trained_ += n_remote_trajs;
   }
   queued_trajs_ = Trajectories();
   if (n_remote > n_remote_trajs) {
     const at::Tensor xs = queued_states_.narrow(0, 0, n_remote - n_remote_trajs);
-    const auto seqs = sample_backward_actions(
-        *env_,
-        table ? table_backward_policy(*table, *table_space_) : model_backward_policy(m, pre, *env_),
-        xs, sample_gen_);
+    const auto seqs =
+        sample_backward_actions(*env_, evaluator_->backward_policy(), xs, sample_gen_);
     Trajectories remote = trajectories_from_actions(*env_, seqs);
-    if (attach) save_outputs(model_saving_policy(m, pre, *env_), remote);
+    if (attach) evaluator_->attach_outputs(remote);
     batch = concat_trajectories(batch, remote);
   }
   r.n_remote = n_remote;
@@ -273,50 +252,28 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   sopts.epsilon = train_.epsilon;
   sopts.temperature = train_.temperature;
   GFlowNetModel& m = *model_;
-  const Preprocessor& pre = *preprocessor_;
   if (m.noisy()) m.reset_noise(sample_gen_);  // one noise draw per sampling pass
-  std::optional<StateTable> table;
-  if (table_space_) {
-    // Speed (small enumerable environments, state_table.h): one forward with autograd on
-    // all states, with this iteration's noise; sampling (forward and backward) reads its
-    // detached outputs and the loss gathers its rows, so PF is evaluated once per
-    // iteration instead of once per step plus once for the loss. Exact for on-policy,
-    // off-policy, replayed and remote trajectories (the loss never uses the sampling rule).
-    table = evaluate_state_table(m, *table_space_, sopts, table_manual_backward());
-    r.seconds.loss = seconds_since(t);  // this forward is the loss' forward pass
-    t = Clock::now();
-  }
-  const StateTable* tp = table ? &*table : nullptr;
-  const bool save = reuses_logprobs(sopts);
+  // The state table's forward with this iteration's noise (the loss' forward pass).
+  evaluator_->begin_iteration(sopts);
+  r.seconds.loss = seconds_since(t);
+  t = Clock::now();
   Trajectories trajs;
   if (!replay_ && !queued_states_.defined() && queued_trajs_.n_trajectories == 0) {
-    trajs = sample_fresh(batch_size, sopts, tp, save);
+    trajs = evaluator_->sample(batch_size, sopts, sample_gen_);
     r.terminating_states = trajs.terminating_states;
     r.log_rewards = trajs.log_rewards;
     r.fresh = trajs;
     r.fresh.clear_saved_outputs();
     r.n_fresh = batch_size;
   } else {
-    trajs = mixed_batch(batch_size, sopts, tp, save, r);
+    trajs = mixed_batch(batch_size, sopts, r);
   }
   r.seconds.sample = seconds_since(t);
   r.reused_logprobs = trajs.has_saved_outputs();
   if (r.reused_logprobs) ++reused_iterations_;
 
   t = Clock::now();
-  // TB on the table path: straight from the table (table_trajectory_balance: log-softmax
-  // on the S table rows instead of the N transition rows, one autograd node by default);
-  // the other losses go through their own evaluate() with the table as evaluator.
-  const LossValue value =
-      tp && loss_->name() == "tb"
-          ? LossValue{table_trajectory_balance(*tp, *table_space_, trajs, m.log_z(),
-                                               engine_.fused_tb),
-                      {}}
-          : loss_->evaluate(*env_, trajs,
-                            tp                  ? table_evaluator(*tp, *table_space_)
-                            : r.reused_logprobs ? saved_outputs_evaluator(trajs, m, pre, *env_)
-                                                : model_evaluator(m, pre, *env_),
-                            m.log_z());
+  const LossValue value = evaluator_->loss(*loss_, trajs, m.log_z());
   const at::Tensor& loss = value.loss;
   r.seconds.loss += seconds_since(t);
 
@@ -380,19 +337,19 @@ ValidationResult Learner::validate(const config::ValidationOptions& options,
 
 torch::nn::Module& Learner::model() { return *model_; }
 GFlowNetModel& Learner::gflownet() { return *model_; }
-double Learner::log_z() const { return scalar_value(model_->log_z(), engine_.plain_loops); }
+EvaluatorKind Learner::evaluator_kind() const { return evaluator_->kind(); }
 
-bool Learner::table_manual_backward() const {
-  return engine_.table_backward == config::TableBackward::kManual;
-}
+bool Learner::uses_state_table() const { return evaluator_->kind() == EvaluatorKind::kStateTable; }
+
+double Learner::log_z() const { return scalar_value(model_->log_z(), engine_.plain_loops); }
 
 std::map<std::string, std::string> Learner::engine_paths() const {
   const bool table = uses_state_table();
-  const bool fused_tb =
-      table && table_manual_backward() && engine_.fused_tb && loss_->name() == "tb";
+  const bool manual = engine_.table_backward == config::TableBackward::kManual;
+  const bool fused_tb = table && manual && engine_.fused_tb && loss_->has_fused_kernel();
   std::map<std::string, std::string> paths;
   paths["state_table"] = on_off(table);
-  paths["table_backward"] = !table ? "unused" : table_manual_backward() ? "manual" : "autograd";
+  paths["table_backward"] = !table ? "unused" : manual ? "manual" : "autograd";
   paths["fused_tb"] = table ? on_off(fused_tb) : "unused";
   paths["optimizer"] = config::enum_name(engine_.optimizer);
   paths["adam_kernel"] = optim_->flat ? FlatAdamW::kernel_name(optim_->flat->kernel()) : "torch";

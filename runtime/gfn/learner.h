@@ -5,24 +5,12 @@
 // tutorials/examples/train_hypergrid.py training loop (without averaging, which the
 // trainer role adds around it).
 //
-// Log-probabilities (torchgfn's save_logprobs / recalculate_all_logprobs):
-//  * on-policy iterations (train.epsilon == 0 and train.temperature == 1) on the generic
-//    path, with a loss that evaluates only the batch's rows (Loss::reuses_sampled_outputs:
-//    all but "fm"), REUSE the sampling forward: the sampler runs the network with
-//    autograd and keeps the PF logits of every step (plus PB logits and log F from the
-//    same trunk pass when model.tied), and the loss differentiates those
-//    (sample_trajectories_saving_outputs, saved_outputs_evaluator); PB / log F of an untied
-//    model are computed once on the batch in the loss. NoisyNet layers do not prevent it
-//    (the noise is drawn once per iteration, before sampling, and reused by the loss).
-//    With a local replay buffer or remote states, the fresh part keeps its outputs and
-//    the replayed / remote trajectories get theirs from one model pass under the current
-//    parameters (i.e. recomputed); replay.fraction == 1 recomputes everything.
-//  * off-policy iterations (epsilon > 0 or temperature != 1), "fm", and
-//    engine.reuse_logprobs false (A/B switch): the sampler runs without autograd and the
-//    loss recomputes log PF / log PB in one batched pass under the current policy
-//    (losses.h). Both give the same loss and gradients (tests/runtime/gfn/
-//    reuse_logprobs_test.cc); IterationResult::reused_logprobs tells which path ran.
-//  * the state-table path (below) is unchanged: one table forward serves sampling and loss.
+// Numerical path: one Evaluator (evaluator.h), chosen once in the constructor from the
+// engine options (make_evaluator, runtime/gfn/fast/make_evaluator.h): the reference
+// (sample, then recompute the outputs for the loss), the on-policy reuse of the sampling
+// forward (saved outputs), or the state table of a small enumerable environment. Every
+// path gives the same loss and gradients up to float rounding;
+// IterationResult::reused_logprobs and engine_paths() say what ran.
 // With NoisyNet layers (model.n_noisy_layers) the noise is redrawn once per iteration,
 // before sampling, and the loss uses that same noise (torchgfn's NoisyLinear in training
 // mode); validation uses the mean weights (eval mode).
@@ -53,16 +41,9 @@
 // (flat_adam.h: parameters become views of one buffer per group; same update), or by
 // torch::optim::AdamW with engine.optimizer torch.
 //
-// Small enumerable environments (all states enumerable, at most kStateTableMaxStates)
-// take the state-table path (state_table.h): PF/PB/logF are evaluated once per iteration
-// on all states (after the NoisyNet noise draw), fresh and backward sampling and every
-// loss read that table. engine.state_table off selects the generic path (same trajectories
-// and losses up to float rounding).
-//
 // Engine options (runtime/config/engine_options.h, YAML `engine:`): given to the
-// constructor, they choose every fast path above and in the table / optimizer / MLP code
-// (state_table, table_backward, fused_tb, optimizer, fused_adam, plain_loops,
-// reuse_logprobs); the defaults are the fast paths. engine_paths() says which ran.
+// constructor; they choose the evaluator and the table / optimizer / MLP fast paths; the
+// defaults are the fast paths.
 //
 // Seeding: the constructor calls torch::manual_seed(seed) before building the model
 // (LibTorch initialises Linear layers from the global generator), and sampling uses
@@ -105,11 +86,11 @@ namespace gfn::core {
 
 class GFlowNetModel;
 class Environment;
+class Evaluator;
+enum class EvaluatorKind;  // evaluator.h
 class Loss;
 class Preprocessor;
 struct SamplerOptions;
-struct StateSpace;
-struct StateTable;
 
 /// Wall-clock durations of the phases of one iteration, in seconds.
 struct PhaseDurations {
@@ -233,9 +214,11 @@ class Learner {
   const ModeTracker* mode_tracker() const { return modes_.get(); }  ///< null without modes
   std::int64_t iterations_done() const { return iterations_; }
   /// True if train_iteration evaluates the network once per iteration on every state
-  /// (state_table.h: small enumerable environments) instead of per sampling step plus
-  /// once for the loss.
-  bool uses_state_table() const { return table_space_ != nullptr; }
+  /// (the state-table evaluator, runtime/gfn/fast/state_table_evaluator.h) instead of per
+  /// sampling step plus once for the loss.
+  bool uses_state_table() const;
+  /// The evaluator chosen in the constructor (evaluator.h, make_evaluator).
+  EvaluatorKind evaluator_kind() const;
   /// The engine options given to the constructor.
   const config::EngineOptions& engine() const { return engine_; }
   /// What the engine options resolved to (summary.json "engine"): state_table on | off,
@@ -267,23 +250,15 @@ class Learner {
   std::int64_t remote_trained_ = 0;
   std::int64_t replayed_trained_ = 0;
   Trajectories last_batch_;
-  /// The enumerated states; non-null iff the state-table path is used (state_table_enabled).
-  std::unique_ptr<StateSpace> table_space_;
+  /// The numerical path (evaluator.h), chosen once in the constructor (make_evaluator).
+  std::unique_ptr<Evaluator> evaluator_;
 
-  bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse
+  bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse (engine_paths)
   std::int64_t reused_iterations_ = 0;
 
-  /// engine.table_backward is manual (evaluate_state_table's manual_backward).
-  bool table_manual_backward() const;
-  /// True if this iteration's sampler keeps its outputs for the loss (see above).
-  bool reuses_logprobs(const SamplerOptions& options) const;
-  /// n fresh trajectories: from `table` if non-null (state-table path), else generic,
-  /// keeping the sampling forward's outputs if `save`.
-  Trajectories sample_fresh(std::int64_t n, const SamplerOptions& options, const StateTable* table,
-                            bool save);
   /// The batch of an iteration with a replay buffer or queued remote states.
   Trajectories mixed_batch(std::int64_t batch_size, const SamplerOptions& options,
-                           const StateTable* table, bool save, IterationResult& r);
+                           IterationResult& r);
 };
 
 }  // namespace gfn::core

@@ -71,36 +71,6 @@ StateEvaluator model_evaluator(GFlowNetModel& model, const Preprocessor& preproc
   };
 }
 
-StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
-                                       const Preprocessor& preprocessor, const Environment& env) {
-  if (!trajs.has_saved_outputs()) {
-    throw std::invalid_argument(
-        "saved_outputs_evaluator: the trajectories have no saved outputs (sample them with "
-        "sample_trajectories_saving_outputs)");
-  }
-  return [&trajs, &model, &preprocessor, &env](const at::Tensor& states, bool with_pb) {
-    if (!(states.is_same(trajs.states) ||
-          (states.sizes() == trajs.states.sizes() && states.equal(trajs.states)))) {
-      throw std::logic_error(
-          "saved_outputs_evaluator: called on other states than the batch's own rows");
-    }
-    StateOutputs s;
-    s.pf_logits = trajs.saved_pf_logits;
-    s.pb_logits = with_pb ? trajs.saved_pb_logits : at::Tensor();
-    s.log_flow = trajs.saved_log_flow;
-    const bool need_pb = with_pb && !s.pb_logits.defined();
-    const bool need_flow = model.has_log_flow() && !s.log_flow.defined();
-    if (need_pb || need_flow) {
-      // Untied model: PB (and logF) trunks once on the distinct states, like model_evaluator.
-      const UniqueStates u = env.unique(states);
-      const at::Tensor x = preprocessor(u.states);
-      if (need_pb) s.pb_logits = model.pb_logits(x).index_select(0, u.inverse);
-      if (need_flow) s.log_flow = model.log_flow(x).index_select(0, u.inverse);
-    }
-    return s;
-  };
-}
-
 TransitionLogProbs transition_log_probs(const Environment& env, const Trajectories& trajs,
                                         const StateEvaluator& evaluate) {
   const std::int64_t b = trajs.n_trajectories;
@@ -391,6 +361,14 @@ LossValue TrajectoryBalanceLoss::evaluate(const Environment& env, const Trajecto
                                           const StateEvaluator& evaluate,
                                           const at::Tensor& log_z) const {
   return {trajectory_balance(trajs, transition_log_probs(env, trajs, evaluate), log_z), {}};
+}
+
+std::optional<LossValue> TrajectoryBalanceLoss::fused_evaluate(const FusedLossKernels& kernels,
+                                                               const Trajectories& trajs,
+                                                               const at::Tensor& log_z) const {
+  std::optional<at::Tensor> loss = kernels.trajectory_balance(trajs, log_z);
+  if (!loss) return std::nullopt;
+  return LossValue{*std::move(loss), {}};
 }
 
 LossValue LogPartitionVarianceLoss::evaluate(const Environment& env, const Trajectories& trajs,

@@ -3,8 +3,9 @@
 // (TrainOptions::loss). Every loss follows torchgfn (src/gfn/gflownet/*.py), with
 // torchgfn's default "mean" reductions; log-probabilities of all transitions of a batch
 // come from ONE evaluation (Trajectories' step-major layout) with masked log-softmax,
-// exact for on- and off-policy samples: either a recomputation (model_evaluator) or the
-// outputs kept by on-policy sampling (saved_outputs_evaluator).
+// exact for on- and off-policy samples: a StateEvaluator gives the network's outputs
+// (model_evaluator: a recomputation; the fast paths of runtime/gfn/fast/ give the same
+// values from saved outputs or a state table).
 //
 // Notation per trajectory tau = (s_0 -> ... -> s_{n-1} -> exit), n = length (actions,
 // exit included), x = s_{n-1} its terminating state; PB of the exit action is 1.
@@ -51,6 +52,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/config/options.h"
@@ -77,20 +79,6 @@ using StateEvaluator = std::function<StateOutputs(const at::Tensor& states, bool
 /// gradients equal those of a per-row evaluation. Keeps references to its arguments.
 StateEvaluator model_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                const Environment& env);
-
-/// The evaluator of a batch whose PF logits were kept while sampling (trajs.saved_*,
-/// sample_trajectories_saving_outputs in sampler.h; torchgfn's loss with
-/// recalculate_all_logprobs = False): a call on trajs.states itself (same N rows) returns
-/// the saved PF logits, and the saved PB logits / log F when present; what was not saved
-/// (PB, and log F if the model has a logF head, of an untied model) is computed by ONE
-/// model pass on the distinct states of the batch. Values and gradients equal those of
-/// model_evaluator on the same parameters and NoisyNet noise (up to float rounding of
-/// GEMMs over a different number of rows). Keeps references to its arguments; throws
-/// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
-/// on other states than trajs.states (the losses that reuse only do that:
-/// Loss::reuses_sampled_outputs).
-StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
-                                       const Preprocessor& preprocessor, const Environment& env);
 
 struct TransitionLogProbs {
   at::Tensor log_pf;       ///< float32 [N]: log PF(action_i | states_i)
@@ -172,6 +160,22 @@ LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogP
 LossValue flow_matching(const Environment& env, const Trajectories& trajs,
                         const StateEvaluator& evaluate, double alpha);
 
+/// Whole-loss kernels an evaluator may offer (the fast paths of runtime/gfn/fast/, e.g.
+/// the state table's trajectory balance, state_table_evaluator.h): each returns the value
+/// of one loss with the value and gradients of that loss' evaluate() up to float rounding,
+/// or nullopt when the evaluator has no such kernel (the default).
+class FusedLossKernels {
+ public:
+  virtual ~FusedLossKernels() = default;
+  /// "tb": trajectory_balance of trajs with the learned logZ log_z (float32 []).
+  virtual std::optional<at::Tensor> trajectory_balance(const Trajectories& trajs,
+                                                       const at::Tensor& log_z) const {
+    (void)trajs;
+    (void)log_z;
+    return std::nullopt;
+  }
+};
+
 class Loss {
  public:
   virtual ~Loss() = default;
@@ -188,6 +192,20 @@ class Loss {
   /// parameter (float32 [], used by "tb" only).
   virtual LossValue evaluate(const Environment& env, const Trajectories& trajs,
                              const StateEvaluator& evaluate, const at::Tensor& log_z) const = 0;
+  /// Optional hook for the fast paths: the loss of a batch from a kernel of `kernels`
+  /// (FusedLossKernels), or nullopt when the loss has none or `kernels` does not offer it
+  /// (the evaluator then calls evaluate()). Default: nullopt.
+  virtual std::optional<LossValue> fused_evaluate(const FusedLossKernels& kernels,
+                                                  const Trajectories& trajs,
+                                                  const at::Tensor& log_z) const {
+    (void)kernels;
+    (void)trajs;
+    (void)log_z;
+    return std::nullopt;
+  }
+  /// True if fused_evaluate can use a kernel of FusedLossKernels (what summary.json's
+  /// engine.fused_tb reports).
+  virtual bool has_fused_kernel() const { return false; }
   /// The scalar loss of a batch under `model` (float32 [], differentiable).
   at::Tensor operator()(GFlowNetModel& model, const Preprocessor& preprocessor,
                         const Environment& env, const Trajectories& trajs) const;
@@ -199,6 +217,11 @@ class TrajectoryBalanceLoss final : public Loss {
   bool trains_log_z() const override { return true; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
+  /// kernels.trajectory_balance (the state table's, table_trajectory_balance).
+  std::optional<LossValue> fused_evaluate(const FusedLossKernels& kernels,
+                                          const Trajectories& trajs,
+                                          const at::Tensor& log_z) const override;
+  bool has_fused_kernel() const override { return true; }
 };
 
 class LogPartitionVarianceLoss final : public Loss {

@@ -28,10 +28,10 @@ struct Trajectories {
   at::Tensor terminating_states;  ///< int64 [B, state_dim]
   at::Tensor log_rewards;         ///< float32 [B]: log R(terminating state)
 
-  // Estimator outputs kept by on-policy sampling (sample_trajectories_saving_outputs,
-  // sampler.h; torchgfn's save_logprobs / save_estimator_outputs), one row per transition
-  // row, computed WITH autograd under the parameters (and NoisyNet noise) of sampling, so
-  // the loss can use them instead of a second forward (saved_outputs_evaluator, losses.h).
+  // Estimator outputs kept by on-policy sampling (fast/saving_sampler.h; torchgfn's
+  // save_logprobs / save_estimator_outputs), one row per transition row, computed WITH
+  // autograd under the parameters (and NoisyNet noise) of sampling, so the loss can use
+  // them instead of a second forward (fast/saved_outputs_evaluator.h).
   // Raw unmasked network outputs, not sampling-rule probabilities. Undefined when not
   // saved; take_trajectories / concat_trajectories keep them only when every part has them.
   at::Tensor saved_pf_logits;  ///< float32 [N, n_actions] or undefined

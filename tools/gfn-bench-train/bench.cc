@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "runtime/build_info.h"
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
 

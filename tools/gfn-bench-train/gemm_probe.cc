@@ -54,7 +54,8 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   if (recorded == nullptr) return nullptr;
   const std::string name = fn.name();
   // addmm (nn::Linear), addmm_ (in-place accumulation, e.g. a tied trunk's input
-  // gradient in estimators.cc's RecordedMlp), mm (autograd's matrix-product backward).
+  // gradient in runtime/gfn/fast/mlp_backward.cc's RecordedMlp), mm (autograd's matrix-product
+  // backward).
   const bool in_place = name == "aten::addmm_";
   const bool addmm = in_place || name == "aten::addmm";
   if (!addmm && name != "aten::mm") return nullptr;
@@ -154,8 +155,9 @@ std::vector<GemmCall> record_gemm_calls(const std::function<void()>& body, int i
     const auto& [op, m, k, n, a_t, b_t] = key;
     // A product whose first operand is a transposed view, dy^T [out x r] x x [r x in]
     // (inner dimension = the row count), is a weight gradient: autograd's mm, or the
-    // hand-written backward's addmm_ into the flat gradient buffer (estimators.cc
-    // RecordedMlp). Any other addmm_ accumulates (e.g. a tied trunk's input gradient).
+    // hand-written backward's addmm_ into the flat gradient buffer
+    // (runtime/gfn/fast/mlp_backward.cc RecordedMlp). Any other addmm_ accumulates (e.g. a tied
+    // trunk's input gradient).
     const std::string what = op == "addmm"    ? "forward"
                              : a_t            ? "grad-weight"
                              : op == "addmm_" ? "accumulate"

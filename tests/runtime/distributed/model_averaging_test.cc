@@ -1,6 +1,6 @@
 // runtime/distributed/model_averaging.h (both backends, 1 / 2 / 4 ranks): model and
 // gradient averaging within a group, divided by the GROUP size, in one all-reduce; in
-// place on the flat buffer of runtime/gfn/flat_adam.h FlatAdamW, bit-identical to the
+// place on the flat buffer of runtime/gfn/fast/flat_adam.h FlatAdamW, bit-identical to the
 // concatenating path.
 
 #include "runtime/distributed/model_averaging.h"
@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/fast/flat_adam.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/transport.h"
 

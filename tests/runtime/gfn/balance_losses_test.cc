@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 

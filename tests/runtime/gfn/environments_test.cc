@@ -14,8 +14,8 @@
 #include "runtime/gfn/env/bit_sequence.h"
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/env/registry.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/validation.h"
 

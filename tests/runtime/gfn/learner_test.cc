@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
 
 namespace gfn::core {
 namespace {

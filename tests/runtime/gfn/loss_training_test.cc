@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {

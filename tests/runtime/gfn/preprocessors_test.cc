@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 
 namespace gfn::core {
 namespace {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {

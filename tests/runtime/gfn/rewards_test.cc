@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 
 namespace gfn::core {
 namespace {

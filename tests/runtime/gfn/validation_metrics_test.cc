@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/marginal_log_prob.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/rank_correlation.h"

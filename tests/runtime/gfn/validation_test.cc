@@ -6,8 +6,8 @@
 
 #include <cmath>
 
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/gfn/state_table.h"
+#include "runtime/gfn/fast/state_table.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/learner.h"
-#include "runtime/gfn/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -117,64 +117,6 @@ Grads loss_and_grads(GFlowNetModel& model, const Loss& loss, const Environment& 
     out.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
   }
   return out;
-}
-
-// Loss and gradients from the state table equal those of recomputing the estimators on
-// the batch (model_evaluator), for on-policy, off-policy and replayed (sampled from
-// another policy) trajectories, for every loss (with and without a logF head), on
-// HyperGrid and DiscreteEBM, with a learned and a uniform PB.
-TEST(StateTable, LossAndGradientsEqualRecomputation) {
-  std::vector<std::unique_ptr<Environment>> envs;
-  envs.push_back(grid(2, 8));
-  envs.push_back(ebm(4));
-  for (const auto& env_ptr : envs) {
-    const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
-    const StateSpace space(env, *pre, /*plain_loops=*/true);
-    for (const std::string name : {"tb", "db", "subtb", "zvar", "modified_db", "fm"}) {
-      if (name == "modified_db" && !env.every_state_terminates()) continue;
-      const auto loss = make_loss(name);
-      for (const bool uniform_pb : {false, true}) {
-        config::ModelOptions mo;
-        mo.hidden_dim = 32;
-        mo.uniform_pb = uniform_pb;
-        torch::manual_seed(5);
-        GFlowNetModel model(pre->output_dim(), env.n_actions(), mo, loss->needs_log_flow());
-        {
-          torch::NoGradGuard no_grad;
-          model.log_z().fill_(0.7);
-        }
-        at::Generator gen = at::detail::createCPUGenerator(21);
-        const PolicyFunction uniform = [&](const at::Tensor& s) {
-          return torch::zeros({s.size(0), env.n_actions()});
-        };
-        for (int kind = 0; kind < 3; ++kind) {
-          const SamplerOptions opts = kind == 1 ? off_policy() : SamplerOptions{};
-          const StateTable table = evaluate_state_table(model, space, opts, true);
-          const Trajectories trajs =
-              kind == 2 ? sample_trajectories(env, uniform, 64, {}, gen)  // "replayed"
-                        : sample_trajectories_from_table(space, table.probs, 64, opts, gen);
-          const Grads from_table =
-              loss_and_grads(model, *loss, env, trajs, table_evaluator(table, space));
-          const Grads recomputed =
-              loss_and_grads(model, *loss, env, trajs, model_evaluator(model, *pre, env));
-          SCOPED_TRACE(env.name() + " " + name + " uniform_pb " + std::to_string(uniform_pb) +
-                       " kind " + std::to_string(kind));
-          EXPECT_TRUE(torch::allclose(from_table.loss, recomputed.loss, 1e-5, 1e-6))
-              << from_table.loss.item<double>() << " vs " << recomputed.loss.item<double>();
-          ASSERT_EQ(from_table.grads.size(), recomputed.grads.size());
-          for (std::size_t i = 0; i < from_table.grads.size(); ++i) {
-            EXPECT_TRUE(torch::allclose(from_table.grads[i], recomputed.grads[i], 1e-4, 1e-6))
-                << "parameter " << i << " max diff "
-                << (from_table.grads[i] - recomputed.grads[i]).abs().max().item<double>();
-          }
-          double total = 0;  // the comparison is not vacuous
-          for (const auto& g : recomputed.grads) total += g.abs().sum().item<double>();
-          EXPECT_GT(total, 0.0);
-        }
-      }
-    }
-  }
 }
 
 // table_log_probs gives transition_log_probs' values and gradients (on-policy batch and
@@ -515,7 +457,7 @@ TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
   }
 }
 
-// The plain-loop fast paths (engine.plain_loops, runtime/gfn/plain_loops.h) against the ATen
+// The plain-loop fast paths (engine.plain_loops, runtime/gfn/fast/plain_loops.h) against the ATen
 // ops they replace, on the fused TB path of the table: the MLP forward (bias rows +
 // addmm_out, ReLU loop) gives bit-identical tables, the bias-gradient loops bit-identical
 // gradients; the fused TB node's mean (double accumulation) the loss within float rounding. A
@@ -556,7 +498,6 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
       StateTable tables[2];
       for (int loops = 0; loops < 2; ++loops) {
         const StateSpace& sp = loops ? space : aten_space;
-        model.set_plain_loops(loops == 1);
         tables[loops] = evaluate_state_table(model, sp, {}, true);
         model.zero_grad();
         result[loops].loss =
@@ -625,82 +566,6 @@ TEST(StateTable, EnabledOnlyForSmallEnumerableEnvironments) {
   EXPECT_TRUE(state_table_enabled(*ebm(5), kAuto));       // 243 states
   EXPECT_FALSE(state_table_enabled(*ebm(6), kAuto));      // 729 states
   EXPECT_FALSE(state_table_enabled(*grid(2, 8), config::StateTableMode::kOff));
-}
-
-// The Learner's state-table path and its generic path (engine.state_table off) train alike:
-// same losses and logZ over a few iterations up to float rounding, with every feature
-// the table path must keep: off-policy sampling, NoisyNet layers (noise drawn before the
-// table's forward), the local replay buffer, remote (backward-sampled) states, losses
-// with a logF head, and a DiscreteEBM.
-TEST(StateTable, LearnerPathsAgree) {
-  struct Case {
-    std::string name;
-    config::EnvOptions env;
-    config::ModelOptions model;
-    config::TrainOptions train;
-    config::ReplayOptions replay;
-    bool remote = false;
-  };
-  std::vector<Case> cases;
-  {
-    Case c;
-    c.name = "tb";
-    cases.push_back(c);
-    c.name = "tb off-policy noisy replay remote";
-    c.train.epsilon = 0.2;
-    c.train.temperature = 1.5;
-    c.model.n_noisy_layers = 2;
-    c.replay.kind = "uniform";
-    c.replay.fraction = 0.5;
-    c.replay.warmup = 32;
-    c.remote = true;
-    cases.push_back(c);
-    Case d;
-    d.name = "subtb";
-    d.train.loss = "subtb";
-    cases.push_back(d);
-    Case e;
-    e.name = "ebm db";
-    e.env.name = "discrete_ebm";
-    e.env.ndim = 4;
-    e.env.preprocessor = "identity";
-    e.train.loss = "db";
-    cases.push_back(e);
-  }
-  for (auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    if (c.env.name == "hypergrid") {
-      c.env.ndim = 2;
-      c.env.height = 8;
-    }
-    c.model.hidden_dim = 64;
-    std::vector<double> losses[2], log_z[2];
-    for (int generic = 0; generic < 2; ++generic) {
-      config::EngineOptions engine;
-      engine.state_table = generic ? config::StateTableMode::kOff : config::StateTableMode::kAuto;
-      Learner learner(c.env, c.model, c.train, 9, c.replay, engine);
-      EXPECT_EQ(learner.uses_state_table(), generic == 0);
-      EXPECT_EQ(learner.engine_paths().at("state_table"), generic ? "off" : "on");
-      for (int i = 0; i < 5; ++i) {
-        if (c.remote && i == 3) {
-          learner.queue_replayed_states(learner.env().terminating_states().narrow(0, 5, 10));
-        }
-        const IterationResult r = learner.train_iteration(32);
-        if (c.remote && i == 3) {
-          EXPECT_EQ(r.n_remote, 10);
-        }
-        if (c.replay.kind != "none" && i >= 1) {
-          EXPECT_GT(r.n_replayed, 0);
-        }
-        losses[generic].push_back(r.loss);
-        log_z[generic].push_back(r.log_z);
-      }
-    }
-    for (int i = 0; i < 5; ++i) {
-      EXPECT_NEAR(losses[0][i], losses[1][i], 1e-4 * (1 + std::abs(losses[1][i]))) << i;
-      EXPECT_NEAR(log_z[0][i], log_z[1][i], 1e-5) << i;
-    }
-  }
 }
 
 }  // namespace

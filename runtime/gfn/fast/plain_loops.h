@@ -1,7 +1,7 @@
 #pragma once
 // Plain-loop fast paths of the state table's iteration (README "Trainer throughput"):
 // small steps on [64 x 256]-sized float32 buffers (bias rows and ReLU of the MLP forward,
-// bias gradients of the hand-written backward in estimators.cc, the mean of the fused TB
+// bias gradients of the hand-written backward in mlp_backward.cc, the mean of the fused TB
 // node in state_table.cc) written as loops over contiguous buffers instead of ATen ops,
 // whose dispatch, TensorIterator setup and allocations cost more than their arithmetic at
 // these sizes. The GEMMs stay ATen calls (the bench's GEMM probe records them). Each fast

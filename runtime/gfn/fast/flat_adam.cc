@@ -1,4 +1,4 @@
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/fast/flat_adam.h"
 
 #include <ATen/ATen.h>
 #if defined(__SSE__) || defined(__x86_64__)
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/plain_loops.h"
+#include "runtime/gfn/fast/plain_loops.h"
 
 namespace gfn::core {
 namespace {
@@ -67,7 +67,7 @@ struct Coeffs {
 // x r overflows only where x / d does (x <= sqrt(FLT_MAX) and 1 / d <= 32 at beta2 =
 // 0.999). x = +inf (or an overflowing x r): q0 = +inf is returned (the residuals would be
 // NaN), as the division would give. Checked against the
-// hardware division by tests/runtime/gfn/flat_adam_test.cc (bit-identity with AdamW on
+// hardware division by tests/runtime/gfn/fast/flat_adam_test.cc (bit-identity with AdamW on
 // ~10^7 values of widely spread magnitudes). FMA kernel only (std::fma is an instruction).
 inline __attribute__((always_inline)) float divide_exact(float x, float d, float r) {
   const float q0 = x * r;
@@ -122,7 +122,7 @@ void adamw_fused_separate(float* p, const float* g, float* m, float* v, std::int
 // 0.78 ms after 1,500 iterations (ATen's ops: 0.28 -> 0.97 ms). Flushing changes only
 // values below 1.2e-38: such an m or v moves p by < lr * 1e-38 / eps ~ 1e-33, far below
 // the last bit of any parameter, so the parameters stay bit-identical to AdamW's
-// (tests/runtime/gfn/flat_adam_test.cc, SubnormalMomentsAreFlushed...).
+// (tests/runtime/gfn/fast/flat_adam_test.cc, SubnormalMomentsAreFlushed...).
 class FlushDenormals {
  public:
 #if defined(__SSE__) || defined(__x86_64__)

@@ -1,4 +1,4 @@
-#include "runtime/gfn/state_table.h"
+#include "runtime/gfn/fast/state_table.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -18,7 +18,8 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/plain_loops.h"
+#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -41,7 +42,7 @@ at::Tensor long_tensor(const std::vector<std::int64_t>& values) {
 // exponential_kernel) draws element by element with at::exponential_distribution<double>
 // from the CPUGeneratorImpl under its mutex and casts to float: the same loop here gives
 // the same numbers and leaves the generator in the same state, so the sampler still
-// reproduces at::multinomial draw for draw (tests/runtime/gfn/state_table_test.cc). With
+// reproduces at::multinomial draw for draw (tests/runtime/gfn/fast/state_table_test.cc). With
 // MKL, ATen seeds a VSL stream per call instead, so this falls back to exponential_.
 class ExponentialDraws {
  public:
@@ -177,7 +178,7 @@ struct TableLogProbsNode : public torch::autograd::Function<TableLogProbsNode> {
 // (equal to ATen's mean up to its last bit; the loss value only, gradients unchanged). The
 // log-softmax, its backward and dlogZ's sum stay ATen's on purpose: the residuals and PB's
 // two-column log-softmax gradients cancel, so libm's exp or another summation order moved
-// gradients by ~3e-6 relative (tests/runtime/gfn/state_table_test.cc).
+// gradients by ~3e-6 relative (tests/runtime/gfn/fast/state_table_test.cc).
 // Inputs: pf_logits [S, A], pb_logits [S, A-1], log_z [] (variables), the masks
 // (StateSpace), rows [N], actions [N], pb_actions [N - B], traj_index [N] (int64),
 // log_rewards float32 [B], b = B, loops. Output: loss float32 [].
@@ -373,7 +374,8 @@ at::Tensor StateSpace::gather_states(const std::vector<std::int64_t>& rows) cons
 StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
                                 const SamplerOptions& options, bool manual_backward) {
   const PolicyOutputs out =
-      manual_backward ? forward_manual_backward(model, space.inputs, /*write_leaf_grads=*/true)
+      manual_backward ? forward_manual_backward(model, space.inputs, /*write_leaf_grads=*/true,
+                                                space.plain_loops)
                       : model.forward(space.inputs, 0);
   StateTable table;
   table.manual_backward = manual_backward;

@@ -1,4 +1,4 @@
-#include "runtime/gfn/flat_adam.h"
+#include "runtime/gfn/fast/flat_adam.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

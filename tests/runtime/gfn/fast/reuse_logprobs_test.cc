@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/fast/saved_outputs_evaluator.h"
+#include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"
@@ -67,56 +69,6 @@ void zero_gradients(torch::nn::Module& m) {
   }
 }
 
-// Sampler + loss level: the same draws with and without saving, then one loss each.
-TEST(ReuseLogProbs, SavedOutputsGiveTheLossAndGradientsOfRecomputation) {
-  HyperGrid env(grid_options());
-  const auto pre = env.make_preprocessor("khot");
-  for (const std::string loss_name : {"tb", "zvar", "db", "modified_db", "subtb"}) {
-    for (const bool tied : {false, true}) {
-      for (const int noisy : {0, 1}) {
-        SCOPED_TRACE(loss_name + (tied ? " tied" : " untied") + " noisy " + std::to_string(noisy));
-        const auto loss = make_loss(loss_name);
-        torch::manual_seed(5);
-        GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(tied, noisy),
-                            loss->needs_log_flow());
-        at::Generator noise = at::detail::createCPUGenerator(9);
-        model.reset_noise(noise);
-        at::Generator g1 = at::detail::createCPUGenerator(21);
-        at::Generator g2 = at::detail::createCPUGenerator(21);
-        const Trajectories saved = sample_trajectories_saving_outputs(
-            env, model_saving_policy(model, *pre, env), 64, SamplerOptions{}, g1);
-        const Trajectories plain =
-            sample_trajectories(env, model_policy(model, *pre, env), 64, SamplerOptions{}, g2);
-        ASSERT_TRUE(saved.has_saved_outputs());
-        EXPECT_FALSE(plain.has_saved_outputs());
-        ASSERT_TRUE(torch::equal(saved.states, plain.states));
-        ASSERT_TRUE(torch::equal(saved.actions, plain.actions));
-        EXPECT_TRUE(saved.saved_pf_logits.requires_grad());
-        EXPECT_EQ(saved.saved_pb_logits.defined(), tied);
-        EXPECT_EQ(saved.saved_log_flow.defined(), tied && loss->needs_log_flow());
-
-        zero_gradients(model);
-        const LossValue reused = loss->evaluate(
-            env, saved, saved_outputs_evaluator(saved, model, *pre, env), model.log_z());
-        reused.loss.backward();
-        const auto g_reused = gradients(model);
-        zero_gradients(model);
-        const LossValue recomputed =
-            loss->evaluate(env, plain, model_evaluator(model, *pre, env), model.log_z());
-        recomputed.loss.backward();
-        const auto g_recomputed = gradients(model);
-        EXPECT_GT(recomputed.loss.item<double>(), 0.0);
-        expect_close(reused.loss, recomputed.loss, "loss");
-        expect_close(reused.log_z, recomputed.log_z, "logZ estimate");
-        ASSERT_EQ(g_reused.size(), g_recomputed.size());
-        const auto names = model.named_parameters().keys();
-        for (std::size_t i = 0; i < g_reused.size(); ++i)
-          expect_close(g_reused[i], g_recomputed[i], "gradient of " + names[i]);
-      }
-    }
-  }
-}
-
 // A changed parameter after sampling must show: the test above would pass trivially if
 // the saved evaluator secretly recomputed PF. Perturb the model after sampling: reuse
 // still gives the OLD parameters' loss, recomputation the new one.
@@ -128,7 +80,7 @@ TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(false), false);
   at::Generator g = at::detail::createCPUGenerator(3);
   const Trajectories saved = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 32, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 32, SamplerOptions{}, g);
   const double before = loss->evaluate(env, saved, model_evaluator(model, *pre, env), model.log_z())
                             .loss.item<double>();
   {
@@ -161,18 +113,19 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(true), true);
   at::Generator g = at::detail::createCPUGenerator(4);
   const Trajectories a = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 20, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 20, SamplerOptions{}, g);
   const Trajectories b = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env), 15, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, /*loops=*/true), 15, SamplerOptions{}, g);
   const Trajectories batch = concat_trajectories(take_trajectories(a, 12), b);
   ASSERT_TRUE(batch.has_saved_outputs());
   Trajectories fresh = batch;
-  save_outputs(model_saving_policy(model, *pre, env), fresh);  // one pass on the rows as they are
+  save_outputs(model_saving_policy(model, *pre, env, /*loops=*/true),
+               fresh);  // one pass on the rows as they are
   expect_close(batch.saved_pf_logits, fresh.saved_pf_logits, "pf");
   expect_close(batch.saved_pb_logits, fresh.saved_pb_logits, "pb");
   expect_close(batch.saved_log_flow, fresh.saved_log_flow, "log F");
   // A policy records once: a second finish() is refused.
-  const SavingPolicy once = model_saving_policy(model, *pre, env);
+  const SavingPolicy once = model_saving_policy(model, *pre, env, /*loops=*/true);
   save_outputs(once, fresh);
   EXPECT_THROW(once.finish(), std::logic_error);
   Trajectories plain = b;
@@ -180,8 +133,8 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   EXPECT_FALSE(concat_trajectories(a, plain).has_saved_outputs());
   SamplerOptions no_record;
   no_record.record_transitions = false;
-  EXPECT_THROW(sample_trajectories_saving_outputs(env, model_saving_policy(model, *pre, env), 4,
-                                                  no_record, g),
+  EXPECT_THROW(sample_trajectories_saving_outputs(
+                   env, model_saving_policy(model, *pre, env, /*loops=*/true), 4, no_record, g),
                std::invalid_argument);
 }
 

@@ -1,4 +1,4 @@
-#include "runtime/gfn/plain_loops.h"
+#include "runtime/gfn/fast/plain_loops.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>

@@ -1,8 +1,8 @@
-// The dispatch-free helpers of runtime/gfn/plain_loops.h (transposed_view, masked_fill_copy,
+// The dispatch-free helpers of runtime/gfn/fast/plain_loops.h (transposed_view, masked_fill_copy,
 // zeros_float, scalar_value) against the ATen ops they replace, with loops on and off, and
 // the Learner's iteration with engine.plain_loops on and off (the seed gradient and scalar
 // reads of learner.cc).
-#include "runtime/gfn/plain_loops.h"
+#include "runtime/gfn/fast/plain_loops.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -16,9 +16,9 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/state_table.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
-#include "runtime/gfn/state_table.h"
 
 namespace gfn::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/gfn/hypergrid.h"
+#include "runtime/gfn/env/hypergrid.h"
 
 #include <ATen/ATen.h>
 

@@ -26,7 +26,7 @@
 // for any trajectories of the environment: on-policy, off-policy (epsilon, temperature),
 // replayed from a buffer or sampled backward from remote states, as long as the
 // parameters have not changed since the table was computed
-// (tests/runtime/gfn/state_table_test.cc).
+// (tests/runtime/gfn/fast/state_table_test.cc).
 // Sampling reproduces sample_trajectories draw for draw: at::multinomial(p, 1) without
 // replacement is argmax(p / q) with q ~ Exp(1) drawn by exponential_ on a tensor of p's
 // shape (ATen's Distributions.cpp), and that is what the table sampler computes.
@@ -127,7 +127,7 @@ struct StateTable {
 /// manual_backward (engine.table_backward manual, the default): the forward runs
 /// without autograd and the table's outputs come out of ONE autograd node whose backward
 /// is the MLPs' backward with 16 GEMM calls at 2-D h8 untied (forward_manual_backward in
-/// estimators.h, write_leaf_grads on): the loss' backward then writes every plain
+/// mlp_backward.h, write_leaf_grads on): the loss' backward then writes every plain
 /// parameter's gradient in place into its .grad (FlatAdamW's flat buffer), without ~35
 /// autograd nodes, their transposes and 13 gradient accumulations (with table_log_probs'
 /// node: ~20 % less time per iteration at 2-D h8 batch 128, README "Trainer throughput").
@@ -135,7 +135,7 @@ struct StateTable {
 /// to GEMM summation order (identical in the 2-D h8 quality run). Caveat: hooks registered on
 /// parameters do not run for these gradients, and torch::autograd::grad() does not return them (use
 /// loss.backward()). false (engine.table_backward autograd): model.forward with autograd
-/// (the reference). The hand-written forward and backward use model.plain_loops().
+/// (the reference). The hand-written forward and backward use space.plain_loops.
 StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
                                 const SamplerOptions& options, bool manual_backward);
 
@@ -169,7 +169,7 @@ TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& sp
 /// on the S table rows) instead of table_log_probs' node plus trajectory_balance's ~20 ATen
 /// ops and ~8 autograd nodes: same loss up to its last bit (same float operations; the
 /// final mean is a loop accumulating in double, ATen's mean without space.plain_loops) and
-/// gradients (bit-identical in tests/runtime/gfn/state_table_test.cc up to the 1e-6 checked).
+/// gradients (bit-identical in tests/runtime/gfn/fast/state_table_test.cc up to the 1e-6 checked).
 /// Otherwise trajectory_balance(trajs, table_log_probs(table, space, trajs), log_z).
 /// Throws std::invalid_argument for trajectories without recorded transitions, malformed
 /// traj_index / log_rewards, non-int64 indices or a log_z that is not a float32 scalar.

@@ -10,7 +10,7 @@
 //
 // Update rule: exactly torch::optim::AdamW's (LibTorch 1.13, amsgrad off), the same
 // float32 operations in the same order, so updates are BIT-IDENTICAL to it
-// (tests/runtime/gfn/flat_adam_test.cc). ATen rounds the two moment updates once (FMA)
+// (tests/runtime/gfn/fast/flat_adam_test.cc). ATen rounds the two moment updates once (FMA)
 // in its AVX2/AVX-512 kernels and twice in its default ones; the constructor runs those
 // two ATen ops on a few values to see which, and picks the matching loop (Kernel). If
 // neither matches, or FlatAdamPaths::fused is false, step() runs ATen's op sequence on the

@@ -1,0 +1,30 @@
+#pragma once
+// The choice of the Evaluator (runtime/gfn/evaluator.h), made once per Learner from the
+// engine options (runtime/config/engine_options.h):
+//   state_table_enabled(env, engine.state_table)   -> StateTableEvaluator
+//   else engine.reuse_logprobs and `reusable`      -> SavedOutputsEvaluator
+//   else                                           -> ReferenceEvaluator
+// reusable: the Learner's iterations can reuse the sampling forward (on-policy: epsilon 0
+// and temperature 1; a loss with Loss::reuses_sampled_outputs; not replay.fraction 1,
+// where every fresh trajectory is replaced and saving would be wasted).
+// Throws what the evaluators' constructors throw. Keeps references to its arguments.
+
+#include <memory>
+
+#include "runtime/config/engine_options.h"
+#include "runtime/gfn/evaluator.h"
+
+namespace gfn::core {
+
+class GFlowNetModel;
+class Environment;
+class Preprocessor;
+
+std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
+                                          const Environment& env,
+                                          const config::EngineOptions& engine, bool reusable);
+
+/// The YAML-style name of a kind: "reference" | "saved_outputs" | "state_table".
+const char* evaluator_name(EvaluatorKind kind);
+
+}  // namespace gfn::core

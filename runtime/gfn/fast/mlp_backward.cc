@@ -1,0 +1,385 @@
+#include "runtime/gfn/fast/mlp_backward.h"
+
+#include <ATen/ATen.h>
+#include <torch/autograd.h>
+#include <torch/nn/modules/activation.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/gfn/fast/plain_loops.h"
+
+namespace gfn::core {
+
+namespace {
+
+// The Linear layers (plain or NoisyLinear, each followed by ReLU) of a trunk, as
+// weight/bias pairs in the current grad mode (NoisyLinear: effective weights).
+void append_trunk(const torch::nn::Sequential& trunk, std::vector<at::Tensor>& out) {
+  for (const auto& m : trunk->children()) {
+    if (auto* lin = m->as<torch::nn::Linear>()) {
+      out.push_back(lin->weight);
+      out.push_back(lin->bias);
+    } else if (auto* noisy = m->as<NoisyLinear>()) {
+      out.push_back(noisy->weight());
+      out.push_back(noisy->bias());
+    }
+  }
+}
+
+// Which PolicyOutputs field a head produces.
+enum Head : std::int64_t { kPfHead = 0, kPbHead = 1, kLogFlowHead = 2 };
+
+// One MLP of a model: a trunk of Linear + ReLU layers and the Linear heads that read its
+// last hidden layer.
+struct Net {
+  std::vector<at::Tensor> params;  ///< W_0, b_0, ..., W_{L-1}, b_{L-1}, then W, b per head
+  std::int64_t n_trunk = 0;        ///< L
+  std::vector<Head> heads;
+};
+
+// A forward of some nets without autograd: per net its layer inputs x, h_1, ..., h_L and
+// its head outputs [M, out].
+struct NetsForward {
+  std::vector<at::Tensor> acts, heads;
+};
+
+// The plain loops of the MLP forward and backward below, compiled for AVX2 as well as the
+// baseline (GCC function multiversioning: the loader picks the clone the CPU supports).
+// Why: this library is built for baseline x86-64 (SSE2), where the compiler vectorizes
+// these loops 4 floats wide and spilled a register inside the ReLU-backward loop; the
+// AVX2 clone halves the instructions. Every clone computes the same values (selects,
+// copies and float additions in the same order: no FMA involved).
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define GFN_LOOP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GFN_LOOP_CLONES
+#endif
+
+// y[i] = max(y[i], 0) in place: clamp_min(0)'s values (NaN stays NaN; -0.0 may keep its
+// sign, an equal value).
+GFN_LOOP_CLONES void relu_in_place(float* __restrict y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+}
+
+// d[i] = 0 where out[i] <= 0: at::threshold_backward(d, out, 0)'s values, in place.
+GFN_LOOP_CLONES void relu_backward_in_place(float* __restrict d, const float* __restrict out,
+                                            std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) d[i] = out[i] <= 0.0f ? 0.0f : d[i];
+}
+
+bool is_plain_float(const at::Tensor& t) {
+  return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu();
+}
+
+// at::linear(x, w, b) (then ReLU if relu), same values. With loops (engine.plain_loops) and
+// contiguous float32 CPU tensors, the bias is copied into the output rows by memcpy and the
+// GEMM accumulates onto it with addmm_out(y, y, x, w^T): the same GEMM call (beta = 1 on
+// the same C) as addmm's, so bit-identical, and still recorded as aten::addmm (the GEMM
+// probe of tools/gfn-bench-train); ReLU is one loop in place. Why: at 2-D h8 the table's
+// forward runs on 64 rows, where at::linear's broadcast copy of the bias (a TensorIterator)
+// and relu_'s dispatch cost more than their arithmetic.
+at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool relu,
+                          bool loops) {
+  if (!loops || !is_plain_float(x) || !is_plain_float(w) || !is_plain_float(b) || x.dim() != 2 ||
+      w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) || x.size(1) != w.size(1)) {
+    at::Tensor y = at::linear(x, w, b);
+    return relu ? y.relu_() : y;
+  }
+  const std::int64_t m = x.size(0), n = w.size(0);
+  at::Tensor y = at::empty({m, n}, at::kFloat);
+  float* yd = y.data_ptr<float>();
+  const float* bd = b.data_ptr<float>();
+  for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
+  // W^T as a view built without dispatch (transposed_view, plain_loops.h): the same
+  // operand as w.t() for the same GEMM, 3 ATen calls less per layer.
+  at::addmm_out(y, y, x, transposed_view(w, loops));
+  if (relu) relu_in_place(yd, m * n);
+  return y;
+}
+
+void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, NetsForward& out) {
+  at::NoGradGuard no_grad;
+  for (const Net& net : nets) {
+    at::Tensor h = x;
+    out.acts.push_back(x);
+    for (std::int64_t i = 0; i < net.n_trunk; ++i) {
+      const auto w = static_cast<std::size_t>(2 * i);
+      h = linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true, loops);
+      out.acts.push_back(h);
+    }
+    for (std::size_t k = 0; k < net.heads.size(); ++k) {
+      const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
+      out.heads.push_back(
+          linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false, loops));
+    }
+  }
+}
+
+// One autograd node for MLP forwards done earlier without autograd (run_nets). params:
+// the parameters of every net, concatenated in net order (Net::params; NoisyLinear:
+// effective weights with their own graph); the layer inputs, head outputs and the layout
+// (n_trunk, n_heads per net) come as non-differentiable arguments. Its outputs are the
+// head outputs. backward() is the nets' backward on all rows at once with the minimal
+// GEMMs per Linear layer: grad-weight mm(dy^T, x), grad-input mm(dy, W) except for the
+// first layer (the inputs need no gradient), bias gradients as sums.
+//
+// Gradients go either back to autograd (the node's differentiable inputs `vars`) or, for
+// the leaf parameters when write_leaf_grads (see forward_manual_backward), straight into
+// the parameter's .grad: accumulated in place (addmm_ / add_; created as zeros if
+// undefined; with FlatAdamW a view of the flat gradient buffer). Such a parameter is NOT
+// an input of the node, so autograd has no edge to its AccumulateGrad (13 engine calls
+// saved at 2-D h8); a constant `anchor` leaf keeps the node in the graph when no other
+// input needs a gradient (it never receives one). Their versions are checked instead of
+// autograd's saved-variable check (std::logic_error if modified in place before backward).
+struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, at::TensorList vars, std::vector<at::Tensor> params,
+      std::vector<at::Tensor> acts, std::vector<at::Tensor> head_outputs,
+      std::vector<std::int64_t> layout, std::vector<std::int64_t> var_of_param, bool loops) {
+    std::vector<std::int64_t> versions;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      versions.push_back(var_of_param[i] < 0 ? static_cast<std::int64_t>(params[i]._version()) : 0);
+    }
+    ctx->save_for_backward(vars.vec());
+    ctx->saved_data["n_vars"] = static_cast<std::int64_t>(vars.size());
+    ctx->saved_data["params"] = std::move(params);
+    ctx->saved_data["acts"] = std::move(acts);
+    ctx->saved_data["layout"] = std::move(layout);
+    ctx->saved_data["var_of_param"] = std::move(var_of_param);
+    ctx->saved_data["versions"] = std::move(versions);
+    ctx->saved_data["loops"] = loops;
+    return head_outputs;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    ctx->get_saved_variables();  // autograd's version check of the vars
+    const auto params = ctx->saved_data["params"].toTensorVector();
+    const auto acts = ctx->saved_data["acts"].toTensorVector();
+    const auto layout = ctx->saved_data["layout"].toIntVector();
+    const auto var_of_param = ctx->saved_data["var_of_param"].toIntVector();
+    const auto versions = ctx->saved_data["versions"].toIntVector();
+    const bool loops = ctx->saved_data["loops"].toBool();
+    // One gradient per forward argument: vars, then params, acts, head_outputs, layout,
+    // var_of_param, loops.
+    torch::autograd::variable_list grads(
+        static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 6);
+    // The .grad to accumulate parameter i's gradient into, or nullptr (return it).
+    auto sink = [&](std::size_t i) -> at::Tensor* {
+      if (var_of_param[i] >= 0) return nullptr;
+      if (static_cast<std::int64_t>(params[i]._version()) != versions[i]) {
+        throw std::logic_error(
+            "RecordedMlp: a parameter was modified in place between the forward and the "
+            "backward");
+      }
+      at::Tensor& g = params[i].mutable_grad();
+      if (!g.defined()) g = at::zeros_like(params[i]);
+      return &g;
+    };
+    auto give = [&](std::size_t i, at::Tensor value) {
+      grads[static_cast<std::size_t>(var_of_param[i])] = std::move(value);
+    };
+    // Gradients of Linear(in -> out) with parameters (W, b) at index w, given dy [M, out]
+    // and its input x [M, in].
+    auto linear_grads = [&](std::size_t w, const at::Tensor& dy, const at::Tensor& x) {
+      // dy^T without dispatch (transposed_view: m.t() without loops), same GEMM.
+      const at::Tensor dy_t = transposed_view(dy, loops);
+      if (at::Tensor* g = sink(w)) {
+        g->addmm_(dy_t, x);
+      } else {
+        give(w, dy_t.mm(x));
+      }
+      if (at::Tensor* g = sink(w + 1)) {
+        if (!loops || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
+      } else {
+        at::Tensor db = at::zeros({dy.size(1)}, at::kFloat);
+        give(w + 1, loops && add_column_sums(db, dy) ? db : dy.sum(0));
+      }
+    };
+    std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
+    for (std::size_t net = 0; net < layout.size(); net += 2) {
+      const auto n_trunk = static_cast<std::size_t>(layout[net]);
+      const auto n_heads = static_cast<std::size_t>(layout[net + 1]);
+      const at::Tensor& h = acts[a + n_trunk];
+      at::Tensor dh;
+      for (std::size_t j = 0; j < n_heads; ++j) {
+        const at::Tensor& g = grad_out[k + j];
+        if (!g.defined()) continue;
+        const std::size_t w = p + 2 * n_trunk + 2 * j;
+        linear_grads(w, g, h);
+        dh = dh.defined() ? dh.addmm_(g, params[w]) : g.mm(params[w]);
+      }
+      for (std::size_t i = n_trunk; i-- > 0 && dh.defined();) {
+        const std::size_t w = p + 2 * i;
+        const at::Tensor dz = relu_backward_(dh, acts[a + i + 1]);
+        linear_grads(w, dz, acts[a + i]);
+        dh = i > 0 ? dz.mm(params[w]) : at::Tensor();
+      }
+      p += 2 * (n_trunk + n_heads);
+      a += n_trunk + 1;
+      k += n_heads;
+    }
+    return grads;
+  }
+
+  // ReLU's backward, in place on dh (a tensor of this backward): at::threshold_backward's
+  // values (0 where the ReLU output is <= 0) without allocating (one loop, vectorized).
+  static at::Tensor relu_backward_(at::Tensor& dh, const at::Tensor& out) {
+    if (!dh.is_contiguous() || !out.is_contiguous() || dh.scalar_type() != at::kFloat ||
+        out.scalar_type() != at::kFloat) {
+      return at::threshold_backward(dh, out, 0);
+    }
+    relu_backward_in_place(dh.data_ptr<float>(), out.data_ptr<float>(), dh.numel());
+    return dh;
+  }
+};
+
+}  // namespace
+
+// The nets of a model (friend of GFlowNetModel), parameters in the current grad mode.
+struct ModelLayout {
+  // pf_only: PF's trunk with every head it serves (tied: PB and logF too); else every
+  // net: PF, then (untied) PB's and logF's own trunks. A uniform PB has no net.
+  static std::vector<Net> nets(GFlowNetModel& m, bool pf_only) {
+    std::vector<Net> nets;
+    auto add_net = [&nets](const torch::nn::Sequential& trunk) {
+      Net net;
+      append_trunk(trunk, net.params);
+      net.n_trunk = static_cast<std::int64_t>(net.params.size() / 2);
+      nets.push_back(std::move(net));
+    };
+    auto add_head = [&nets](Head head, const at::Tensor& w, const at::Tensor& b) {
+      nets.back().params.push_back(w);
+      nets.back().params.push_back(b);
+      nets.back().heads.push_back(head);
+    };
+    add_net(m.pf_trunk_);
+    if (m.pf_noisy_head_) {
+      add_head(kPfHead, m.pf_noisy_head_->weight(), m.pf_noisy_head_->bias());
+    } else {
+      add_head(kPfHead, m.pf_head_->weight, m.pf_head_->bias);
+    }
+    const bool learned_pb = !m.uniform_pb_;
+    if (m.tied_ || !pf_only) {
+      if (learned_pb) {
+        if (!m.tied_) add_net(m.pb_trunk_);
+        add_head(kPbHead, m.pb_head_->weight, m.pb_head_->bias);
+      }
+      if (m.has_log_flow()) {
+        if (!m.tied_) add_net(m.log_flow_trunk_);
+        add_head(kLogFlowHead, m.log_flow_head_->weight, m.log_flow_head_->bias);
+      }
+    }
+    return nets;
+  }
+
+  // RecordedMlp over `nets` (parameters with autograd) with the forward `fwd`.
+  static PolicyOutputs apply(const std::vector<Net>& nets, NetsForward fwd, bool write_leaf_grads,
+                             bool loops) {
+    std::vector<at::Tensor> params, vars;
+    std::vector<std::int64_t> layout, var_of_param;
+    std::vector<Head> heads;
+    for (const Net& net : nets) {
+      params.insert(params.end(), net.params.begin(), net.params.end());
+      layout.push_back(net.n_trunk);
+      layout.push_back(static_cast<std::int64_t>(net.heads.size()));
+      heads.insert(heads.end(), net.heads.begin(), net.heads.end());
+    }
+    bool written = false;
+    for (const auto& p : params) {
+      if (write_leaf_grads && p.requires_grad() && p.is_leaf() && at::GradMode::is_enabled()) {
+        var_of_param.push_back(-1);
+        written = true;
+      } else {
+        var_of_param.push_back(static_cast<std::int64_t>(vars.size()));
+        vars.push_back(p);
+      }
+    }
+    if (written) {
+      // Keeps the node in the graph (a leaf that requires grad; never gets a gradient).
+      thread_local const at::Tensor anchor = at::zeros({}, at::kFloat).requires_grad_(true);
+      vars.push_back(anchor);
+    }
+    const auto out =
+        RecordedMlp::apply(at::TensorList(vars), std::move(params), std::move(fwd.acts),
+                           std::move(fwd.heads), std::move(layout), std::move(var_of_param), loops);
+    return outputs_of(heads, out);
+  }
+
+  static PolicyOutputs outputs_of(const std::vector<Head>& heads,
+                                  const std::vector<at::Tensor>& values) {
+    PolicyOutputs out;
+    for (std::size_t k = 0; k < heads.size(); ++k) {
+      switch (heads[k]) {
+        case kPfHead:
+          out.pf_logits = values[k];
+          break;
+        case kPbHead:
+          out.pb_logits = values[k];
+          break;
+        case kLogFlowHead:
+          out.log_flow = values[k].squeeze(1);
+          break;
+      }
+    }
+    return out;
+  }
+};
+
+PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
+                                      bool write_leaf_grads, bool loops) {
+  std::vector<Net> nets;
+  {
+    at::NoGradGuard no_grad;
+    nets = ModelLayout::nets(model, /*pf_only=*/false);
+  }
+  NetsForward fwd;
+  run_nets(nets, x, loops, fwd);
+  PolicyOutputs out = ModelLayout::apply(ModelLayout::nets(model, /*pf_only=*/false),
+                                         std::move(fwd), write_leaf_grads, loops);
+  if (model.uniform_pb()) out.pb_logits = at::zeros({x.size(0), model.n_actions() - 1}, at::kFloat);
+  return out;
+}
+
+ForwardRecorder::ForwardRecorder(GFlowNetModel& model, bool loops) : model_(model), loops_(loops) {}
+
+PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
+  if (done_) throw std::logic_error("ForwardRecorder::record: outputs() was already called");
+  std::vector<Net> nets;
+  {
+    at::NoGradGuard no_grad;
+    nets = ModelLayout::nets(model_, /*pf_only=*/true);
+  }
+  NetsForward fwd;
+  run_nets(nets, x, loops_, fwd);
+  PolicyOutputs out = ModelLayout::outputs_of(nets[0].heads, fwd.heads);
+  rows_ += x.size(0);
+  acts_.push_back(std::move(fwd.acts));
+  heads_.push_back(std::move(fwd.heads));
+  return out;
+}
+
+PolicyOutputs ForwardRecorder::outputs() {
+  if (done_ || acts_.empty()) {
+    throw std::logic_error("ForwardRecorder::outputs: nothing recorded, or called twice");
+  }
+  done_ = true;
+  auto cat_column = [](const std::vector<std::vector<at::Tensor>>& v, std::size_t j) {
+    std::vector<at::Tensor> parts;
+    for (const auto& r : v) parts.push_back(r[j]);
+    return parts.size() == 1 ? parts[0] : at::cat(parts);
+  };
+  NetsForward fwd;
+  for (std::size_t j = 0; j < acts_[0].size(); ++j) fwd.acts.push_back(cat_column(acts_, j));
+  for (std::size_t j = 0; j < heads_[0].size(); ++j) fwd.heads.push_back(cat_column(heads_, j));
+  acts_.clear();
+  heads_.clear();
+  // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
+  return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(fwd),
+                            /*write_leaf_grads=*/false, loops_);
+}
+
+}  // namespace gfn::core

@@ -1,0 +1,80 @@
+#pragma once
+// Fast path (runtime/gfn/fast/): the MLPs of a GFlowNetModel (estimators.h) with a
+// hand-written backward. Two users: the state table's forward on every state
+// (state_table.h, engine.table_backward manual) and the on-policy reuse of the sampling
+// forward (saving_sampler.h, engine.reuse_logprobs). The reference is model.forward with
+// autograd; tests/runtime/gfn/fast/state_table_test.cc and reuse_logprobs_test.cc compare
+// the two.
+//
+// Not thread-safe: one thread owns the model.
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/gfn/estimators.h"
+
+namespace gfn::core {
+
+/// model.forward(x, 0) (PF, PB and logF on all M rows of x float32 [M, input_dim]) with a
+/// hand-written backward: the forward runs WITHOUT autograd (bit-identical values to
+/// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops if
+/// `loops`, i.e. engine.plain_loops, plain_loops.h) keeping every layer's activations, and the
+/// outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow [M] if the
+/// model has a logF head) come out of ONE autograd node (RecordedMlp in mlp_backward.cc)
+/// whose backward runs the MLPs' backward with the minimal GEMMs per Linear layer
+/// (grad-weight mm, grad-input mm except for the first layer; bias gradients as column
+/// sums in ATen's summation order, add_column_sums in plain_loops.h),
+/// instead of ~3 autograd nodes, transposes and one AccumulateGrad per parameter.
+/// A uniform PB returns constant zeros (no gradient), as model.forward.
+///
+/// write_leaf_grads: the backward accumulates the gradient of each leaf parameter (every
+/// parameter except NoisyLinear's effective weights, whose mu/sigma get theirs through
+/// autograd) IN PLACE into its .grad (with FlatAdamW: the flat gradient buffer) instead of
+/// returning it to autograd: same values for loss.backward(), no AccumulateGrad; but
+/// tensor hooks on those parameters do not run and torch::autograd::grad() does not
+/// return their gradients. Gradients equal autograd's up to GEMM summation order
+/// (tests/runtime/gfn/fast/state_table_test.cc). Parameters, noise and mode must not change
+/// before the backward (a parameter modified in place makes the backward throw, like
+/// autograd's saved-variable check). Used by the state table (state_table.h); not
+/// thread-safe.
+PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
+                                      bool write_leaf_grads, bool loops);
+
+/// Records forward passes of a model WITHOUT autograd (on-policy sampling, one record per
+/// sampling step; sampler.h) and afterwards gives the outputs of all recorded rows ONE
+/// autograd node, whose backward is the MLP's backward on all rows at once (a few large
+/// GEMMs per layer, like autograd's on one batched forward) from the recorded activations.
+/// This is how the loss reuses the sampling forward (torchgfn's save_logprobs) without
+/// paying a per-step backward (~27 small GEMM chains at 4-D h8, batch 128).
+///
+/// Records PF's trunk and head; for a tied model also the PB head (learned PB) and the
+/// logF head (if any), which share that trunk pass. The parameters, the NoisyNet noise and
+/// the mode (train / eval) must not change between record() and outputs(). Not
+/// thread-safe; single use (outputs() once).
+class ForwardRecorder {
+ public:
+  /// loops: engine.plain_loops (plain_loops.h) for the bias rows, ReLU and column sums.
+  ForwardRecorder(GFlowNetModel& model, bool loops);
+  /// x float32 [M, input_dim] -> detached outputs of model.forward(x, 0) (same ops, same
+  /// values): pf_logits [M, n_actions]; tied only: pb_logits [M, n_actions - 1] (learned
+  /// PB) and log_flow [M] (logF head); undefined otherwise. Keeps the layer inputs.
+  PolicyOutputs record(const at::Tensor& x);
+  /// The outputs of every recorded row, concatenated in record order, differentiable
+  /// w.r.t. the model's parameters. Throws std::logic_error if nothing was recorded or
+  /// outputs() was already called.
+  PolicyOutputs outputs();
+  /// Rows recorded so far.
+  std::int64_t rows() const { return rows_; }
+
+ private:
+  GFlowNetModel& model_;
+  bool loops_;
+  std::vector<std::vector<at::Tensor>> acts_;   ///< per record: x, h_1, ..., h_L
+  std::vector<std::vector<at::Tensor>> heads_;  ///< per record: head outputs [M, out]
+  std::int64_t rows_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace gfn::core

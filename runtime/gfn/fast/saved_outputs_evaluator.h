@@ -1,0 +1,60 @@
+#pragma once
+// Fast path (runtime/gfn/fast/): the loss of an on-policy batch from the outputs its
+// sampling kept (saving_sampler.h) instead of a second forward (model_evaluator,
+// losses.h). tests/runtime/gfn/fast/reuse_logprobs_test.cc compares the two.
+// Not thread-safe: one thread owns the model.
+
+#include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/losses.h"
+#include "runtime/gfn/reference_evaluator.h"
+#include "runtime/gfn/trajectories.h"
+
+namespace gfn::core {
+
+class GFlowNetModel;
+class Environment;
+class Preprocessor;
+
+/// The evaluator of a batch whose PF logits were kept while sampling (trajs.saved_*,
+/// sample_trajectories_saving_outputs in saving_sampler.h; torchgfn's loss with
+/// recalculate_all_logprobs = False): a call on trajs.states itself (same N rows) returns
+/// the saved PF logits, and the saved PB logits / log F when present; what was not saved
+/// (PB, and log F if the model has a logF head, of an untied model) is computed by ONE
+/// model pass on the distinct states of the batch. Values and gradients equal those of
+/// model_evaluator on the same parameters and NoisyNet noise (up to float rounding of
+/// GEMMs over a different number of rows). Keeps references to its arguments; throws
+/// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
+/// on other states than trajs.states (the losses that reuse only do that:
+/// Loss::reuses_sampled_outputs).
+StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
+                                       const Preprocessor& preprocessor, const Environment& env);
+
+/// The Evaluator (evaluator.h) of on-policy iterations that reuse the sampling forward:
+/// fresh trajectories from sample_trajectories_saving_outputs (saving_sampler.h; n = 0:
+/// the reference sampler), replayed and remote parts joining them get their outputs from
+/// one model pass (save_outputs), and the loss reads the saved outputs
+/// (saved_outputs_evaluator) when the batch has them and the loss reuses them
+/// (Loss::reuses_sampled_outputs), else recomputes them like the reference. Chosen only for
+/// on-policy iterations (epsilon 0, temperature 1) and losses with Loss::reuses_sampled_outputs
+/// (make_evaluator, make_evaluator.h). loops: engine.plain_loops (ForwardRecorder, mlp_backward.h).
+/// Keeps references to its arguments. Not thread-safe.
+class SavedOutputsEvaluator final : public Evaluator {
+ public:
+  SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
+                        const Environment& env, bool loops);
+  EvaluatorKind kind() const override { return EvaluatorKind::kSavedOutputs; }
+  Trajectories sample(std::int64_t n, const SamplerOptions& options,
+                      at::Generator& generator) override;
+  void attach_outputs(Trajectories& part) override;
+  PolicyFunction backward_policy() override { return reference_.backward_policy(); }
+  LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) override;
+
+ private:
+  GFlowNetModel& model_;
+  const Preprocessor& preprocessor_;
+  const Environment& env_;
+  bool loops_;
+  ReferenceEvaluator reference_;  ///< n = 0 and batches without saved outputs
+};
+
+}  // namespace gfn::core

@@ -1,0 +1,114 @@
+#include "runtime/gfn/fast/saving_sampler.h"
+
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/preprocessors.h"
+
+namespace gfn::core {
+
+SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& preprocessor,
+                                 const Environment& env, bool loops) {
+  auto recorder = std::make_shared<ForwardRecorder>(model, loops);
+  SavingPolicy policy;
+  policy.step = [recorder, &preprocessor, &env](const at::Tensor& states) {
+    const UniqueStates u = env.unique(states);
+    PolicyOutputs out = recorder->record(preprocessor(u.states));
+    return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),
+                           std::move(out.log_flow), u.inverse};
+  };
+  policy.finish = [recorder]() {
+    PolicyOutputs out = recorder->outputs();
+    return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),
+                           std::move(out.log_flow), at::Tensor()};
+  };
+  return policy;
+}
+
+namespace {
+
+void check_outputs(const SavedPolicyStep& s, std::int64_t m, std::int64_t n_actions,
+                   const char* who) {
+  const bool ok = s.pf_logits.defined() && s.pf_logits.dim() == 2 && s.pf_logits.size(0) == m &&
+                  s.pf_logits.size(1) == n_actions &&
+                  (!s.pb_logits.defined() || (s.pb_logits.dim() == 2 && s.pb_logits.size(0) == m &&
+                                              s.pb_logits.size(1) == n_actions - 1)) &&
+                  (!s.log_flow.defined() || (s.log_flow.dim() == 1 && s.log_flow.size(0) == m));
+  if (!ok) {
+    throw std::invalid_argument(
+        std::string(who) + ": the saving policy must return pf_logits [" + std::to_string(m) +
+        ", " + std::to_string(n_actions) + "] and optionally pb_logits [" + std::to_string(m) +
+        ", " + std::to_string(n_actions - 1) + "], log_flow [" + std::to_string(m) + "]");
+  }
+}
+
+// Per-row saved outputs: the finished (differentiable) outputs of all distinct rows,
+// gathered with ONE index_select per head.
+void gather_saved(const SavedPolicyStep& all, const at::Tensor& rows, Trajectories& out) {
+  out.saved_pf_logits = all.pf_logits.index_select(0, rows);
+  if (all.pb_logits.defined()) out.saved_pb_logits = all.pb_logits.index_select(0, rows);
+  if (all.log_flow.defined()) out.saved_log_flow = all.log_flow.index_select(0, rows);
+}
+
+}  // namespace
+
+Trajectories sample_trajectories_saving_outputs(const Environment& env, const SavingPolicy& policy,
+                                                std::int64_t n, const SamplerOptions& options,
+                                                at::Generator& generator) {
+  const char* who = "sample_trajectories_saving_outputs";
+  if (!options.record_transitions) {
+    throw std::invalid_argument(std::string(who) + ": needs options.record_transitions = true");
+  }
+  const std::int64_t n_actions = env.n_actions();
+  std::vector<at::Tensor> rows;  // per step: the distinct-row index of each running row
+  std::int64_t offset = 0;
+  const PolicyFunction per_step = [&](const at::Tensor& states) {
+    const SavedPolicyStep s = policy.step(states);
+    const std::int64_t m = s.pf_logits.defined() ? s.pf_logits.size(0) : -1;
+    check_outputs(s, m, n_actions, who);
+    if (!s.inverse.defined() || s.inverse.dim() != 1 || s.inverse.size(0) != states.size(0)) {
+      throw std::invalid_argument(std::string(who) + ": the saving policy must return inverse [" +
+                                  std::to_string(states.size(0)) + "]");
+    }
+    rows.push_back(s.inverse + offset);
+    offset += m;
+    return s.pf_logits.detach().index_select(0, s.inverse);
+  };
+  Trajectories out = sample_trajectories(env, per_step, n, options, generator);
+  if (n > 0) {
+    at::AutoGradMode grad(true);
+    const SavedPolicyStep all = policy.finish();
+    check_outputs(all, offset, n_actions, who);
+    gather_saved(all, at::cat(rows), out);
+  }
+  return out;
+}
+
+void save_outputs(const SavingPolicy& policy, Trajectories& trajs) {
+  if (trajs.n_trajectories > 0 && !trajs.states.defined()) {
+    throw std::invalid_argument("save_outputs: trajectories without recorded transitions");
+  }
+  trajs.clear_saved_outputs();
+  if (trajs.n_trajectories == 0) return;
+  SavedPolicyStep s;
+  {
+    at::NoGradGuard no_grad;
+    s = policy.step(trajs.states);
+  }
+  const std::int64_t m = s.pf_logits.defined() ? s.pf_logits.size(0) : -1;
+  const std::int64_t a = s.pf_logits.defined() ? s.pf_logits.size(1) : -1;
+  check_outputs(s, m, a, "save_outputs");
+  at::AutoGradMode grad(true);
+  const SavedPolicyStep all = policy.finish();
+  check_outputs(all, m, a, "save_outputs");
+  gather_saved(all, s.inverse, trajs);
+}
+
+}  // namespace gfn::core
