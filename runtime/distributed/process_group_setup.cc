@@ -8,6 +8,7 @@
 #include "runtime/distributed/process_group.h"
 #include "runtime/distributed/topology_errors.h"
 #include "runtime/launch/launch_env.h"
+#include "transport/backend.h"
 
 namespace gfn::dist {
 namespace {
@@ -29,12 +30,13 @@ std::optional<int> int_or_env(const std::optional<int>& value, const char* var) 
 
 std::string resolve_backend(const std::optional<std::string>& backend) {
   const std::string b = backend.value_or("torch");
-  if (b == "mpi" || b == "torch") return b;
-  if (b == "gloo") return "torch";
-  throw SetupError(fmt::format(
-      "setup_distributed_process_group: unknown backend '{}' (available: mpi, torch, gloo = "
-      "torch{})",
-      b, b == "nccl" ? "; nccl needs GPUs, gfn-runtime runs on the CPU" : ""));
+  if (const auto known = transport::parse_backend_or_gloo(b))
+    return transport::backend_name(*known);
+  throw SetupError(
+      fmt::format("setup_distributed_process_group: unknown backend '{}' (available: {}, gloo = "
+                  "torch{})",
+                  b, transport::backend_choices(),
+                  b == "nccl" ? "; nccl needs GPUs, gfn-runtime runs on the CPU" : ""));
 }
 
 void require_cpu(const c10::Device& device, const char* caller) {

@@ -650,7 +650,7 @@ TEST(StateTable, LearnerPathsAgree) {
     c.train.epsilon = 0.2;
     c.train.temperature = 1.5;
     c.model.n_noisy_layers = 2;
-    c.replay.kind = "uniform";
+    c.replay.kind = config::ReplayKind::kUniform;
     c.replay.fraction = 0.5;
     c.replay.warmup = 32;
     c.remote = true;
@@ -689,7 +689,7 @@ TEST(StateTable, LearnerPathsAgree) {
         if (c.remote && i == 3) {
           EXPECT_EQ(r.n_remote, 10);
         }
-        if (c.replay.kind != "none" && i >= 1) {
+        if (c.replay.kind != config::ReplayKind::kNone && i >= 1) {
           EXPECT_GT(r.n_replayed, 0);
         }
         losses[generic].push_back(r.loss);
