@@ -87,8 +87,7 @@ std::unique_ptr<Transport> make_torch(const TransportOptions& options, const Ren
 
 }  // namespace
 
-std::unique_ptr<Transport> make_transport(const std::string& backend,
-                                          const TransportOptions& options,
+std::unique_ptr<Transport> make_transport(Backend backend, const TransportOptions& options,
                                           const Rendezvous& rendezvous) {
   if (rendezvous.rank.has_value() != rendezvous.world_size.has_value()) {
     const auto [rank, world] = world_of(rendezvous);
@@ -100,14 +99,11 @@ std::unique_ptr<Transport> make_transport(const std::string& backend,
         (rendezvous.rank ? "rank without a world size" : "world size without a rank") +
         " (give both or neither)");
   }
-  if (backend == "mpi") {
-    auto t = make_mpi_transport(options);
-    const auto [rank, world] = world_of(rendezvous);
-    check_world(*t, rank, world);
-    return t;
-  }
-  if (backend == "torch") return make_torch(options, rendezvous);
-  throw TransportError("unknown transport backend '" + backend + "' (available: mpi, torch)");
+  if (backend == Backend::kTorch) return make_torch(options, rendezvous);
+  auto t = make_mpi_transport(options);
+  const auto [rank, world] = world_of(rendezvous);
+  check_world(*t, rank, world);
+  return t;
 }
 
 }  // namespace gfn::transport

@@ -1,5 +1,5 @@
 #pragma once
-// Creates the transport backend named in the experiment's `transport.backend`, from a
+// Creates the transport backend chosen by the experiment's `transport.backend` (backend.h), from a
 // rendezvous the caller resolved (runtime/launch/rendezvous.h builds it from the
 // launcher's variables and the YAML `launch:` section). transport/ reads no environment
 // variable.
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "transport/backend.h"
 #include "transport/transport.h"
 
 namespace gfn::transport {
@@ -34,21 +35,20 @@ struct Rendezvous {
 /// only in the sense that it touches no shared state of its own (MPI initialization is
 /// process-wide: call it from one thread). `Rendezvous{}` (nothing known): the world of
 /// MPI (under an MPI launcher) or a world of one.
-/// - "mpi": Open MPI (transport/mpi). The world comes from MPI; a known rank / world size
+/// - Backend::kMpi: Open MPI (transport/mpi). The world comes from MPI; a known rank / world size
 ///   is checked against it.
-/// - "torch": LibTorch c10d Gloo (transport/gloo). With a master address and port, rank 0
+/// - Backend::kTorch: LibTorch c10d Gloo (transport/gloo). With a master address and port, rank 0
 ///   serves a TCPStore there and every rank joins with its rank and world size. With
 ///   neither, the world is bootstrapped over MPI (under an MPI launcher, or a world of one
 ///   without any launcher); a rank / world size known then must match MPI's.
-/// Throws TransportError (before any communication unless noted) for an unknown backend
-/// (the message lists the available ones), only one of rank / world size, rank outside
+/// Throws TransportError (before any communication unless noted) for only one of rank /
+/// world size, rank outside
 /// the world, only one of master address / port, a port outside 1..65535, several
 /// processes meant (world size > 1, no MPI launcher) without a master address and port,
 /// a TCPStore rendezvous without a rank; after the world has formed, for a rank / world
 /// size contradicting it; and when the rendezvous itself fails. Messages name the
 /// values by their origins.
-std::unique_ptr<Transport> make_transport(const std::string& backend,
-                                          const TransportOptions& options,
+std::unique_ptr<Transport> make_transport(Backend backend, const TransportOptions& options,
                                           const Rendezvous& rendezvous = Rendezvous{});
 
 }  // namespace gfn::transport

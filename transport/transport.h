@@ -115,7 +115,7 @@ class Transport {
  public:
   virtual ~Transport() = default;
 
-  /// Backend name: "mpi" or "torch".
+  /// Backend name: backend_name() of backend.h ("mpi", "torch"), or a test double's.
   virtual std::string backend() const = 0;
   virtual int rank() const = 0;
   virtual int world_size() const = 0;

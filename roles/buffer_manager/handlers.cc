@@ -123,12 +123,14 @@ void BufferManager::on_get_metadata(int src, const transport::MessageView& messa
 
 void BufferManager::on_get_sample(int src, const transport::MessageView& message) {
   protocol::SampleRequest q;
+  config::SamplerKind sampler{};
   try {
     q = protocol::decode<protocol::SampleRequest>(message);
     if (q.n < 0) {
       throw transport::MessageError(fmt::format("GET_SAMPLE for n = {} items (must be >= 0)", q.n));
     }
-    if (q.sampler.empty() || !replay_.has_sampler(q.sampler)) {
+    // The wire names the sampler (config::kSamplerKindNames); an unknown name is an ERROR.
+    if (!config::parse_enum(q.sampler, sampler) || !replay_.has_sampler(sampler)) {
       throw transport::MessageError(fmt::format("GET_SAMPLE with unknown sampler '{}' (known: {})",
                                                 q.sampler,
                                                 fmt::join(replay_.sampler_names(), ", ")));
@@ -147,7 +149,7 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
     ++result_.sample_requests_refused;
     out.reason = decision.allowed ? "the buffer is empty" : decision.reason;
   } else {
-    auto items = replay_.sample(q.n, q.sampler);
+    auto items = replay_.sample(q.n, sampler);
     out.states = std::move(items.states);
     out.log_rewards = std::move(items.log_rewards);
     out.trajectories = std::move(items.trajectories);

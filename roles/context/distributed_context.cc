@@ -20,8 +20,8 @@ RankLayout plan_from_config(const config::ExperimentConfig& config, int world_si
   request.hostnames = hostnames;
   // Before the hostnames are gathered (no communication yet), "hostname" placement
   // can only be checked for its counts: plan arithmetically for that check.
-  if (hostnames.empty() && request.placement == "hostname" && world_size > 1) {
-    request.placement = "arithmetic";
+  if (hostnames.empty() && request.placement == config::Placement::kHostname && world_size > 1) {
+    request.placement = config::Placement::kArithmetic;
   }
   return plan_layout(request);
 }
@@ -29,7 +29,7 @@ RankLayout plan_from_config(const config::ExperimentConfig& config, int world_si
 namespace {
 
 bool wants_hostnames(const config::ExperimentConfig& config) {
-  return config.layout.num_buffers > 0 && config.layout.placement != "arithmetic";
+  return config.layout.num_buffers > 0 && config.layout.placement != config::Placement::kArithmetic;
 }
 
 }  // namespace

@@ -5,16 +5,18 @@
 #include <stdexcept>
 
 #include "runtime/launch/launch_env.h"
+#include "transport/backend.h"
 
 namespace gfn::roles {
 
 std::unique_ptr<DistributedContext> initialize_distributed_compute(
     const std::string& backend, int num_remote_buffers, int num_agent_groups, bool use_coordinator,
     const transport::TransportOptions& options) {
-  std::string name = backend == "gloo" ? "torch" : backend;
-  if (name != "mpi" && name != "torch") {
+  const auto known = transport::parse_backend_or_gloo(backend);
+  if (!known) {
     throw std::invalid_argument("initialize_distributed_compute: unknown backend '" + backend +
-                                "' (available: mpi, torch; gloo is the torch backend)");
+                                "' (available: " + transport::backend_choices() +
+                                "; gloo is the torch backend)");
   }
   const launch::LaunchEnv env = launch::detect_launch_env();
   config::ExperimentConfig config;
@@ -26,8 +28,8 @@ std::unique_ptr<DistributedContext> initialize_distributed_compute(
     // The seed's single-process mode: one trainer, no buffer, no coordinator.
     spdlog::info("initialize_distributed_compute: world of one, running as a single trainer");
   }
-  config.layout.placement = "arithmetic";
-  config.transport.backend = name;
+  config.layout.placement = config::Placement::kArithmetic;
+  config.transport.backend = *known;
   config.transport.max_message_bytes = options.max_message_bytes;
   config.transport.timeout_s = options.timeout.count();
   return std::make_unique<DistributedContext>(config, env);
@@ -40,8 +42,9 @@ std::unique_ptr<DistributedContext> initialize_distributed_compute_mpi(
     throw std::invalid_argument("initialize_distributed_compute_mpi: num_coordinators is " +
                                 std::to_string(num_coordinators) + ", must be 0 or 1");
   }
-  return initialize_distributed_compute("mpi", num_remote_buffers, num_agent_groups,
-                                        num_coordinators == 1, options);
+  return initialize_distributed_compute(transport::backend_name(transport::Backend::kMpi),
+                                        num_remote_buffers, num_agent_groups, num_coordinators == 1,
+                                        options);
 }
 
 }  // namespace gfn::roles

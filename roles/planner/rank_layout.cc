@@ -20,7 +20,8 @@ std::string describe(const LayoutRequest& r) {
   return fmt::format(
       "world_size={}, num_buffers={}, num_agent_groups={}, coordinator={}, "
       "placement='{}'",
-      r.world_size, r.num_buffers, r.num_agent_groups, r.coordinator, r.placement);
+      r.world_size, r.num_buffers, r.num_agent_groups, r.coordinator,
+      config::enum_name(r.placement));
 }
 
 [[noreturn]] void fail(const LayoutRequest& r, const std::string& why) {
@@ -78,9 +79,6 @@ RankLayout plan_layout(const LayoutRequest& req) {
   if (req.world_size < 1) fail(req, "world_size must be >= 1");
   if (req.num_buffers < 0) fail(req, "num_buffers must be >= 0");
   if (req.num_agent_groups < 1) fail(req, "num_agent_groups must be >= 1");
-  if (req.placement != "auto" && req.placement != "arithmetic" && req.placement != "hostname") {
-    fail(req, "unknown placement (expected 'auto', 'arithmetic' or 'hostname')");
-  }
   if (!req.hostnames.empty() && static_cast<int>(req.hostnames.size()) != req.world_size) {
     fail(req, fmt::format("{} hostnames given, expected one per rank ({})", req.hostnames.size(),
                           req.world_size));
@@ -102,18 +100,18 @@ RankLayout plan_layout(const LayoutRequest& req) {
     fail(req, fmt::format("{} trainers cannot be split into {} equal agent groups", num_trainers,
                           req.num_agent_groups));
   }
-  if (req.placement == "hostname" && req.hostnames.empty()) {
+  if (req.placement == config::Placement::kHostname && req.hostnames.empty()) {
     fail(req, "placement 'hostname' needs the hostname of every rank, none were given");
   }
 
   const int non_coord = req.world_size - num_coordinators;  // ranks [0, non_coord)
   std::vector<Node> nodes;
   bool by_host = false;
-  if (req.placement != "arithmetic" && !req.hostnames.empty()) {
+  if (req.placement != config::Placement::kArithmetic && !req.hostnames.empty()) {
     nodes = group_by_node(req.hostnames, non_coord);
     const int num_nodes = static_cast<int>(nodes.size());
     by_host = req.num_buffers % num_nodes == 0;
-    if (!by_host && req.placement == "hostname") {
+    if (!by_host && req.placement == config::Placement::kHostname) {
       fail(req,
            fmt::format("hostname placement needs num_buffers divisible by the number of "
                        "nodes, but there are {} nodes ({})",
@@ -128,7 +126,7 @@ RankLayout plan_layout(const LayoutRequest& req) {
   layout.assigned_trainers_.assign(req.world_size, {});
   layout.agent_group_id_.assign(req.world_size, 0);
   layout.hostnames_ = req.hostnames;
-  layout.placement_ = by_host ? "hostname" : "arithmetic";
+  layout.placement_ = by_host ? config::Placement::kHostname : config::Placement::kArithmetic;
 
   std::vector<std::vector<int>> members;  // members[i] = trainers of buffer_ranks_[i]
   if (by_host) {
@@ -228,7 +226,7 @@ std::string RankLayout::summary() const {
       "agent_groups={} placement={}\n",
       world_size(), num_trainers(), num_buffers(),
       coordinator_rank_ < 0 ? std::string("none") : fmt::format("rank {}", coordinator_rank_),
-      num_agent_groups(), placement_);
+      num_agent_groups(), config::enum_name(placement_));
   std::size_t host_width = 4;
   for (const auto& h : hostnames_) host_width = std::max(host_width, h.size());
   out += fmt::format("{:>5}  {:<{}}  {:<11}  {:>7}  {:>11}  {}\n", "rank", "host", host_width,

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/config/options.h"
+
 namespace gfn::roles {
 
 /// Thrown by plan_layout (and by queries with a rank outside the world) for a
@@ -28,11 +30,11 @@ class LayoutError : public std::invalid_argument {
 /// What the job asks for. Mirrors the YAML `layout:` section plus the world size
 /// and, optionally, the hostname of every rank (gathered by the caller).
 struct LayoutRequest {
-  int world_size = 1;              ///< number of ranks (>= 1)
-  int num_buffers = 0;             ///< replay-buffer manager ranks (>= 0)
-  int num_agent_groups = 1;        ///< trainers are split into this many averaging groups (>= 1)
-  bool coordinator = false;        ///< the top rank (world_size - 1) becomes the coordinator
-  std::string placement = "auto";  ///< "auto" | "arithmetic" | "hostname"
+  int world_size = 1;        ///< number of ranks (>= 1)
+  int num_buffers = 0;       ///< replay-buffer manager ranks (>= 0)
+  int num_agent_groups = 1;  ///< trainers are split into this many averaging groups (>= 1)
+  bool coordinator = false;  ///< the top rank (world_size - 1) becomes the coordinator
+  config::Placement placement = config::Placement::kAuto;  ///< YAML layout.placement
   /// Empty, or exactly one hostname per rank (index = global rank).
   std::vector<std::string> hostnames;
 };
@@ -63,8 +65,8 @@ class RankLayout {
   const std::vector<std::vector<int>>& agent_groups() const { return agent_groups_; }
   int num_agent_groups() const { return static_cast<int>(agent_groups_.size()); }
 
-  /// "arithmetic" or "hostname": the placement actually used ("auto" resolved).
-  const std::string& placement() const { return placement_; }
+  /// kArithmetic or kHostname: the placement actually used (kAuto resolved).
+  config::Placement placement() const { return placement_; }
   /// Hostname of `rank` as given in the request, or "" if none were given.
   std::string hostname(int rank) const;
 
@@ -104,7 +106,7 @@ class RankLayout {
   std::vector<int> agent_group_id_;                  // per rank
   std::vector<std::vector<int>> agent_groups_;
   std::vector<std::string> hostnames_;
-  std::string placement_;
+  config::Placement placement_ = config::Placement::kArithmetic;
 };
 
 /// Plans the layout of `request` (pure, deterministic, no communication).

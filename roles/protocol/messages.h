@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "runtime/buffer/packed_trajectories.h"
+#include "runtime/config/options.h"
 
 namespace gfn::protocol {
 
@@ -123,8 +124,9 @@ using MetadataRequest = Query;
 /// (proportional to exp(log reward)) or "uniform". Answered by SAMPLE (SampleBatch) on tag
 /// kSample, or by ERROR on kSample for n < 0 or a sampler name the table does not have.
 struct SampleRequest {
-  std::int64_t n = 0;                   ///< items wanted
-  std::string sampler = "prioritized";  ///< selector name: "prioritized" | "uniform"
+  std::int64_t n = 0;  ///< items wanted
+  /// Sampler name: config::enum_name of a config::SamplerKind ("prioritized" | "uniform").
+  std::string sampler = config::enum_name(config::SamplerKind::kPrioritized);
   std::int64_t request = 0;  ///< echoed in SampleBatch::request, to pair requests and replies
   template <class Archive>
   void serialize(Archive& ar) {

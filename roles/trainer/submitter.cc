@@ -220,10 +220,10 @@ protocol::Metadata Submitter::query_metadata() {
       fmt::format("trainer rank {}, metadata query", transport_.rank()));
 }
 
-protocol::SampleBatch Submitter::request_samples(std::int64_t n, const std::string& sampler) {
+protocol::SampleBatch Submitter::request_samples(std::int64_t n, config::SamplerKind sampler) {
   protocol::SampleRequest q;
   q.n = n;
-  q.sampler = sampler;
+  q.sampler = config::enum_name(sampler);  // the wire carries the name
   q.request = ++requests_;
   protocol::send(transport_, manager_, q);
   const auto context =
@@ -251,7 +251,7 @@ namespace gfn::roles {
 SubmitterOptions submitter_options(const config::ExperimentConfig& config) {
   SubmitterOptions so;
   so.mode = config.buffer.submit_mode;
-  so.scoring_only = config.buffer.payload == "scoring_only";
+  so.scoring_only = config.buffer.payload == config::Payload::kScoringOnly;
   so.baseline_filter = config.buffer.baseline_filter;
   so.baseline_refresh_after = config.buffer.baseline_refresh_after;
   so.timeout_s = config.transport.timeout_s;

@@ -76,11 +76,11 @@ class Submitter {
   /// GET_METADATA -> METADATA (tag kMetadata), never confused with a pending SCORE.
   protocol::Metadata query_metadata();
   /// GET_SAMPLE -> SAMPLE (tag kSample): n replayed items drawn by the manager's sampler
-  /// named `sampler` ("prioritized" | "uniform", YAML buffer.remote_sampler), with the
-  /// trajectories of the items stored from full payloads (checked for consistency).
-  /// Blocking, bounded by timeout_s; throws as submit() does (the names say SAMPLE, tag 3;
-  /// an unknown sampler name comes back as protocol::RemoteError).
-  protocol::SampleBatch request_samples(std::int64_t n, const std::string& sampler);
+  /// `sampler` (YAML buffer.remote_sampler; sent by its name, config::kSamplerKindNames),
+  /// with the trajectories of the items stored from full payloads (checked for
+  /// consistency). Blocking, bounded by timeout_s; throws as submit() does (the names say
+  /// SAMPLE, tag 3; a sampler the manager's table lacks comes back as protocol::RemoteError).
+  protocol::SampleBatch request_samples(std::int64_t n, config::SamplerKind sampler);
 
   std::int64_t submissions() const { return submissions_; }
   std::int64_t items_sent() const { return items_sent_; }

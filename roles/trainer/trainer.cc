@@ -277,7 +277,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                             : ReplayConsumer([&learner, ndim](const protocol::SampleBatch& b) {
                                 queue_remote(learner, ndim, b);
                               });
-  const bool full_payload = config.buffer.payload == "full";
+  const bool full_payload = config.buffer.payload == config::Payload::kFull;
   std::int64_t pending_iterations = 0;
   const auto t_start = Clock::now();
   double last_loss = 0.0;

@@ -5,28 +5,10 @@
 
 namespace gfn::buffer {
 
-BaselineStrategy parse_baseline_strategy(const std::string& name) {
-  if (name == "min") return BaselineStrategy::kMin;
-  if (name == "percentile") return BaselineStrategy::kPercentile;
-  if (name == "ema") return BaselineStrategy::kEma;
-  throw std::invalid_argument("unknown baseline strategy '" + name +
-                              "' (allowed: min, percentile, ema)");
-}
-
-const char* to_string(BaselineStrategy strategy) {
-  switch (strategy) {
-    case BaselineStrategy::kMin:
-      return "min";
-    case BaselineStrategy::kPercentile:
-      return "percentile";
-    case BaselineStrategy::kEma:
-      return "ema";
-  }
-  return "unknown";
-}
+const char* to_string(BaselineStrategy strategy) { return config::enum_name(strategy); }
 
 BaselineTracker::BaselineTracker(const BaselineOptions& options)
-    : strategy_(parse_baseline_strategy(options.strategy)), options_(options) {
+    : strategy_(options.strategy), options_(options) {
   if (!(options.percentile >= 0.0 && options.percentile <= 100.0)) {
     throw std::invalid_argument("baseline percentile must be in [0, 100], got " +
                                 std::to_string(options.percentile));

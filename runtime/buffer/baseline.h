@@ -16,25 +16,25 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/config/options.h"
 
 namespace gfn::buffer {
 
-enum class BaselineStrategy { kMin, kPercentile, kEma };
-
-/// "min" | "percentile" | "ema". Throws std::invalid_argument naming the allowed values.
-BaselineStrategy parse_baseline_strategy(const std::string& name);
+/// YAML buffer.baseline; names: config::kBaselineStrategyNames.
+using BaselineStrategy = config::BaselineStrategy;
+/// "min" | "percentile" | "ema" (the name table's).
 const char* to_string(BaselineStrategy strategy);
 
 struct BaselineOptions {
-  std::string strategy = "min";
+  BaselineStrategy strategy = BaselineStrategy::kMin;
   double percentile = 10.0;  ///< in [0, 100], for "percentile"
   double ema_decay = 0.9;    ///< in [0, 1), for "ema"
 };
 
 class BaselineTracker {
  public:
-  /// Throws std::invalid_argument for an unknown strategy, percentile outside
-  /// [0, 100] or ema_decay outside [0, 1).
+  /// Throws std::invalid_argument for a percentile outside [0, 100] or ema_decay outside
+  /// [0, 1).
   explicit BaselineTracker(const BaselineOptions& options);
 
   /// Records an incoming batch (before or after it is stored): updates the EMA of

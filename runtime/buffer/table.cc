@@ -22,11 +22,9 @@ namespace {
 // Garbage actions tolerated in the pool before a compaction (besides "more than live").
 constexpr std::int64_t kMinGarbageForCompaction = 4096;
 
-std::unique_ptr<ItemSelector> make_sampler(const std::string& name, Replacement replacement) {
-  if (name == "uniform") return std::make_unique<UniformSampler>(replacement);
-  if (name == "prioritized") return std::make_unique<PrioritizedSampler>(replacement);
-  throw std::invalid_argument(
-      fmt::format("replay table: unknown sampler '{}' (known: uniform, prioritized)", name));
+std::unique_ptr<ItemSelector> make_sampler(config::SamplerKind kind, Replacement replacement) {
+  if (kind == config::SamplerKind::kUniform) return std::make_unique<UniformSampler>(replacement);
+  return std::make_unique<PrioritizedSampler>(replacement);
 }
 
 std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_keep_newer) {
@@ -45,7 +43,7 @@ std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_ke
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
   TableOptions o;
   o.capacity = capacity;
-  o.samplers = {"prioritized", "uniform"};
+  o.samplers = {config::SamplerKind::kPrioritized, config::SamplerKind::kUniform};
   o.replacement = Replacement::kAlways;
   o.remover = "lowest_reward";
   o.ties_keep_newer = false;
@@ -56,7 +54,7 @@ TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
   return o;
 }
 
-TableOptions local_table_options(const std::string& kind, std::int64_t capacity, double cutoff,
+TableOptions local_table_options(config::ReplayKind kind, std::int64_t capacity, double cutoff,
                                  double p_norm, std::uint64_t seed) {
   if (capacity < 1) {
     throw std::invalid_argument(fmt::format("replay.capacity must be >= 1, got {}", capacity));
@@ -69,26 +67,29 @@ TableOptions local_table_options(const std::string& kind, std::int64_t capacity,
   o.require_trajectories = true;
   o.keep_index = false;
   o.seed = seed;
-  if (kind == "uniform") {
-    o.samplers = {"uniform"};
-    o.remover = "fifo";
-  } else if (kind == "prioritized") {
-    o.samplers = {"prioritized"};
-    o.remover = "lowest_reward";
-  } else if (kind == "diverse") {
-    o.samplers = {"uniform"};
-    o.remover = "lowest_reward";
-    o.keep_index = true;
-    o.filter = std::make_shared<DiversityFilter>(DiversityFilterOptions{cutoff, p_norm});
-  } else {
-    throw std::invalid_argument("replay.kind: unknown buffer kind '" + kind +
-                                "' (known: uniform, prioritized, diverse; none = no buffer)");
+  switch (kind) {
+    case config::ReplayKind::kUniform:
+      o.samplers = {config::SamplerKind::kUniform};
+      o.remover = "fifo";
+      break;
+    case config::ReplayKind::kPrioritized:
+      o.samplers = {config::SamplerKind::kPrioritized};
+      o.remover = "lowest_reward";
+      break;
+    case config::ReplayKind::kDiverse:
+      o.samplers = {config::SamplerKind::kUniform};
+      o.remover = "lowest_reward";
+      o.keep_index = true;
+      o.filter = std::make_shared<DiversityFilter>(DiversityFilterOptions{cutoff, p_norm});
+      break;
+    case config::ReplayKind::kNone:
+      throw std::invalid_argument("replay.kind none: no local buffer, nothing to build");
   }
   return o;
 }
 
 struct ReplayTable::Selectors {
-  std::vector<std::pair<std::string, std::unique_ptr<ItemSelector>>> samplers;
+  std::vector<std::pair<config::SamplerKind, std::unique_ptr<ItemSelector>>> samplers;
   std::unique_ptr<ItemSelector> remover;
   std::vector<Slot> scratch;
 
@@ -100,10 +101,10 @@ struct ReplayTable::Selectors {
     for (auto& s : samplers) s.second->erase(slot);
     remover->erase(slot);
   }
-  ItemSelector* sampler(const std::string& name) {
-    if (name.empty()) return samplers.front().second.get();
+  ItemSelector* sampler(std::optional<config::SamplerKind> kind) {
+    if (!kind) return samplers.front().second.get();
     for (auto& s : samplers) {
-      if (s.first == name) return s.second.get();
+      if (s.first == *kind) return s.second.get();
     }
     return nullptr;
   }
@@ -135,8 +136,12 @@ ReplayTable::ReplayTable(const TableOptions& options)
     throw std::invalid_argument(
         fmt::format("replay table: the {} filter needs keep_index", options.filter->name()));
   }
-  for (const auto& name : options.samplers) {
-    selectors_->samplers.emplace_back(name, make_sampler(name, options.replacement));
+  for (const auto kind : options.samplers) {
+    if (selectors_->sampler(kind) != nullptr) {
+      throw std::invalid_argument(
+          fmt::format("replay table: sampler '{}' given twice", config::enum_name(kind)));
+    }
+    selectors_->samplers.emplace_back(kind, make_sampler(kind, options.replacement));
   }
   selectors_->remover = make_remover(options.remover, options.ties_keep_newer);
 }
@@ -293,22 +298,23 @@ std::int64_t ReplayTable::would_retain(const std::vector<float>& log_rewards) co
   return kept;
 }
 
-bool ReplayTable::has_sampler(const std::string& sampler) const {
+bool ReplayTable::has_sampler(config::SamplerKind sampler) const {
   return selectors_->sampler(sampler) != nullptr;
 }
 
 std::vector<std::string> ReplayTable::sampler_names() const {
   std::vector<std::string> out;
-  for (const auto& s : selectors_->samplers) out.push_back(s.first);
+  for (const auto& s : selectors_->samplers) out.push_back(config::enum_name(s.first));
   return out;
 }
 
-void ReplayTable::select_into(const std::string& name, std::int64_t n, std::vector<Slot>& out) {
-  ItemSelector* sampler = selectors_->sampler(name);
+void ReplayTable::select_into(std::optional<config::SamplerKind> kind, std::int64_t n,
+                              std::vector<Slot>& out) {
+  ItemSelector* sampler = selectors_->sampler(kind);
   if (sampler == nullptr) {
-    throw std::invalid_argument(
-        fmt::format("replay table: unknown sampler '{}' (this table has: {})", name,
-                    fmt::join(sampler_names(), ", ")));
+    throw std::invalid_argument(fmt::format("replay table: no sampler '{}' (this table has: {})",
+                                            config::enum_name(*kind),
+                                            fmt::join(sampler_names(), ", ")));
   }
   if (n < 0) throw std::invalid_argument(fmt::format("replay table: sample of n = {} items", n));
   if (n == 0) return;
@@ -316,13 +322,14 @@ void ReplayTable::select_into(const std::string& name, std::int64_t n, std::vect
   sampler->select(n, rng_, out);
 }
 
-std::vector<Slot> ReplayTable::sample_slots(std::int64_t n, const std::string& sampler) {
+std::vector<Slot> ReplayTable::sample_slots(std::int64_t n,
+                                            std::optional<config::SamplerKind> sampler) {
   std::vector<Slot> out;
   select_into(sampler, n, out);
   return out;
 }
 
-TableBatch ReplayTable::sample(std::int64_t n, const std::string& sampler) {
+TableBatch ReplayTable::sample(std::int64_t n, std::optional<config::SamplerKind> sampler) {
   const std::vector<Slot> slots = sample_slots(n, sampler);
   TableBatch out;
   out.ndim = ndim_;

@@ -46,13 +46,14 @@
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/buffer/selectors/selector.h"
 #include "runtime/buffer/state_index.h"
+#include "runtime/config/options.h"
 
 namespace gfn::buffer {
 
 struct TableOptions {
   std::int64_t capacity = 1000;  ///< >= 1
-  /// Sampler names ("uniform", "prioritized"); the first is the default of sample().
-  std::vector<std::string> samplers = {"uniform"};
+  /// Samplers (names: config::kSamplerKindNames); the first is the default of sample().
+  std::vector<config::SamplerKind> samplers = {config::SamplerKind::kUniform};
   Replacement replacement = Replacement::kAlways;  ///< of every sampler
   /// Remover: "fifo" or "lowest_reward" (ties as below).
   std::string remover = "fifo";
@@ -73,10 +74,10 @@ struct TableOptions {
 
 /// The buffer manager's store (README "Replay-buffer protocol"): see the header comment.
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed);
-/// The trainer-local buffer of YAML replay.kind "uniform" | "prioritized" | "diverse" (cutoff
-/// and p_norm for diverse). Throws std::invalid_argument naming replay.kind (known kinds) or
-/// replay.p_norm.
-TableOptions local_table_options(const std::string& kind, std::int64_t capacity, double cutoff,
+/// The trainer-local buffer of YAML replay.kind uniform | prioritized | diverse (cutoff and
+/// p_norm for diverse). Throws std::invalid_argument for kind none (no buffer: the caller
+/// makes none), replay.capacity < 1 or a bad replay.p_norm.
+TableOptions local_table_options(config::ReplayKind kind, std::int64_t capacity, double cutoff,
                                  double p_norm, std::uint64_t seed);
 
 /// What an add did.
@@ -98,7 +99,7 @@ struct TableBatch {
 class ReplayTable {
  public:
   /// Throws std::invalid_argument for capacity < 1 (naming replay capacity), no sampler,
-  /// an unknown sampler or remover name, or a filter without keep_index.
+  /// a sampler given twice, an unknown remover name, or a filter without keep_index.
   explicit ReplayTable(const TableOptions& options);
   ~ReplayTable();
   ReplayTable(ReplayTable&&) noexcept;
@@ -119,15 +120,16 @@ class ReplayTable {
   /// (cached min). Ignores the insert filter.
   std::int64_t would_retain(const std::vector<float>& log_rewards) const;
 
-  /// n >= 0 items drawn by the named sampler ("" = the first of TableOptions::samplers).
+  /// n >= 0 items drawn by `sampler` (nullopt = the first of TableOptions::samplers).
   /// Throws std::invalid_argument for n < 0 or a sampler this table does not have,
   /// std::logic_error if n > 0 and the table is empty.
-  TableBatch sample(std::int64_t n, const std::string& sampler = "");
+  TableBatch sample(std::int64_t n, std::optional<config::SamplerKind> sampler = std::nullopt);
   /// The slots sample() would gather (same rules); for callers that read items in place.
-  std::vector<Slot> sample_slots(std::int64_t n, const std::string& sampler = "");
-  /// True if sample() knows `sampler` (the empty name included).
-  bool has_sampler(const std::string& sampler) const;
-  /// The sampler names, in TableOptions order.
+  std::vector<Slot> sample_slots(std::int64_t n,
+                                 std::optional<config::SamplerKind> sampler = std::nullopt);
+  /// True if this table has `sampler`.
+  bool has_sampler(config::SamplerKind sampler) const;
+  /// The samplers' names, in TableOptions order.
   std::vector<std::string> sampler_names() const;
 
   std::int64_t size() const { return size_; }
@@ -172,7 +174,8 @@ class ReplayTable {
                    int ndim, const PackedTrajectories& trajectories) const;
   void store(Slot slot, const std::int64_t* state, float log_reward, const std::int64_t* actions,
              std::int32_t length);
-  void select_into(const std::string& sampler, std::int64_t n, std::vector<Slot>& out);
+  void select_into(std::optional<config::SamplerKind> sampler, std::int64_t n,
+                   std::vector<Slot>& out);
   void changed();
 
   TableOptions options_;

@@ -123,8 +123,6 @@ struct AsInvalid {
 
 // Allowed values of the string options: what runtime/ implements today (extend here
 // when a variant is added).
-const std::vector<std::string> kPlacements = {"auto", "arithmetic", "hostname"};
-const std::vector<std::string> kBackends = {"mpi", "torch"};
 // Environments: the registry's names (runtime/gfn/env/registry.h).
 const std::vector<std::string> kRewards = {
     "original", "cosine",      "deceptive",
@@ -134,13 +132,6 @@ const std::vector<std::string> kLosses = {"tb",          "zvar",  "db",
                                           "modified_db", "subtb", "fm"};  // runtime/gfn/losses.cc
 const std::vector<std::string> kSubtbWeightings = {
     "geometric_within", "geometric", "equal", "equal_within", "TB", "DB", "ModifiedDB"};
-const std::vector<std::string> kPayloads = {"full", "scoring_only"};
-const std::vector<std::string> kBaselines = {"min", "percentile", "ema"};
-const std::vector<std::string> kReplayKinds = {"none", "uniform", "prioritized",
-                                               "diverse"};  // runtime/buffer/table.h
-// Samplers of the manager's table (runtime/buffer/table.h, manager_table_options), named in
-// GET_SAMPLE (protocol::SampleRequest::sampler).
-const std::vector<std::string> kRemoteSamplers = {"prioritized", "uniform"};
 
 // ---------------------------------------------------------------------------
 // The registry: one entry per field.
@@ -234,8 +225,8 @@ const std::vector<Field>& registry() {
       field("layout.num_buffers", &C::layout, &LayoutOptions::num_buffers, at_least(0)),
       field("layout.num_agent_groups", &C::layout, &LayoutOptions::num_agent_groups, at_least(1)),
       field("layout.coordinator", &C::layout, &LayoutOptions::coordinator),
-      field("layout.placement", &C::layout, &LayoutOptions::placement, one_of(kPlacements)),
-      field("transport.backend", &C::transport, &TransportConfig::backend, one_of(kBackends)),
+      field("layout.placement", &C::layout, &LayoutOptions::placement, AsInvalid{}),
+      field("transport.backend", &C::transport, &TransportConfig::backend, AsInvalid{}),
       field("transport.max_message_bytes", &C::transport, &TransportConfig::max_message_bytes,
             positive()),
       field("transport.timeout_s", &C::transport, &TransportConfig::timeout_s, positive()),
@@ -288,12 +279,12 @@ const std::vector<Field>& registry() {
       field("buffer.remote_buffer_freq", &C::buffer, &BufferOptions::remote_buffer_freq,
             at_least(1)),
       field("buffer.submit_mode", &C::buffer, &BufferOptions::submit_mode, AsInvalid{}),
-      field("buffer.payload", &C::buffer, &BufferOptions::payload, one_of(kPayloads)),
+      field("buffer.payload", &C::buffer, &BufferOptions::payload, AsInvalid{}),
       field("buffer.store", &C::buffer, &BufferOptions::store),
       field("buffer.baseline_filter", &C::buffer, &BufferOptions::baseline_filter),
       field("buffer.baseline_refresh_after", &C::buffer, &BufferOptions::baseline_refresh_after,
             at_least(1)),
-      field("buffer.baseline", &C::buffer, &BufferOptions::baseline, one_of(kBaselines)),
+      field("buffer.baseline", &C::buffer, &BufferOptions::baseline, AsInvalid{}),
       field("buffer.baseline_percentile", &C::buffer, &BufferOptions::baseline_percentile,
             in_range(0.0, 100.0)),
       field("buffer.baseline_ema_decay", &C::buffer, &BufferOptions::baseline_ema_decay,
@@ -323,8 +314,7 @@ const std::vector<Field>& registry() {
             at_least(0)),
       field("buffer.remote_sample_fraction", &C::buffer, &BufferOptions::remote_sample_fraction,
             in_unit_interval()),
-      field("buffer.remote_sampler", &C::buffer, &BufferOptions::remote_sampler,
-            one_of(kRemoteSamplers)),
+      field("buffer.remote_sampler", &C::buffer, &BufferOptions::remote_sampler, AsInvalid{}),
       field("buffer.remote_sample_wait_s", &C::buffer, &BufferOptions::remote_sample_wait_s,
             non_negative()),
       field("buffer.samples_per_insert", &C::buffer, &BufferOptions::samples_per_insert,
@@ -333,7 +323,7 @@ const std::vector<Field>& registry() {
             at_least(std::int64_t{1})),
       field("buffer.rate_error_buffer", &C::buffer, &BufferOptions::rate_error_buffer,
             non_negative()),
-      field("replay.kind", &C::replay, &ReplayOptions::kind, one_of(kReplayKinds)),
+      field("replay.kind", &C::replay, &ReplayOptions::kind, AsInvalid{}),
       field("replay.capacity", &C::replay, &ReplayOptions::capacity, at_least(std::int64_t{1})),
       field("replay.fraction", &C::replay, &ReplayOptions::fraction, in_unit_interval()),
       field("replay.cutoff", &C::replay, &ReplayOptions::cutoff),

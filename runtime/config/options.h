@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/config/engine_options.h"
+#include "transport/backend.h"
 
 namespace gfn::config {
 
@@ -98,18 +99,68 @@ inline constexpr const auto& enum_names(SpawnPolicy) { return kSpawnPolicyNames;
 inline constexpr const auto& enum_names(SpawnStrategy) { return kSpawnStrategyNames; }
 inline constexpr const auto& enum_names(SpawnMetric) { return kSpawnMetricNames; }
 
+/// layout.placement: where the buffer managers go (roles/planner/rank_layout.h).
+enum class Placement {
+  kAuto,        ///< hostname when num_buffers % num_nodes == 0, else arithmetic
+  kArithmetic,  ///< [t t t M][t t M] by rank
+  kHostname,    ///< managers node-local (refused when the counts do not allow it)
+};
+inline constexpr EnumName<Placement> kPlacementNames[] = {{Placement::kAuto, "auto"},
+                                                          {Placement::kArithmetic, "arithmetic"},
+                                                          {Placement::kHostname, "hostname"}};
+
+/// transport.backend: the transport's own enumeration, named once in the layer below
+/// (transport/backend.h kBackendNames, found by argument-dependent lookup).
+using TransportBackend = transport::Backend;
+
+/// buffer.payload: what a submission carries (roles/trainer/payload.h).
+enum class Payload {
+  kFull,         ///< states, rewards and trajectories: the manager may store them
+  kScoringOnly,  ///< states and rewards, for the SCORE only
+};
+inline constexpr EnumName<Payload> kPayloadNames[] = {{Payload::kFull, "full"},
+                                                      {Payload::kScoringOnly, "scoring_only"}};
+
+/// buffer.baseline: a manager's reward baseline (runtime/buffer/baseline.h documents each).
+enum class BaselineStrategy { kMin, kPercentile, kEma };
+inline constexpr EnumName<BaselineStrategy> kBaselineStrategyNames[] = {
+    {BaselineStrategy::kMin, "min"},
+    {BaselineStrategy::kPercentile, "percentile"},
+    {BaselineStrategy::kEma, "ema"}};
+
+/// A sampler of a replay table (runtime/buffer/table.h): buffer.remote_sampler, named on the
+/// wire in GET_SAMPLE (roles/protocol/messages.h SampleRequest::sampler).
+enum class SamplerKind {
+  kPrioritized,  ///< proportional to exp(log reward)
+  kUniform,
+};
+inline constexpr EnumName<SamplerKind> kSamplerKindNames[] = {
+    {SamplerKind::kPrioritized, "prioritized"}, {SamplerKind::kUniform, "uniform"}};
+
+/// replay.kind: the trainer-local replay buffer (runtime/buffer/table.h local_table_options).
+enum class ReplayKind { kNone, kUniform, kPrioritized, kDiverse };
+inline constexpr EnumName<ReplayKind> kReplayKindNames[] = {
+    {ReplayKind::kNone, "none"},
+    {ReplayKind::kUniform, "uniform"},
+    {ReplayKind::kPrioritized, "prioritized"},
+    {ReplayKind::kDiverse, "diverse"}};
+
+inline constexpr const auto& enum_names(Placement) { return kPlacementNames; }
+inline constexpr const auto& enum_names(Payload) { return kPayloadNames; }
+inline constexpr const auto& enum_names(BaselineStrategy) { return kBaselineStrategyNames; }
+inline constexpr const auto& enum_names(SamplerKind) { return kSamplerKindNames; }
+inline constexpr const auto& enum_names(ReplayKind) { return kReplayKindNames; }
+
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
-  int num_buffers = 0;       ///< replay-buffer manager ranks (0 = no remote buffer)
-  int num_agent_groups = 1;  ///< trainers are split into this many averaging groups
-  bool coordinator = false;  ///< last rank becomes the coordinator
-  /// "auto" (hostname placement when num_buffers % num_nodes == 0, else arithmetic),
-  /// "arithmetic" or "hostname".
-  std::string placement = "auto";
+  int num_buffers = 0;                     ///< replay-buffer manager ranks (0 = no remote buffer)
+  int num_agent_groups = 1;                ///< trainers are split into this many averaging groups
+  bool coordinator = false;                ///< last rank becomes the coordinator
+  Placement placement = Placement::kAuto;  ///< "auto" | "arithmetic" | "hostname"
 };
 
 struct TransportConfig {
-  std::string backend = "mpi";                             ///< "mpi" | "torch"
+  TransportBackend backend = TransportBackend::kMpi;       ///< "mpi" | "torch"
   std::size_t max_message_bytes = std::size_t{256} << 20;  ///< bytes
   double timeout_s = 300.0;  ///< seconds; every blocking wait on a peer
 };
@@ -197,13 +248,13 @@ struct BufferOptions {
   SubmitMode submit_mode = SubmitMode::kSync;
   // --- the protocol in depth (roles/; defaults keep the simplest behaviour) ---
   // "sync" | "async" above, or "fire_and_forget": isend, no SCORE is sent back.
-  std::string payload = "full";       ///< "full" (manager may store) | "scoring_only"
-  bool store = true;                  ///< the manager keeps submitted items
-  bool baseline_filter = false;       ///< trainers send only items >= the manager's baseline
-  int baseline_refresh_after = 5;     ///< fully-filtered batches before sending anyway
-  std::string baseline = "min";       ///< manager baseline: "min" | "percentile" | "ema"
-  double baseline_percentile = 10.0;  ///< [0, 100], for "percentile"
-  double baseline_ema_decay = 0.9;    ///< [0, 1), for "ema" (of incoming batch minima)
+  Payload payload = Payload::kFull;  ///< "full" (manager may store) | "scoring_only"
+  bool store = true;                 ///< the manager keeps submitted items
+  bool baseline_filter = false;      ///< trainers send only items >= the manager's baseline
+  int baseline_refresh_after = 5;    ///< fully-filtered batches before sending anyway
+  BaselineStrategy baseline = BaselineStrategy::kMin;  ///< "min" | "percentile" | "ema"
+  double baseline_percentile = 10.0;                   ///< [0, 100], for "percentile"
+  double baseline_ema_decay = 0.9;  ///< [0, 1), for "ema" (of incoming batch minima)
   /// coordinator: "min" | "mean" | "max" over managers
   BaselineAggregate baseline_aggregate = BaselineAggregate::kMin;
   bool baseline_sync = true;  ///< coordinator sends BASELINE_SYNC to every manager
@@ -233,7 +284,7 @@ struct BufferOptions {
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   /// Sampler of the manager's table named in GET_SAMPLE: "prioritized" (∝ reward) | "uniform"
   /// (replaces the former bool remote_sample_prioritized).
-  std::string remote_sampler = "prioritized";
+  SamplerKind remote_sampler = SamplerKind::kPrioritized;
   double remote_sample_wait_s = 0.0;    ///< retry a refused request this long, then go fresh
   double samples_per_insert = 0.0;      ///< rate limiter (Reverb); 0 = no ratio
   std::int64_t min_size_to_sample = 1;  ///< rate limiter: items before sampling is allowed
@@ -243,9 +294,9 @@ struct BufferOptions {
 /// Trainer-local replay buffer (a replay table, runtime/buffer/table.h local_table_options;
 /// torchgfn ReplayBuffer / NormBasedDiversePrioritizedReplayBuffer in train_hypergrid).
 struct ReplayOptions {
-  std::string kind = "none";     ///< "none" | "uniform" | "prioritized" | "diverse"
-  std::int64_t capacity = 1000;  ///< trajectories kept
-  double fraction = 1.0;         ///< [0, 1]: share of the batch drawn from the buffer once ready
+  ReplayKind kind = ReplayKind::kNone;  ///< "none" | "uniform" | "prioritized" | "diverse"
+  std::int64_t capacity = 1000;         ///< trajectories kept
+  double fraction = 1.0;    ///< [0, 1]: share of the batch drawn from the buffer once ready
   double cutoff = 0.0;      ///< diverse: min p-norm distance to the batch / buffer (< 0: no filter)
   double p_norm = 1.0;      ///< diverse: p of the Minkowski distance (> 0)
   std::int64_t warmup = 0;  ///< trajectories the buffer must hold before replay starts

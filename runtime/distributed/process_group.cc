@@ -7,6 +7,7 @@
 
 #include "runtime/launch/launch_env.h"
 #include "runtime/launch/rendezvous.h"
+#include "transport/backend.h"
 #include "transport/factory.h"
 
 namespace gfn::dist {
@@ -62,9 +63,10 @@ void init_dist(const InitOptions& options) {
         (options.rank ? "rank given without world_size" : "world_size given without rank") +
         " (give both rank and world_size, or neither to take them from the launcher)");
   }
-  if (options.backend != "mpi" && options.backend != "torch") {
+  const auto backend = transport::parse_backend(options.backend);
+  if (!backend) {
     throw std::invalid_argument("init_dist: unknown backend '" + options.backend +
-                                "' (available: mpi, torch)");
+                                "' (available: " + transport::backend_choices() + ")");
   }
   if (state().transport) {
     throw DistInitError("init_dist: already initialized (backend '" + state().transport->backend() +
@@ -80,8 +82,8 @@ void init_dist(const InitOptions& options) {
   }
   // The rendezvous, resolved once: explicit values first, then the launcher's variables.
   const launch::LaunchEnv env = launch::detect_launch_env(explicit_values(options));
-  auto t = transport::make_transport(options.backend, options.transport,
-                                     launch::transport_rendezvous(env));
+  auto t =
+      transport::make_transport(*backend, options.transport, launch::transport_rendezvous(env));
   state().info = info_of(*t, env);
   state().transport = std::move(t);
 }

@@ -46,7 +46,8 @@ class DistInitError : public std::runtime_error {
 /// Arguments of init_dist (helios init_dist(backend, rank, world_size), plus the
 /// rendezvous of the torch backend and the transport options).
 struct InitOptions {
-  /// "mpi" (Open MPI) or "torch" (c10d Gloo). helios defaults to "nccl"; CPU-only here.
+  /// "mpi" (Open MPI) or "torch" (c10d Gloo): a name of transport/backend.h. helios
+  /// defaults to "nccl"; CPU-only here.
   std::string backend = "mpi";
   /// Explicit global rank and world size: both or neither (helios rule). When neither
   /// is given they come from the launcher (mpirun, or torchrun's RANK / WORLD_SIZE).

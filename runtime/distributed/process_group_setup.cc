@@ -3,38 +3,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sstream>
-
 #include "runtime/distributed/process_group.h"
 #include "runtime/distributed/topology_errors.h"
 #include "runtime/launch/launch_env.h"
+#include "transport/backend.h"
 
 namespace gfn::dist {
 namespace {
 
-// The explicit value, else the integer in environment variable `var`, else nullopt.
-std::optional<int> int_or_env(const std::optional<int>& value, const char* var) {
-  if (value) return value;
-  const auto text = launch::first_env({var});
-  if (!text) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(*text, &used);
-    if (used == text->size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw SetupError(
-      fmt::format("setup_distributed_process_group: {}='{}' is not an integer", var, *text));
-}
-
 std::string resolve_backend(const std::optional<std::string>& backend) {
   const std::string b = backend.value_or("torch");
-  if (b == "mpi" || b == "torch") return b;
-  if (b == "gloo") return "torch";
-  throw SetupError(fmt::format(
-      "setup_distributed_process_group: unknown backend '{}' (available: mpi, torch, gloo = "
-      "torch{})",
-      b, b == "nccl" ? "; nccl needs GPUs, gfn-runtime runs on the CPU" : ""));
+  if (const auto known = transport::parse_backend_or_gloo(b))
+    return transport::backend_name(*known);
+  throw SetupError(
+      fmt::format("setup_distributed_process_group: unknown backend '{}' (available: {}, gloo = "
+                  "torch{})",
+                  b, transport::backend_choices(),
+                  b == "nccl" ? "; nccl needs GPUs, gfn-runtime runs on the CPU" : ""));
 }
 
 void require_cpu(const c10::Device& device, const char* caller) {
@@ -44,32 +29,29 @@ void require_cpu(const c10::Device& device, const char* caller) {
   }
 }
 
-// XFFL_FEDERATED_LOCAL_WORLD_SIZE: comma-separated node counts per federation.
-std::vector<int> federated_from_env(int node_local_size) {
-  const auto text = launch::first_env({"XFFL_FEDERATED_LOCAL_WORLD_SIZE"});
-  if (!text) return {};
+// Federation sizes in ranks: the launcher's node counts times the processes per node.
+std::vector<int> federated_from_launch(const launch::LaunchEnv& launch, int node_local_size) {
   std::vector<int> sizes;
-  std::stringstream in(*text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      std::size_t used = 0;
-      const int nodes = std::stoi(item, &used);
-      if (used != item.size()) throw std::invalid_argument(item);
-      sizes.push_back(nodes * node_local_size);
-    } catch (const std::exception&) {
-      throw SetupError(fmt::format(
-          "setup_distributed_process_group: XFFL_FEDERATED_LOCAL_WORLD_SIZE='{}' is not a "
-          "comma-separated list of integers",
-          *text));
-    }
-  }
+  for (const int nodes : launch.federated_nodes) sizes.push_back(nodes * node_local_size);
   return sizes;
 }
 
 }  // namespace
 
+launch::LaunchEnv setup_launch_env() {
+  try {
+    return launch::detect_launch_env();
+  } catch (const launch::LaunchError& e) {
+    throw SetupError(fmt::format("setup_distributed_process_group: {}", e.what()));
+  }
+}
+
 DistributedState resolve_distributed_setup(const SetupOptions& options) {
+  return resolve_distributed_setup(options, setup_launch_env());
+}
+
+DistributedState resolve_distributed_setup(const SetupOptions& options,
+                                           const launch::LaunchEnv& launcher) {
   DistributedState state;
   state.backend = resolve_backend(options.backend);
   state.device_type = options.device.value_or(c10::Device(c10::kCPU));
@@ -80,19 +62,13 @@ DistributedState resolve_distributed_setup(const SetupOptions& options) {
                                  *options.streams));
   }
 
-  const auto rank = int_or_env(options.rank, "RANK");
-  const auto world = int_or_env(options.world_size, "WORLD_SIZE");
+  const auto& rank = options.rank;
+  const auto& world = options.world_size;
   if (rank.has_value() != world.has_value()) {
     throw SetupError(fmt::format(
         "setup_distributed_process_group: {} (give both rank and world size, or neither to "
         "take them from the launcher)",
         rank ? "rank given without a world size" : "world size given without a rank"));
-  }
-  launch::LaunchEnv launcher;
-  try {
-    launcher = launch::detect_launch_env();
-  } catch (const launch::LaunchError& e) {
-    throw SetupError(fmt::format("setup_distributed_process_group: {}", e.what()));
   }
   state.rank = rank.value_or(launcher.rank);
   state.world_size = world.value_or(launcher.world_size);
@@ -102,30 +78,31 @@ DistributedState resolve_distributed_setup(const SetupOptions& options) {
                     state.rank, state.world_size));
   }
   state.master_addr = options.master_addr;
-  if (!state.master_addr) {
-    if (const auto a = launch::first_env({"MASTER_ADDR"})) state.master_addr = *a;
-  }
-  state.master_port = int_or_env(options.master_port, "MASTER_PORT");
+  if (!state.master_addr && !launcher.master_addr.empty()) state.master_addr = launcher.master_addr;
+  state.master_port = options.master_port;
+  if (!state.master_port && launcher.master_port != 0) state.master_port = launcher.master_port;
   state.transport = options.transport;
 
-  // Node values: explicit, torchrun's variables, the launcher's local rank, one node.
+  // Node values: explicit, else the launcher's when its world is this one (torchrun's
+  // LOCAL_RANK / GROUP_RANK, Open MPI's local rank, ...), else one node.
   const bool launcher_matches =
       launcher.rank == state.rank && launcher.world_size == state.world_size;
-  state.node_local_rank = int_or_env(options.group_local_rank, "LOCAL_RANK")
-                              .value_or(launcher_matches ? launcher.local_rank : state.rank);
-  state.node_local_size =
-      int_or_env(options.group_local_size, "LOCAL_WORLD_SIZE")
-          .value_or(launcher_matches ? launcher.local_world_size : state.world_size);
+  state.node_local_rank =
+      options.group_local_rank.value_or(launcher_matches ? launcher.local_rank : state.rank);
+  state.node_local_size = options.group_local_size.value_or(
+      launcher_matches ? launcher.local_world_size : state.world_size);
   if (state.node_local_size < 1 || state.node_local_rank < 0 ||
       state.node_local_rank >= state.node_local_size) {
     throw SetupError(fmt::format(
         "setup_distributed_process_group: local rank {} is outside a node of {} processes",
         state.node_local_rank, state.node_local_size));
   }
+  const auto launcher_node_rank = launcher_matches ? launcher.node_rank : std::nullopt;
+  const auto launcher_num_nodes = launcher_matches ? launcher.num_nodes : std::nullopt;
   state.node_rank =
-      int_or_env(options.group_rank, "GROUP_RANK").value_or(state.rank / state.node_local_size);
-  state.node_world_size = int_or_env(options.group_world_size, "GROUP_WORLD_SIZE")
-                              .value_or(state.world_size / state.node_local_size);
+      options.group_rank.value_or(launcher_node_rank.value_or(state.rank / state.node_local_size));
+  state.node_world_size = options.group_world_size.value_or(
+      launcher_num_nodes.value_or(state.world_size / state.node_local_size));
   if (state.world_size % state.node_local_size != 0 ||
       state.world_size / state.node_local_size != state.node_world_size) {
     throw SetupError(fmt::format(
@@ -139,8 +116,9 @@ DistributedState resolve_distributed_setup(const SetupOptions& options) {
   }
 
   state.hsdp = options.hsdp;
-  state.federated =
-      options.federated.empty() ? federated_from_env(state.node_local_size) : options.federated;
+  state.federated = options.federated.empty()
+                        ? federated_from_launch(launcher, state.node_local_size)
+                        : options.federated;
   plan_topology(state.world_size, state.hsdp, state.federated);  // throws TopologyError
   const DeviceSetup devices = setup_devices(state);
   state.current_device = devices.current_device;
@@ -165,7 +143,12 @@ void init_distributed_process_group(DistributedState& state) {
 }
 
 DistributedState setup_distributed_process_group(const SetupOptions& options) {
-  DistributedState state = resolve_distributed_setup(options);
+  return setup_distributed_process_group(options, setup_launch_env());
+}
+
+DistributedState setup_distributed_process_group(const SetupOptions& options,
+                                                 const launch::LaunchEnv& launch) {
+  DistributedState state = resolve_distributed_setup(options, launch);
   if (is_dist_active()) {
     throw DistInitError(
         "setup_distributed_process_group: the default process group is already initialized; "

@@ -16,23 +16,27 @@
 #include <vector>
 
 #include "runtime/distributed/sharding_topology.h"
+#include "runtime/launch/launch_env.h"
 #include "transport/transport.h"
 
 namespace gfn::dist {
 
 /// Arguments of setup_distributed_process_group. Every unset value falls back to the
-/// environment (the variables in brackets), then to the launcher / defaults noted.
+/// resolved launch values (runtime/launch/launch_env.h LaunchEnv, from the variables in
+/// brackets; this file reads no environment variable), then to the defaults noted.
 struct SetupOptions {
-  std::optional<int> rank;        ///< global rank [RANK], else from the launcher (mpirun)
+  std::optional<int> rank;        ///< global rank [RANK, or mpirun's, Slurm's, ...]
   std::optional<int> world_size;  ///< number of processes [WORLD_SIZE], else the launcher
-  /// Rank among the processes of this node [LOCAL_RANK], else the launcher's local rank
-  /// (OMPI_COMM_WORLD_LOCAL_RANK, ...), else one node (= rank).
+  /// Rank among the processes of this node: the launcher's local rank [LOCAL_RANK,
+  /// OMPI_COMM_WORLD_LOCAL_RANK, ...] when the launcher's world is this one, else one node
+  /// (= rank).
   std::optional<int> group_local_rank;
   /// Processes on this node [LOCAL_WORLD_SIZE], else the launcher's, else world_size.
   std::optional<int> group_local_size;
-  /// Index of this node [GROUP_RANK], else rank / group_local_size.
+  /// Index of this node [GROUP_RANK, when the launcher's world is this one], else
+  /// rank / group_local_size.
   std::optional<int> group_rank;
-  /// Number of nodes [GROUP_WORLD_SIZE], else world_size / group_local_size.
+  /// Number of nodes [GROUP_WORLD_SIZE, as GROUP_RANK], else world_size / group_local_size.
   std::optional<int> group_world_size;
   /// "mpi", "torch", or "gloo" (= "torch": LibTorch c10d Gloo). Default "torch" (xffl's
   /// CPU default, gloo). "nccl" and anything else are refused (SetupError).
@@ -86,13 +90,21 @@ struct DistributedState {
   bool is_federated_scaling_setup() const { return topology && topology->is_federated(); }
 };
 
-/// Resolves every value (explicit, then environment, then launcher / defaults, as in
+/// Resolves every value (explicit, then the launch values `launch`, then defaults, as in
 /// SetupOptions) and checks it, without any communication. The returned state has no
-/// topology yet. Errors: SetupError (unknown backend, non-CPU device, streams < 1, a
-/// non-integer environment value, node values inconsistent as in xffl set_node: local
-/// rank outside 0..local size-1, world size not local size x node world size, node rank
-/// outside 0..node world size-1); TopologyError (invalid hsdp / federated).
+/// topology yet. Errors: SetupError (unknown backend, non-CPU device, streams < 1, node
+/// values inconsistent as in xffl set_node: local rank outside 0..local size-1, world
+/// size not local size x node world size, node rank outside 0..node world size-1);
+/// TopologyError (invalid hsdp / federated). Pure: reads no environment variable.
+DistributedState resolve_distributed_setup(const SetupOptions& options,
+                                           const launch::LaunchEnv& launch);
+/// As above with setup_launch_env().
 DistributedState resolve_distributed_setup(const SetupOptions& options);
+
+/// launch::detect_launch_env() (the launcher's variables, read in runtime/launch), its
+/// LaunchError (a non-integer or inconsistent value, naming the variable) rethrown as
+/// SetupError.
+launch::LaunchEnv setup_launch_env();
 
 /// xffl init_distributed_process_group: initializes the default process group
 /// (gfn::dist::init_dist) from the state's backend, rank, world size and rendezvous, then
@@ -108,6 +120,9 @@ void init_distributed_process_group(DistributedState& state);
 /// Blocking and collective. Errors: those of the three steps; on an error after the
 /// process group was initialized, it is shut down again before the error propagates.
 DistributedState setup_distributed_process_group(const SetupOptions& options = {});
+/// As above from launch values the caller resolved (launch::detect_launch_env).
+DistributedState setup_distributed_process_group(const SetupOptions& options,
+                                                 const launch::LaunchEnv& launch);
 
 /// xffl cleanup_distributed_process_group: runs `release` callbacks (xffl del_obj: drop
 /// objects that hold groups), waits at a WORLD barrier, destroys the state's groups and

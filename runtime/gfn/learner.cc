@@ -129,7 +129,7 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   reuse_logprobs_ = engine.reuse_logprobs && loss_->reuses_sampled_outputs();
 
   replay_options_ = replay;
-  if (replay.kind != "none") {
+  if (replay.kind != config::ReplayKind::kNone) {
     if (!(replay.fraction >= 0 && replay.fraction <= 1)) {
       throw std::invalid_argument("replay.fraction must be in [0, 1], got " +
                                   std::to_string(replay.fraction));

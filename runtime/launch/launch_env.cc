@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <vector>
@@ -232,6 +233,27 @@ void from_environment(const ExplicitLaunch& x, const EnvLookup& getenv, LaunchEn
   }
 }
 
+// XFFL_FEDERATED_LOCAL_WORLD_SIZE: comma-separated node counts, one per federation.
+std::vector<int> federated_nodes(const EnvLookup& getenv) {
+  const auto found = first_found({"XFFL_FEDERATED_LOCAL_WORLD_SIZE"}, getenv);
+  if (!found) return {};
+  std::vector<int> out;
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t comma = std::min(found->value.find(',', pos), found->value.size());
+    const Found item{found->name, found->value.substr(pos, comma - pos)};
+    try {
+      out.push_back(to_int(item, "xffl"));
+    } catch (const LaunchError&) {
+      throw LaunchError(
+          fmt::format("xffl launch environment: {}='{}' is not a comma-separated list of integers",
+                      found->name, found->value));
+    }
+    if (comma == found->value.size()) return out;
+    pos = comma + 1;
+  }
+}
+
 }  // namespace
 
 LaunchEnv detect_launch_env(const EnvLookup& getenv) {
@@ -298,6 +320,11 @@ LaunchEnv detect_launch_env(const ExplicitLaunch& x, const EnvLookup& getenv) {
   env.mpi_launcher =
       first_found({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE"}, getenv)
           .has_value();
+  if (auto node = first_found({"GROUP_RANK"}, getenv)) env.node_rank = to_int(*node, "torchrun");
+  if (auto nodes = first_found({"GROUP_WORLD_SIZE"}, getenv)) {
+    env.num_nodes = to_int(*nodes, "torchrun");
+  }
+  env.federated_nodes = federated_nodes(getenv);
   return env;
 }
 

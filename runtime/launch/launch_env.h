@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gfn::launch {
 
@@ -36,6 +37,12 @@ struct LaunchEnv {
   /// PMIX_RANK or MV2_COMM_WORLD_SIZE is set), whatever `launcher` says: the torch
   /// backend may then bootstrap its world over MPI.
   bool mpi_launcher = false;
+  /// torchrun's node values, read whatever the source (as MASTER_ADDR): GROUP_RANK (index
+  /// of this node) and GROUP_WORLD_SIZE (number of nodes); nullopt when unset.
+  std::optional<int> node_rank, num_nodes;
+  /// xffl's launcher: XFFL_FEDERATED_LOCAL_WORLD_SIZE, the number of nodes of every
+  /// federation (comma-separated integers); empty when unset.
+  std::vector<int> federated_nodes;
   /// Where each value came from, for error messages: "RANK=3", "launch.rank=3",
   /// "MASTER_ADDR", "launch.master_port"; "" when the value is unset (no launcher, no
   /// address, port 0).
@@ -87,11 +94,12 @@ bool torchrun_environment(const EnvLookup& getenv = real_getenv);
 ///      from SLURM_NTASKS_PER_NODE, else SLURM_TASKS_PER_NODE (e.g. "4(x2),3") with
 ///      SLURM_NODEID.
 /// When a source gives no local rank / local size, the job is assumed to be on one
-/// node (local = global). MASTER_ADDR / MASTER_PORT are read whatever the source.
+/// node (local = global). MASTER_ADDR / MASTER_PORT, GROUP_RANK / GROUP_WORLD_SIZE and
+/// XFFL_FEDERATED_LOCAL_WORLD_SIZE are read whatever the source.
 /// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the
 /// variables) when a source gives only one of rank / world size, a value is not an integer, rank >=
-/// world size, local rank >= local world size, local world size > world size, or MASTER_PORT is
-/// outside 0..65535.
+/// world size, local rank >= local world size, local world size > world size, MASTER_PORT is
+/// outside 0..65535, or XFFL_FEDERATED_LOCAL_WORLD_SIZE is not a list of integers.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
 /// As above, with explicit values first (README "Launch values": explicit config

@@ -139,7 +139,8 @@ int run(int argc, char** argv) {
   app.add_option("--pool", o.pool, "distinct submissions per trainer (0: one per submission sent)");
   CLI11_PARSE(app, argc, argv);
 
-  auto transport = transport::make_transport("mpi", transport::TransportOptions{});
+  auto transport =
+      transport::make_transport(transport::Backend::kMpi, transport::TransportOptions{});
   const int rank = transport->rank(), world = transport->world_size();
   if (world < 2) throw std::invalid_argument("gfn-bench-manager needs >= 2 ranks (mpirun -np 2)");
   const int trainers = world - 1;

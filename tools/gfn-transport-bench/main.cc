@@ -161,9 +161,11 @@ int run(int argc, char** argv) {
   std::unique_ptr<gfn::transport::Transport> mpi_transport;
   std::unique_ptr<gfn::transport::Transport> torch_transport;
   if (wants(o, kRawMpi) || wants(o, kSubmission)) raw_mpi = std::make_unique<RawMpiMethod>();
-  if (need_mpi) mpi_transport = gfn::transport::make_transport("mpi", topts);
+  if (need_mpi)
+    mpi_transport = gfn::transport::make_transport(gfn::transport::Backend::kMpi, topts);
   if (wants(o, kRawGloo)) raw_gloo = std::make_unique<RawGlooMethod>(o.timeout_s);
-  if (need_torch) torch_transport = gfn::transport::make_transport("torch", topts);
+  if (need_torch)
+    torch_transport = gfn::transport::make_transport(gfn::transport::Backend::kTorch, topts);
 
   // Sweep methods in table order, with a fixed id each (part of the payload pattern).
   std::vector<std::pair<int, std::unique_ptr<PingPongMethod>>> owned;

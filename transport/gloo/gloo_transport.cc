@@ -1,5 +1,7 @@
 #include "transport/gloo/gloo_transport.h"
 
+#include "transport/backend.h"
+
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -31,7 +33,7 @@ class GlooTransport final : public Transport {
     receivers_.clear();  // aborts posted receives before the groups go away
   }
 
-  std::string backend() const override { return "torch"; }
+  std::string backend() const override { return backend_name(Backend::kTorch); }
   int rank() const override { return session_->rank; }
   int world_size() const override { return session_->world_size; }
   const TransportOptions& options() const override { return session_->options; }

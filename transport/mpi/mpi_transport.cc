@@ -1,5 +1,7 @@
 #include "transport/mpi/mpi_transport.h"
 
+#include "transport/backend.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <mpi.h>
@@ -82,7 +84,7 @@ class MpiTransport final : public Transport {
     // session_ released last: MPI_Finalize runs once groups and handles are gone too.
   }
 
-  std::string backend() const override { return "mpi"; }
+  std::string backend() const override { return backend_name(Backend::kMpi); }
   int rank() const override { return rank_; }
   int world_size() const override { return size_; }
   const TransportOptions& options() const override { return options_; }

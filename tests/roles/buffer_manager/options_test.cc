@@ -10,7 +10,7 @@ TEST(BufferManagerOptions, TakeTheBufferSectionAndTheRank) {
   config::ExperimentConfig config;
   config.buffer.capacity = 123;
   config.buffer.store = false;
-  config.buffer.baseline = "percentile";
+  config.buffer.baseline = config::BaselineStrategy::kPercentile;
   config.buffer.baseline_percentile = 25.0;
   config.buffer.samples_per_insert = 4.0;
   config.buffer.baseline_report_interval = 3;
@@ -21,7 +21,7 @@ TEST(BufferManagerOptions, TakeTheBufferSectionAndTheRank) {
   EXPECT_FALSE(options.store);
   EXPECT_EQ(options.coordinator_rank, 5);
   EXPECT_DOUBLE_EQ(options.idle_timeout_s, 7.5);
-  EXPECT_EQ(options.baseline.strategy, "percentile");
+  EXPECT_EQ(options.baseline.strategy, config::BaselineStrategy::kPercentile);
   EXPECT_DOUBLE_EQ(options.baseline.percentile, 25.0);
   EXPECT_DOUBLE_EQ(options.rate_limiter.samples_per_insert, 4.0);
   EXPECT_EQ(options.seed, 42u);

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   gfn::transport::TransportOptions options;
   options.max_message_bytes = std::size_t{8} << 20;
   options.timeout = gfn::transport::Seconds(60);
-  auto transport = gfn::transport::make_transport(backend, options);
+  auto transport =
+      gfn::transport::make_transport(gfn::transport::parse_backend(backend).value(), options);
   gfn::roles::testing::g_transport = transport.get();
   const int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   int any_failed = local_failed;

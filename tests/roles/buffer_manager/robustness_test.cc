@@ -164,8 +164,8 @@ TEST(ProtocolRobustness, EveryTrainerWaitTimesOutNamingPeerTagAndType) {
     Submitter sync(t, silent, o);
     expect_timeout_naming([&] { sync.submit(batch(1, 2)); }, "SCORE", protocol::tags::kData);
     expect_timeout_naming([&] { sync.query_metadata(); }, "METADATA", protocol::tags::kData + 1);
-    expect_timeout_naming([&] { sync.request_samples(4, "prioritized"); }, "SAMPLE",
-                          protocol::tags::kSample);
+    expect_timeout_naming([&] { sync.request_samples(4, config::SamplerKind::kPrioritized); },
+                          "SAMPLE", protocol::tags::kSample);
     o.mode = SubmitterOptions::Mode::kAsync;
     Submitter async(t, silent, o);
     async.submit(batch(2, 2));  // returns at once

@@ -60,7 +60,8 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
       if (it % 4 == 0) {
         last_request_size = 5;
         const auto samples =
-            sub.request_samples(last_request_size, it % 8 == 0 ? "prioritized" : "uniform");
+            sub.request_samples(last_request_size, it % 8 == 0 ? config::SamplerKind::kPrioritized
+                                                               : config::SamplerKind::kUniform);
         if (samples.granted) {
           EXPECT_EQ(samples.size(), last_request_size);
           EXPECT_EQ(samples.states.size(), static_cast<std::size_t>(samples.size() * 3));
@@ -104,7 +105,7 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
     options.capacity = 200;
     options.coordinator_rank = coordinator;
     options.idle_timeout_s = 50;
-    options.baseline.strategy = "ema";
+    options.baseline.strategy = buffer::BaselineStrategy::kEma;
     options.rate_limiter = {0.1, 20, 0.0};  // tight: some requests are refused
     options.n_actions = 4;                  // actions of the encoded trajectories are checked
     mr = run_buffer_manager(t, {0, 1, 2, 3, 4, 5, 6}, options, toy_modes);

@@ -105,7 +105,8 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
 
     int with = 0, without = 0;
     for (int round = 0; round < 4; ++round) {
-      const auto s = sub.request_samples(32, round % 2 == 0 ? "prioritized" : "uniform");
+      const auto s = sub.request_samples(
+          32, round % 2 == 0 ? config::SamplerKind::kPrioritized : config::SamplerKind::kUniform);
       ASSERT_TRUE(s.granted) << s.reason;
       ASSERT_EQ(s.trajectories.lengths.size(), static_cast<std::size_t>(s.size()));
       std::size_t off = 0;
@@ -219,7 +220,7 @@ TEST(BaselineThrottle, ConstantBaselineIsReportedAndSyncedExactlyOnce) {
     options.capacity = 1000;
     options.coordinator_rank = kCoordinator;
     options.idle_timeout_s = 60;
-    options.baseline.strategy = "ema";  // of batch minima: constant 1.5
+    options.baseline.strategy = buffer::BaselineStrategy::kEma;  // of batch minima: constant 1.5
     options.baseline_report_interval = 1;
     options.baseline_tolerance = 0.0;
     const auto r = run_buffer_manager(t, {0, 1}, options, toy_modes);
@@ -249,7 +250,7 @@ TEST(BaselineThrottle, MovingBaselineIsReportedAtMostOncePerInterval) {
     options.capacity = 1000;
     options.coordinator_rank = kCoordinator;
     options.idle_timeout_s = 60;
-    options.baseline.strategy = "ema";
+    options.baseline.strategy = buffer::BaselineStrategy::kEma;
     options.baseline.ema_decay = 0.5;
     options.baseline_report_interval = kInterval;
     const auto r = run_buffer_manager(t, {0, 1}, options, toy_modes);

@@ -16,7 +16,7 @@ TEST(SubmitterOptionsFromConfig, Defaults) {
 TEST(SubmitterOptionsFromConfig, TakeTheBufferSection) {
   config::ExperimentConfig config;
   config.buffer.submit_mode = config::SubmitMode::kFireAndForget;
-  config.buffer.payload = "scoring_only";
+  config.buffer.payload = config::Payload::kScoringOnly;
   config.buffer.baseline_filter = true;
   config.buffer.baseline_refresh_after = 9;
   config.transport.timeout_s = 12.0;

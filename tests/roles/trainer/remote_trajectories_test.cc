@@ -113,7 +113,7 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
   ASSERT_EQ(manager.add(states, log_rewards, 2, sent).retained, 40);
 
   // A remote sample returns each item with its own trajectory, unchanged.
-  const auto sampled = manager.sample(10, "prioritized");
+  const auto sampled = manager.sample(10, config::SamplerKind::kPrioritized);
   const buffer::PackedTrajectories& seqs = sampled.trajectories;
   ASSERT_EQ(seqs.size(), 10);
   for (std::int64_t k = 0; k < sampled.size(); ++k) {

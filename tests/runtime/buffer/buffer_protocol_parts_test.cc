@@ -25,17 +25,17 @@ ReplayTable filled(std::int64_t capacity, const std::vector<float>& log_rewards)
 }
 
 TEST(Baseline, MinAndPercentileOnlyOnceFull) {
-  BaselineTracker min_t({"min", 10, 0.9});
+  BaselineTracker min_t({BaselineStrategy::kMin, 10, 0.9});
   auto b = filled(4, {3.f, 1.f, 2.f});
   EXPECT_FALSE(min_t.local(b).has_value());
   b.add({7}, {4.f}, 1);
   EXPECT_EQ(*min_t.local(b), 1.f);
-  BaselineTracker pct({"percentile", 50, 0.9});
+  BaselineTracker pct({BaselineStrategy::kPercentile, 50, 0.9});
   EXPECT_EQ(*pct.local(b), 2.f);
 }
 
 TEST(Baseline, EmaOfBatchMinimaExcludesNonFinite) {
-  BaselineTracker t({"ema", 10, 0.5});
+  BaselineTracker t({BaselineStrategy::kEma, 10, 0.5});
   ReplayTable empty = manager(3);
   EXPECT_FALSE(t.current(empty).has_value());
   t.observe_batch({-kInf, 4.f, 2.f, std::nanf("")});
@@ -47,8 +47,10 @@ TEST(Baseline, EmaOfBatchMinimaExcludesNonFinite) {
 }
 
 TEST(Baseline, GlobalOverridesEveryStrategy) {
-  for (const char* s : {"min", "percentile", "ema"}) {
-    BaselineTracker t({s, 10, 0.9});
+  for (const auto& entry : config::kBaselineStrategyNames) {
+    const char* s = entry.name;
+    BaselineTracker t({entry.value, 10, 0.9});
+    EXPECT_STREQ(to_string(t.strategy()), s);
     auto b = filled(2, {1.f, 2.f});
     t.observe_batch({1.f});
     t.set_global(-3.f);
@@ -56,9 +58,8 @@ TEST(Baseline, GlobalOverridesEveryStrategy) {
     t.set_global(std::nanf(""));
     EXPECT_EQ(*t.current(b), -3.f) << s;
   }
-  EXPECT_THROW(BaselineTracker({"median", 10, 0.9}), std::invalid_argument);
-  EXPECT_THROW(BaselineTracker({"min", 120, 0.9}), std::invalid_argument);
-  EXPECT_THROW(BaselineTracker({"ema", 10, 1.0}), std::invalid_argument);
+  EXPECT_THROW(BaselineTracker({BaselineStrategy::kMin, 120, 0.9}), std::invalid_argument);
+  EXPECT_THROW(BaselineTracker({BaselineStrategy::kEma, 10, 1.0}), std::invalid_argument);
 }
 
 TEST(RateLimiter, MinSizeAndSamplesPerInsertWithErrorBand) {

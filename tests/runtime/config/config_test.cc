@@ -101,8 +101,8 @@ void expect_full(const ExperimentConfig& c) {
   EXPECT_EQ(c.layout.num_buffers, 2);
   EXPECT_EQ(c.layout.num_agent_groups, 3);
   EXPECT_TRUE(c.layout.coordinator);
-  EXPECT_EQ(c.layout.placement, "hostname");
-  EXPECT_EQ(c.transport.backend, "torch");
+  EXPECT_EQ(c.layout.placement, Placement::kHostname);
+  EXPECT_EQ(c.transport.backend, TransportBackend::kTorch);
   EXPECT_EQ(c.transport.max_message_bytes, 1048576u);
   EXPECT_DOUBLE_EQ(c.transport.timeout_s, 12.5);
   EXPECT_EQ(c.env.ndim, 4);
@@ -204,8 +204,8 @@ TEST_F(ConfigFileTest, RenamedKeyNamesItsNewName) {
                                  HasSubstr("buffer.remote_sampler: prioritized | uniform"),
                                  HasSubstr(p), HasSubstr("line 2")));
   const std::string ok = write("ok.yaml", "buffer:\n  remote_sampler: uniform\n");
-  EXPECT_EQ(load_config(ok, {}).buffer.remote_sampler, "uniform");
-  EXPECT_EQ(load_config("", {}).buffer.remote_sampler, "prioritized");
+  EXPECT_EQ(load_config(ok, {}).buffer.remote_sampler, SamplerKind::kUniform);
+  EXPECT_EQ(load_config("", {}).buffer.remote_sampler, SamplerKind::kPrioritized);
   EXPECT_THAT(error_of(ok, {"buffer.remote_sample_prioritized=true"}),
               AllOf(HasSubstr("--set buffer.remote_sample_prioritized=true"),
                     HasSubstr("was renamed: use buffer.remote_sampler")));

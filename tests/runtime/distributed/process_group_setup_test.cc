@@ -20,6 +20,7 @@
 #include "runtime/distributed/process_group_setup.h"
 #include "runtime/distributed/sharding_strategy.h"
 #include "runtime/distributed/topology_errors.h"
+#include "runtime/launch/launch_env.h"
 #include "tests/runtime/distributed/topology_test_env.h"
 #include "transport/errors.h"
 
@@ -129,8 +130,9 @@ TEST_F(TopologyTest, ResolveRefusesBadArguments) {
   o.group_world_size = 3;
   expect_setup_error(o, "not 3 nodes of 2");
   {
-    ScopedEnv env({{"LOCAL_RANK", "zero"}});
-    expect_setup_error(SetupOptions{}, "LOCAL_RANK='zero' is not an integer");
+    // A bad launcher variable is refused where it is read (runtime/launch), as SetupError.
+    ScopedEnv env({{"GROUP_RANK", "zero"}});
+    expect_setup_error(SetupOptions{}, "GROUP_RANK='zero' is not an integer");
   }
   SetupOptions t;
   t.rank = 0;
@@ -198,6 +200,59 @@ TEST_F(TopologyTest, ResolveUsesExplicitValuesThenTheEnvironment) {
   EXPECT_EQ(s.world_size, 3);
   EXPECT_EQ(s.master_addr, "127.0.0.1");
   EXPECT_EQ(s.federated, (std::vector<int>{1}));
+}
+
+// The launch values a caller resolved (runtime/launch) are the only source besides the
+// explicit options: the process environment is not read, whatever it says.
+TEST(ResolveFromLaunchValues, TakesTheGivenValuesNotTheEnvironment) {
+  const std::map<std::string, std::string> vars = {{"RANK", "5"},
+                                                   {"WORLD_SIZE", "8"},
+                                                   {"LOCAL_RANK", "1"},
+                                                   {"LOCAL_WORLD_SIZE", "4"},
+                                                   {"GROUP_RANK", "1"},
+                                                   {"GROUP_WORLD_SIZE", "2"},
+                                                   {"MASTER_ADDR", "10.0.0.9"},
+                                                   {"MASTER_PORT", "29600"},
+                                                   {"XFFL_FEDERATED_LOCAL_WORLD_SIZE", "1,1"}};
+  const launch::LaunchEnv given =
+      launch::detect_launch_env([&vars](const std::string& name) -> std::optional<std::string> {
+        const auto it = vars.find(name);
+        return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+      });
+  ScopedEnv env({{"RANK", "0"},
+                 {"WORLD_SIZE", "1"},
+                 {"GROUP_RANK", "7"},
+                 {"MASTER_ADDR", "10.0.0.1"},
+                 {"XFFL_FEDERATED_LOCAL_WORLD_SIZE", "9"}});
+  DistributedState s = resolve_distributed_setup(SetupOptions{}, given);
+  EXPECT_EQ(s.rank, 5);
+  EXPECT_EQ(s.world_size, 8);
+  EXPECT_EQ(s.node_local_rank, 1);
+  EXPECT_EQ(s.node_local_size, 4);
+  EXPECT_EQ(s.node_rank, 1);
+  EXPECT_EQ(s.node_world_size, 2);
+  EXPECT_EQ(s.master_addr, "10.0.0.9");
+  EXPECT_EQ(s.master_port, 29600);
+  EXPECT_EQ(s.federated, (std::vector<int>{4, 4}));  // node counts x local world size
+  // Explicit rank / world size of another world: the launcher's node values do not apply
+  // (one node), its rendezvous still does.
+  SetupOptions other;
+  other.rank = 1;
+  other.world_size = 2;
+  other.federated = {2};  // the launcher's {1, 1} nodes x 2 would not fit a world of 2
+  s = resolve_distributed_setup(other, given);
+  EXPECT_EQ(s.node_local_rank, 1);
+  EXPECT_EQ(s.node_local_size, 2);
+  EXPECT_EQ(s.node_rank, 0);
+  EXPECT_EQ(s.node_world_size, 1);
+  EXPECT_EQ(s.master_addr, "10.0.0.9");
+  // Nothing resolved (a world of one): rank 0 of 1, no rendezvous.
+  s = resolve_distributed_setup(SetupOptions{}, launch::LaunchEnv{});
+  EXPECT_EQ(s.rank, 0);
+  EXPECT_EQ(s.world_size, 1);
+  EXPECT_EQ(s.master_addr, std::nullopt);
+  EXPECT_EQ(s.master_port, std::nullopt);
+  EXPECT_TRUE(s.federated.empty());
 }
 
 TEST_F(TopologyTest, SetupRefusesAnActiveProcessGroup) {

@@ -239,7 +239,7 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
   train.lr = 0;
   train.lr_logz = 0;
   config::ReplayOptions replay;
-  replay.kind = "uniform";
+  replay.kind = config::ReplayKind::kUniform;
   replay.fraction = 0.5;
   replay.capacity = 50;
   replay.warmup = 40;
@@ -287,7 +287,7 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
 // 128, fraction 1) still replays: all it holds once full.
 TEST(LearnerMix, BufferSmallerThanTheShareReplaysItsCapacity) {
   config::ReplayOptions replay;
-  replay.kind = "uniform";
+  replay.kind = config::ReplayKind::kUniform;
   replay.fraction = 1.0;
   replay.capacity = 5;
   config::ModelOptions model;
@@ -312,7 +312,7 @@ TEST(LearnerMix, TrainingWithEachBufferKindImprovesL1) {
     if (std::string(kind) == "noisy") {
       model.n_noisy_layers = 1;
     } else {
-      replay.kind = kind;
+      ASSERT_TRUE(config::parse_enum(std::string(kind), replay.kind)) << kind;
       replay.capacity = 500;
       replay.fraction = 0.5;
       replay.cutoff = 0.0;

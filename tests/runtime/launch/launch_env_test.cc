@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "runtime/launch/hostname.h"
 
@@ -159,6 +160,34 @@ TEST(LaunchEnv, InconsistentValuesNameTheVariables) {
                         {"SLURM_TASKS_PER_NODE", "2(x2)"},
                         {"SLURM_NODEID", "5"}}),
               AllOf(HasSubstr("SLURM_NODEID=5"), HasSubstr("2(x2)")));
+}
+
+// torchrun's node values and xffl's federation sizes, read with the others so that no other
+// folder reads a launcher variable (runtime/distributed/process_group_setup.cc takes them).
+TEST(LaunchEnv, NodeValuesAndFederationsWhateverTheSource) {
+  const LaunchEnv none = detect_launch_env(lookup({}));
+  EXPECT_EQ(none.node_rank, std::nullopt);
+  EXPECT_EQ(none.num_nodes, std::nullopt);
+  EXPECT_TRUE(none.federated_nodes.empty());
+  const LaunchEnv e = detect_launch_env(lookup({{"OMPI_COMM_WORLD_RANK", "3"},
+                                                {"OMPI_COMM_WORLD_SIZE", "8"},
+                                                {"GROUP_RANK", "1"},
+                                                {"GROUP_WORLD_SIZE", "2"},
+                                                {"XFFL_FEDERATED_LOCAL_WORLD_SIZE", "1,3"}}));
+  EXPECT_EQ(e.launcher, "openmpi");
+  EXPECT_EQ(e.node_rank, 1);
+  EXPECT_EQ(e.num_nodes, 2);
+  EXPECT_EQ(e.federated_nodes, (std::vector<int>{1, 3}));
+  EXPECT_EQ(detect_launch_env(lookup({{"XFFL_FEDERATED_LOCAL_WORLD_SIZE", "4"}})).federated_nodes,
+            (std::vector<int>{4}));
+  EXPECT_THAT(error_of({{"GROUP_RANK", "first"}}), HasSubstr("GROUP_RANK='first'"));
+  EXPECT_THAT(error_of({{"GROUP_WORLD_SIZE", "2.5"}}), HasSubstr("GROUP_WORLD_SIZE='2.5'"));
+  for (const char* bad : {"1,,2", "1,x", "2,", "two"}) {
+    EXPECT_THAT(error_of({{"XFFL_FEDERATED_LOCAL_WORLD_SIZE", bad}}),
+                AllOf(HasSubstr(std::string("XFFL_FEDERATED_LOCAL_WORLD_SIZE='") + bad + "'"),
+                      HasSubstr("comma-separated list of integers")))
+        << bad;
+  }
 }
 
 TEST(FirstEnv, ReturnsFirstNonEmptyValue) {

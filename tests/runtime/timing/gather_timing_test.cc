@@ -58,7 +58,7 @@ TEST(GatherTimingTables, SubGroupOfOddRanks) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  gfn::timing::g_transport = gfn::transport::make_transport("mpi", {});
+  gfn::timing::g_transport = gfn::transport::make_transport(gfn::transport::Backend::kMpi, {});
   const int result = RUN_ALL_TESTS();
   gfn::timing::g_transport.reset();
   return result;

@@ -24,13 +24,13 @@
 
 namespace gfn::transport::conformance {
 
-/// The MPI backend (transport/mpi): make_transport("mpi", ...).
+/// The MPI backend (transport/mpi): make_transport(Backend::kMpi, ...).
 struct MpiBackend {
   static constexpr const char* kName = "mpi";      ///< transport.backend value
   static constexpr const char* kTestName = "Mpi";  ///< typed-suite suffix, gtest filter
 };
 
-/// The torch backend (transport/gloo, LibTorch c10d Gloo): make_transport("torch", ...).
+/// The torch backend (transport/gloo, LibTorch c10d Gloo): make_transport(Backend::kTorch, ...).
 struct TorchBackend {
   static constexpr const char* kName = "torch";
   static constexpr const char* kTestName = "Torch";

@@ -75,14 +75,14 @@ Rendezvous launcher_rendezvous() {
 
 std::unique_ptr<Transport> make_second_transport(const TransportOptions& options) {
   if (g_backend != "torch" || !torchrun_style()) {
-    return make_transport(g_backend, options, launcher_rendezvous());
+    return make_transport(parse_backend(g_backend).value(), options, launcher_rendezvous());
   }
   std::int32_t port = transport().rank() == 0 ? free_port() : 0;
   transport().world().broadcast(&port, 1, DType::kInt32, 0);
   Rendezvous second = launcher_rendezvous();
   second.master_port = port;
   second.master_port_origin = "explicit master port";
-  return make_transport("torch", options, second);
+  return make_transport(Backend::kTorch, options, second);
 }
 
 Bytes pattern(int src, std::size_t size, int salt) {
@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
   options.timeout = gfn::transport::Seconds(c::kTestTimeoutS);
   std::unique_ptr<gfn::transport::Transport> transport;
   try {
-    transport = gfn::transport::make_transport(c::g_backend, options, c::launcher_rendezvous());
+    transport = gfn::transport::make_transport(gfn::transport::parse_backend(c::g_backend).value(),
+                                               options, c::launcher_rendezvous());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "creating the %s transport failed: %s\n", c::g_backend.c_str(), e.what());
     return 1;

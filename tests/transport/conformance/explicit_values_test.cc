@@ -18,7 +18,7 @@ TYPED_TEST_SUITE(ExplicitValues, Backends, BackendNames);
 
 std::string error_of(const Rendezvous& o) {
   try {
-    make_transport(backend_under_test(), transport().options(), o);
+    make_transport(parse_backend(backend_under_test()).value(), transport().options(), o);
   } catch (const TransportError& e) {
     return e.what();
   }
@@ -49,7 +49,7 @@ TYPED_TEST(ExplicitValues, ContradictingTheLauncherIsRefused) {
   // The launcher's own values are accepted.
   o.rank = rank();
   o.world_size = world();
-  auto same = make_transport(TypeParam::kName, transport().options(), o);
+  auto same = make_transport(parse_backend(TypeParam::kName).value(), transport().options(), o);
   EXPECT_EQ(same->rank(), rank());
   EXPECT_EQ(same->world_size(), world());
   same->world().barrier();

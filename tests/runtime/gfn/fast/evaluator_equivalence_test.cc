@@ -299,7 +299,7 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
     cases.push_back(c);
     c.name = "tb noisy replay remote";
     c.model.n_noisy_layers = 2;
-    c.replay.kind = "uniform";
+    c.replay.kind = config::ReplayKind::kUniform;
     c.replay.fraction = 0.5;
     c.replay.warmup = 32;
     c.remote = true;
@@ -357,7 +357,7 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
         if (c.remote && i == 3) {
           EXPECT_EQ(r.n_remote, 10);
         }
-        if (c.replay.kind != "none" && i >= 1) {
+        if (c.replay.kind != config::ReplayKind::kNone && i >= 1) {
           EXPECT_GT(r.n_replayed, 0);
         }
         losses[reference].push_back(r.loss);

@@ -209,7 +209,7 @@ TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
   }
   // Replay fraction 1: the fresh trajectories are all replaced once the buffer is warm.
   config::ReplayOptions all;
-  all.kind = "uniform";
+  all.kind = config::ReplayKind::kUniform;
   all.fraction = 1.0;
   const IterationRun full = learner_iteration({}, small_model(false), all, true, 2);
   EXPECT_GT(full.result.n_replayed, 0);
@@ -221,7 +221,7 @@ TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
 // recomputing all.
 TEST(ReuseLogProbs, MixedBatchesReuseTheFreshPartOnly) {
   config::ReplayOptions half;
-  half.kind = "uniform";
+  half.kind = config::ReplayKind::kUniform;
   half.fraction = 0.5;
   for (const bool tied : {false, true}) {
     config::TrainOptions train;
