@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <torch/nn/module.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "runtime/gfn/trajectory_ops.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
+#include "runtime/output/distribution_csv.h"
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
@@ -164,6 +166,20 @@ void log_population_stats(transport::Transport& transport, int coordinator, std:
       stats.has_baseline ? fmt::format("{:.4f}", stats.global_baseline) : "(none)");
 }
 
+/// distribution.csv (runtime/output/distribution_csv.h): the exact terminating-state
+/// distribution of the final PF beside the true one, for tools/gfn-plot.
+void write_distribution(core::Learner& learner, const std::string& path) {
+  at::NoGradGuard no_grad;
+  const auto& env = learner.env();
+  auto& module = learner.model();
+  const bool was_training = module.is_training();
+  module.eval();  // NoisyNet: the mean policy, as validation uses
+  const auto learned =
+      core::exact_terminating_distribution(learner.gflownet(), learner.preprocessor(), env);
+  module.train(was_training);
+  output::write_distribution_csv(path, env.terminating_states(), learned, env.true_distribution());
+}
+
 }  // namespace
 
 TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerSetup& setup) {
@@ -187,6 +203,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
 
   std::optional<output::CsvWriter> metrics;
+  std::optional<output::CsvWriter> training;  // every output.log_every iterations (gfn-plot)
   if (leader) {
     output::ensure_directory(config.output.dir);
     metrics.emplace(
@@ -194,6 +211,9 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
                                  "logz_error", "l1_sampled", "modes_found", "elapsed_s",
                                  "l1_visited", "spearman_logp_logr", "n_visited"});
+    training.emplace(config.output.dir + "/training.csv",
+                     std::vector<std::string>{"iteration", "trajectories", "elapsed_s", "loss",
+                                              "logz", "modes_found"});
   }
 
   // train.average: "models" averages parameters every average_every iterations;
@@ -310,6 +330,13 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         result.has_final_metrics = true;
       }
     }
+    if (leader && config.output.log_every > 0 && (it % config.output.log_every == 0 || last)) {
+      const auto* modes = learner.mode_tracker();
+      training->append({std::to_string(it), std::to_string(it * config.train.batch_size),
+                        fmt::format("{:.3f}", seconds_since(t_start)),
+                        fmt::format("{:.6g}", last_loss), fmt::format("{:.6g}", learner.log_z()),
+                        std::to_string(modes ? modes->n_found() : 0)});
+    }
     if (leader && config.output.log_every > 0 && it % config.output.log_every == 0) {
       const auto* modes = learner.mode_tracker();
       spdlog::info("iteration {}/{}: loss {:.4f}, logZ {:.4f}, modes found (this trainer) {}/{}",
@@ -333,6 +360,9 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     result.baseline_updates = submitter->baseline_updates();
   }
 
+  if (leader && config.validation.enabled && learner.env().enumerable()) {
+    write_distribution(learner, config.output.dir + "/distribution.csv");
+  }
   result.remote_trained = learner.remote_trained();
   result.remote_trajectories_trained = learner.remote_trajectories_trained();
   const auto found = global_modes_found(trainers, learner.mode_tracker());

@@ -230,6 +230,8 @@ struct ValidationOptions {
 struct OutputOptions {
   std::string dir = "runs/latest";  ///< summary.json and metrics.csv go here
   int log_every = 10;               ///< iterations between progress lines
+  /// At the end, trainer rank 0 runs tools/gfn-plot on `dir` (runtime/output/plots.h).
+  bool plots = false;
 };
 
 struct ExperimentConfig {
