@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/payload.h"
@@ -24,6 +26,7 @@
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
 #include "runtime/output/distribution_csv.h"
+#include "runtime/output/progress.h"
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
@@ -203,7 +206,8 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
 
   std::optional<output::CsvWriter> metrics;
-  std::optional<output::CsvWriter> training;  // every output.log_every iterations (gfn-plot)
+  std::optional<output::CsvWriter> training;         // every output.log_every iterations (gfn-plot)
+  std::optional<output::ProgressReporter> progress;  // output.progress (progress.h)
   if (leader) {
     output::ensure_directory(config.output.dir);
     metrics.emplace(
@@ -211,6 +215,9 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
                                  "logz_error", "l1_sampled", "modes_found", "elapsed_s",
                                  "l1_visited", "spearman_logp_logr", "n_visited"});
+    progress.emplace(
+        output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
+        config.output.progress_every_s);
     training.emplace(config.output.dir + "/training.csv",
                      std::vector<std::string>{"iteration", "trajectories", "elapsed_s", "loss",
                                               "logz", "modes_found"});
@@ -315,6 +322,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                        fmt::format("{:.3f}", seconds_since(t_start)),
                        fmt::format("{:.6g}", v.l1_visited),
                        fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited)});
+      progress->clear_line();
       spdlog::info("validation at iteration {}: {} ({:.2f} s)", it, core::describe(v), v.seconds);
       if (last) {
         FinalMetrics f;
@@ -339,13 +347,20 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     }
     if (leader && config.output.log_every > 0 && it % config.output.log_every == 0) {
       const auto* modes = learner.mode_tracker();
+      progress->clear_line();
       spdlog::info("iteration {}/{}: loss {:.4f}, logZ {:.4f}, modes found (this trainer) {}/{}",
                    it, iterations, last_loss, learner.log_z(), modes ? modes->n_found() : 0,
                    learner.env().n_modes());
     }
     result.iteration_ms.push_back(1e3 * seconds_since(t_iter));
     result.iterations = it;
+    if (progress) {
+      const auto* modes = learner.mode_tracker();
+      progress->update({it, iterations, it * config.train.batch_size, seconds_since(t_start),
+                        last_loss, modes ? modes->n_found() : 0, learner.env().n_modes()});
+    }
   }
+  if (progress) progress->finish();
 
   // Drain: anything accumulated but not yet submitted (a stop between submissions),
   // and the SCORE still outstanding in async mode; then TRAINER_EXIT.

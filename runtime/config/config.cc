@@ -337,6 +337,8 @@ const std::vector<Field>& registry() {
       field("output.dir", &C::output, &OutputOptions::dir, non_empty()),
       field("output.log_every", &C::output, &OutputOptions::log_every, at_least(1)),
       field("output.plots", &C::output, &OutputOptions::plots),
+      field("output.progress", &C::output, &OutputOptions::progress, AsInvalid{}),
+      field("output.progress_every_s", &C::output, &OutputOptions::progress_every_s, positive()),
       field("engine.state_table", &C::engine, &EngineOptions::state_table),
       field("engine.table_backward", &C::engine, &EngineOptions::table_backward),
       field("engine.fused_tb", &C::engine, &EngineOptions::fused_tb),

@@ -55,11 +55,24 @@ inline constexpr EnumName<BaselineAggregate> kBaselineAggregateNames[] = {
     {BaselineAggregate::kMean, "mean"},
     {BaselineAggregate::kMax, "max"}};
 
+/// output.progress: how trainer rank 0 shows progress (runtime/output/progress.h).
+enum class ProgressMode {
+  kAuto,   ///< bar on a terminal (stderr is a tty), else lines
+  kBar,    ///< one line updated in place
+  kLines,  ///< a line every output.progress_every_s seconds
+  kOff,
+};
+inline constexpr EnumName<ProgressMode> kProgressModeNames[] = {{ProgressMode::kAuto, "auto"},
+                                                                {ProgressMode::kBar, "bar"},
+                                                                {ProgressMode::kLines, "lines"},
+                                                                {ProgressMode::kOff, "off"}};
+
 inline constexpr const auto& enum_names(BaselineAggregate) { return kBaselineAggregateNames; }
 inline constexpr const auto& enum_names(TrainAverage) { return kTrainAverageNames; }
 inline constexpr const auto& enum_names(SubmitMode) { return kSubmitModeNames; }
 inline constexpr const auto& enum_names(NoveltyMethod) { return kNoveltyMethodNames; }
 inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames; }
+inline constexpr const auto& enum_names(ProgressMode) { return kProgressModeNames; }
 
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
@@ -232,6 +245,8 @@ struct OutputOptions {
   int log_every = 10;               ///< iterations between progress lines
   /// At the end, trainer rank 0 runs tools/gfn-plot on `dir` (runtime/output/plots.h).
   bool plots = false;
+  ProgressMode progress = ProgressMode::kAuto;  ///< trainer rank 0's progress display
+  double progress_every_s = 10.0;               ///< seconds between progress lines (lines mode)
 };
 
 struct ExperimentConfig {

@@ -1,5 +1,6 @@
-// The `output:` keys of the researcher's view (README "The run directory and plots"):
-// default, parsing from a file and --set, refusal naming the key, config.yaml round trip.
+// The `output:` keys of the researcher's view (README "The run directory and plots",
+// "Progress"): defaults, parsing from a file and --set, refusal naming key and value, and
+// config.yaml round trip.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 namespace gfn::config {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string write_yaml(const std::string& name, const std::string& text) {
@@ -32,14 +34,35 @@ std::string error_of(const std::string& path, const std::vector<std::string>& se
   return "(no error)";
 }
 
-TEST(OutputOptions, PlotsDefaultOffParsedAndWrittenBack) {
-  EXPECT_FALSE(OutputOptions{}.plots);
-  const auto p = write_yaml("ok.yaml", "output:\n  plots: true\n");
-  const auto c = load_config(p, {});
+TEST(OutputOptions, DefaultsAreNoPlotsAndAutomaticProgressEveryTenSeconds) {
+  const OutputOptions o;
+  EXPECT_FALSE(o.plots);
+  EXPECT_EQ(o.progress, ProgressMode::kAuto);
+  EXPECT_DOUBLE_EQ(o.progress_every_s, 10.0);
+}
+
+TEST(OutputOptions, ParsedFromFileAndSetAndWrittenBack) {
+  const auto p = write_yaml("ok.yaml", "output:\n  plots: true\n  progress: lines\n");
+  const auto c = load_config(p, {"output.progress_every_s=2.5"});
   EXPECT_TRUE(c.output.plots);
-  EXPECT_TRUE(load_config(write_yaml("again.yaml", to_yaml(c)), {}).output.plots);
-  EXPECT_FALSE(load_config(p, {"output.plots=false"}).output.plots);
-  EXPECT_THAT(error_of(p, {"output.plots=maybe"}), HasSubstr("output.plots"));
+  EXPECT_EQ(c.output.progress, ProgressMode::kLines);
+  EXPECT_DOUBLE_EQ(c.output.progress_every_s, 2.5);
+  const auto again = load_config(write_yaml("again.yaml", to_yaml(c)), {});
+  EXPECT_TRUE(again.output.plots);
+  EXPECT_EQ(again.output.progress, ProgressMode::kLines);
+  EXPECT_DOUBLE_EQ(again.output.progress_every_s, 2.5);
+  EXPECT_EQ(load_config(p, {"output.progress=off"}).output.progress, ProgressMode::kOff);
+  EXPECT_EQ(load_config(p, {"output.progress=bar"}).output.progress, ProgressMode::kBar);
+}
+
+TEST(OutputOptions, BadValuesNameKeyValueAndFile) {
+  const auto p = write_yaml("bad.yaml", "output:\n  progress: sometimes\n");
+  EXPECT_THAT(error_of(p, {}), AllOf(HasSubstr(p), HasSubstr("output.progress = sometimes"),
+                                     HasSubstr("auto, bar, lines, off")));
+  const auto ok = write_yaml("fine.yaml", "output:\n  plots: false\n");
+  EXPECT_THAT(error_of(ok, {"output.progress_every_s=0"}),
+              AllOf(HasSubstr("output.progress_every_s = 0"), HasSubstr("must be > 0")));
+  EXPECT_THAT(error_of(ok, {"output.plots=maybe"}), HasSubstr("output.plots"));
 }
 
 }  // namespace
