@@ -25,7 +25,9 @@
 
 #include "runtime/config/config.h"
 #include "runtime/log/logging.h"
+#include "runtime/output/plots.h"
 #include "runtime/output/run_output.h"
+#include "runtime/output/timing_json.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/gather.h"
 #include "runtime/timing/reports.h"
@@ -222,18 +224,25 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
   if (ctx.rank() == 0) {
     std::vector<timing::TimingTable> trainer_tables;
     for (int r : ctx.layout().trainer_ranks()) trainer_tables.push_back(tables.at(r));
-    spdlog::info(
-        "time report (trainers):\n{}",
-        timing::report_time_info(trainer_tables, ctx.layout().trainer_ranks()).to_string());
-    spdlog::info("load-imbalance report (trainers):\n{}",
-                 timing::report_load_imbalance(trainer_tables).to_string());
+    const auto trainer_times =
+        timing::report_time_info(trainer_tables, ctx.layout().trainer_ranks());
+    const auto imbalance = timing::report_load_imbalance(trainer_tables);
+    spdlog::info("time report (trainers):\n{}", trainer_times.to_string());
+    spdlog::info("load-imbalance report (trainers):\n{}", imbalance.to_string());
+    // timing.json (runtime/output/timing_json.h): the same reports for tools/gfn-plot.
+    nlohmann::json timing_out;
+    timing_out["trainers"] = output::time_report_json(trainer_times);
+    timing_out["trainers"]["load_imbalance"] = output::load_imbalance_json(imbalance);
     std::vector<timing::TimingTable> manager_tables;
     for (int r : ctx.layout().buffer_ranks()) manager_tables.push_back(tables.at(r));
     if (!manager_tables.empty()) {
-      spdlog::info(
-          "time report (buffer managers):\n{}",
-          timing::report_time_info(manager_tables, ctx.layout().buffer_ranks()).to_string());
+      const auto manager_times =
+          timing::report_time_info(manager_tables, ctx.layout().buffer_ranks());
+      spdlog::info("time report (buffer managers):\n{}", manager_times.to_string());
+      timing_out["buffer_managers"] = output::time_report_json(manager_times);
     }
+    output::ensure_directory(config.output.dir);
+    output::write_json(config.output.dir + "/timing.json", timing_out);
   }
 
   if (role == Role::kTrainer && ctx.trainer_group().rank() == 0) {
@@ -286,7 +295,17 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
     spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)",
                  config.output.dir, trainer_result.iterations, wall_s, median(trainer_ms));
   }
+  const bool wrote_summary = role == Role::kTrainer && ctx.trainer_group().rank() == 0;
   ctx.cleanup();
+  // output.plots: after the transport is closed, so that no rank waits for the plots.
+  if (config.output.plots && wrote_summary) {
+    const auto plots = output::run_plots(output::default_plot_script(), config.output.dir);
+    if (plots.ran && plots.exit_code == 0) {
+      spdlog::info("{}", plots.message);
+    } else {
+      spdlog::warn("{}", plots.message);
+    }
+  }
   return 0;
 }
 

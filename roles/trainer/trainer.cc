@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
+#include <torch/nn/module.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,8 @@
 #include <optional>
 #include <set>
 #include <thread>
+
+#include <unistd.h>
 
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
@@ -26,6 +29,8 @@
 #include "runtime/gfn/trajectory_ops.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
+#include "runtime/output/distribution_csv.h"
+#include "runtime/output/progress.h"
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
@@ -182,6 +187,20 @@ double local_metric(config::SpawnMetric metric, const Submitter* submitter, doub
   return 0.0;
 }
 
+/// distribution.csv (runtime/output/distribution_csv.h): the exact terminating-state
+/// distribution of the final PF beside the true one, for tools/gfn-plot.
+void write_distribution(core::Learner& learner, const std::string& path) {
+  at::NoGradGuard no_grad;
+  const auto& env = learner.env();
+  auto& module = learner.model();
+  const bool was_training = module.is_training();
+  module.eval();  // NoisyNet: the mean policy, as validation uses
+  const auto learned =
+      core::exact_terminating_distribution(learner.gflownet(), learner.preprocessor(), env);
+  module.train(was_training);
+  output::write_distribution_csv(path, env.terminating_states(), learned, env.true_distribution());
+}
+
 }  // namespace
 
 TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerSetup& setup) {
@@ -221,6 +240,8 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
 
   std::optional<output::CsvWriter> metrics;
+  std::optional<output::CsvWriter> training;         // every output.log_every iterations (gfn-plot)
+  std::optional<output::ProgressReporter> progress;  // output.progress (progress.h)
   if (leader) {
     output::ensure_directory(config.output.dir);
     metrics.emplace(
@@ -228,6 +249,12 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
                                  "logz_error", "l1_sampled", "modes_found", "elapsed_s",
                                  "l1_visited", "spearman_logp_logr", "n_visited"});
+    progress.emplace(
+        output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
+        config.output.progress_every_s);
+    training.emplace(config.output.dir + "/training.csv",
+                     std::vector<std::string>{"iteration", "trajectories", "elapsed_s", "loss",
+                                              "logz", "modes_found"});
   }
 
   // train.average: "models" averages parameters every average_every iterations;
@@ -361,6 +388,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                        fmt::format("{:.3f}", seconds_since(t_start)),
                        fmt::format("{:.6g}", v.l1_visited),
                        fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited)});
+      progress->clear_line();
       spdlog::info("validation at iteration {}: {} ({:.2f} s)", it, core::describe(v), v.seconds);
       if (last) {
         FinalMetrics f;
@@ -376,15 +404,29 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         result.has_final_metrics = true;
       }
     }
+    if (leader && config.output.log_every > 0 && (it % config.output.log_every == 0 || last)) {
+      const auto* modes = learner.mode_tracker();
+      training->append({std::to_string(it), std::to_string(it * config.train.batch_size),
+                        fmt::format("{:.3f}", seconds_since(t_start)),
+                        fmt::format("{:.6g}", last_loss), fmt::format("{:.6g}", learner.log_z()),
+                        std::to_string(modes ? modes->n_found() : 0)});
+    }
     if (leader && config.output.log_every > 0 && it % config.output.log_every == 0) {
       const auto* modes = learner.mode_tracker();
+      progress->clear_line();
       spdlog::info("iteration {}/{}: loss {:.4f}, logZ {:.4f}, modes found (this trainer) {}/{}",
                    it, iterations, last_loss, learner.log_z(), modes ? modes->n_found() : 0,
                    learner.env().n_modes());
     }
     result.iteration_ms.push_back(1e3 * seconds_since(t_iter));
     result.iterations = it;
+    if (progress) {
+      const auto* modes = learner.mode_tracker();
+      progress->update({it, iterations, it * config.train.batch_size, seconds_since(t_start),
+                        last_loss, modes ? modes->n_found() : 0, learner.env().n_modes()});
+    }
   }
+  if (progress) progress->finish();
 
   // Drain: anything accumulated but not yet submitted (a stop between submissions),
   // and the SCORE still outstanding in async mode; then TRAINER_EXIT.
@@ -399,6 +441,9 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     result.baseline_updates = submitter->baseline_updates();
   }
 
+  if (leader && config.validation.enabled && learner.env().enumerable()) {
+    write_distribution(learner, config.output.dir + "/distribution.csv");
+  }
   result.remote_trained = learner.remote_trained();
   result.remote_trajectories_trained = learner.remote_trajectories_trained();
   const auto found = global_modes_found(trainers, learner.mode_tracker());

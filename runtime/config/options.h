@@ -89,6 +89,17 @@ inline constexpr EnumName<SpawnMetric> kSpawnMetricNames[] = {
     {SpawnMetric::kScore, "score"},
     {SpawnMetric::kNegLoss, "neg_loss"},
     {SpawnMetric::kModesFound, "modes_found"}};
+/// output.progress: how trainer rank 0 shows progress (runtime/output/progress.h).
+enum class ProgressMode {
+  kAuto,   ///< bar on a terminal (stderr is a tty), else lines
+  kBar,    ///< one line updated in place
+  kLines,  ///< a line every output.progress_every_s seconds
+  kOff,
+};
+inline constexpr EnumName<ProgressMode> kProgressModeNames[] = {{ProgressMode::kAuto, "auto"},
+                                                                {ProgressMode::kBar, "bar"},
+                                                                {ProgressMode::kLines, "lines"},
+                                                                {ProgressMode::kOff, "off"}};
 
 inline constexpr const auto& enum_names(BaselineAggregate) { return kBaselineAggregateNames; }
 inline constexpr const auto& enum_names(TrainAverage) { return kTrainAverageNames; }
@@ -150,6 +161,7 @@ inline constexpr const auto& enum_names(Payload) { return kPayloadNames; }
 inline constexpr const auto& enum_names(BaselineStrategy) { return kBaselineStrategyNames; }
 inline constexpr const auto& enum_names(SamplerKind) { return kSamplerKindNames; }
 inline constexpr const auto& enum_names(ReplayKind) { return kReplayKindNames; }
+inline constexpr const auto& enum_names(ProgressMode) { return kProgressModeNames; }
 
 /// Role layout (README "Layouts"; torchgfn RankLayout semantics).
 struct LayoutOptions {
@@ -346,6 +358,10 @@ struct ValidationOptions {
 struct OutputOptions {
   std::string dir = "runs/latest";  ///< summary.json and metrics.csv go here
   int log_every = 10;               ///< iterations between progress lines
+  /// At the end, trainer rank 0 runs tools/gfn-plot on `dir` (runtime/output/plots.h).
+  bool plots = false;
+  ProgressMode progress = ProgressMode::kAuto;  ///< trainer rank 0's progress display
+  double progress_every_s = 10.0;               ///< seconds between progress lines (lines mode)
 };
 
 struct ExperimentConfig {

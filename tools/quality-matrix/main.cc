@@ -71,11 +71,11 @@ int main(int argc, char** argv) {
   app.add_option("--table", table_path, "markdown output (relative to --repo unless absolute)");
   app.add_option("--only", only, "run only the cells whose id matches this regex (ECMAScript)");
   app.add_option("--tb-seeds", tb_seeds, "seeds 1..n for the TB cells")->check(CLI::Range(1, 10));
-  auto* seeds_for_opt =
-      app.add_option("--seeds-for", seeds_for,
-                     "give the cells whose id matches this regex (ECMAScript) seeds 1..--seeds "
-                     "(the verdict stays on seed 1; the table adds mean ± std and how many seeds "
-                     "are within the bar)");
+  auto* seeds_for_opt = app.add_option(
+      "--seeds-for", seeds_for,
+      "give the cells whose id matches this regex (ECMAScript) seeds 1..--seeds "
+      "(the verdict is judged on the mean over seeds and shows seed 1, the spread and how many "
+      "seeds are within the bar)");
   app.add_option("--seeds", seeds, "number of seeds of the --seeds-for cells")
       ->check(CLI::Range(1, 100))
       ->needs(seeds_for_opt);

@@ -81,27 +81,43 @@ std::string verdict(const CellResult& r) {
   }
   const RunMetrics& m = *first.metrics;
   if (!m.judged) return "**FAIL** (no metrics.csv row at torchgfn's validation)";
-  std::string why;
   const double bound = r.cell.target.bound();
-  const double judged = m.judged->l1_visited;
-  if (!(judged <= bound)) {
-    why = fmt::format("l1_visited {:.3g} > {:.4g}, +{:.1f}%", judged, bound,
-                      100.0 * (judged / bound - 1.0));
-  }
-  if (r.cell.max_sampled_l1_sum && !(m.l1_sampled <= *r.cell.max_sampled_l1_sum)) {
-    why += fmt::format("{}sampled sum-L1 > {:.3g}", why.empty() ? "" : ", ",
-                       *r.cell.max_sampled_l1_sum);
-  }
-  // Several seeds: how many of them are within the l1_visited bar (shown, not judged).
-  std::string spread;
-  int judged_runs = 0, within = 0;
+  // The judged values of every seed with a judged row (seed 1 first).
+  std::vector<double> judged, sampled;
+  int within = 0;
   for (const auto& run : r.runs) {
     if (run.status != RunStatus::kOk || !run.metrics->judged) continue;
-    ++judged_runs;
-    if (run.metrics->judged->l1_visited <= bound) ++within;
+    judged.push_back(run.metrics->judged->l1_visited);
+    sampled.push_back(run.metrics->l1_sampled);
+    if (judged.back() <= bound) ++within;
   }
-  if (judged_runs > 1) spread = fmt::format("; {}/{} seeds ≤ {:.4g}", within, judged_runs, bound);
-  if (!why.empty()) return "**FAIL** (" + why + spread + ")";
+  // Several seeds: judged on the mean over seeds, seed 1 and the spread shown beside it.
+  const bool over_seeds = judged.size() > 1;
+  const double value = over_seeds ? mean_std(judged).first : m.judged->l1_visited;
+  const double sampled_value = over_seeds ? mean_std(sampled).first : m.l1_sampled;
+  const char* what = over_seeds ? "mean l1_visited" : "l1_visited";
+  std::string why;
+  if (!(value <= bound)) {
+    why = fmt::format("{} {:.3g} > {:.4g}, +{:.1f}%", what, value, bound,
+                      100.0 * (value / bound - 1.0));
+  }
+  if (r.cell.max_sampled_l1_sum && !(sampled_value <= *r.cell.max_sampled_l1_sum)) {
+    why += fmt::format("{}{}sampled sum-L1 > {:.3g}", why.empty() ? "" : ", ",
+                       over_seeds ? "mean " : "", *r.cell.max_sampled_l1_sum);
+  }
+  std::string spread;
+  if (over_seeds) {
+    const auto [mean, sd] = mean_std(judged);
+    spread =
+        fmt::format("; mean {:.3g} ± {:.3g} over {} seeds, seed 1 {:.3g}, {}/{} seeds ≤ {:.4g}",
+                    mean, sd, judged.size(), m.judged->l1_visited, within, judged.size(), bound);
+  }
+  if (!why.empty()) {
+    // No torchgfn target: the bar is our own (TB's), so this is not a failed target.
+    if (!r.cell.target.published)
+      return "over our TB bar, no torchgfn target (" + why + spread + ")";
+    return "**FAIL** (" + why + spread + ")";
+  }
   std::string ok = r.cell.target.published ? "PASS" : "PASS (vs TB bar)";
   if (r.cell.max_sampled_l1_sum) ok += fmt::format(", sum ≤ {:.3g}", *r.cell.max_sampled_l1_sum);
   return ok + spread;
@@ -112,8 +128,11 @@ std::string render_table(const std::vector<CellResult>& results, const std::stri
   out += fmt::format("`{}`\n\n", command);
   out +=
       "Single trainer (world of one), batch 128, seed 1 (TB: seeds 1-3; cells with several seeds "
-      "show mean ± std in parentheses and, in the verdict, how many seeds are within the bar; the "
-      "verdict itself is seed 1's); HyperGrid 32,000 trajectories (250 iterations), DiscreteEBM "
+      "show seed 1's value and mean ± std in parentheses; their verdict is judged on the mean over "
+      "seeds and shows seed 1 and how many seeds are within the bar, single-seed cells are "
+      "judged on seed 1; cells without a torchgfn target that miss TB's bar say so: "
+      "\"over our TB bar\", not a failed target); HyperGrid 32,000 trajectories (250 iterations), "
+      "DiscreteEBM "
       "16,000 (125). "
       "**l1_visited** = torchgfn's `l1_dist` (`gfn/utils/training.py` `validate`): the MEAN "
       "over terminating states of |empirical − true|, the empirical distribution being that of "

@@ -18,13 +18,18 @@ struct CellResult {
   std::optional<ValidationPoint> point;
 };
 
-/// "PASS" / "FAIL (...)" / "n/a (...)" of a cell, judged on its first (seed 1) run, like
-/// for like with torchgfn: l1_visited (torchgfn's l1_dist: mean over states, empirical
-/// distribution of the terminating states visited during training) AT THE VALIDATION
-/// torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(), and the
-/// sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set. A FAIL says by how
-/// much (value, bound, excess in percent); a run without a judged row FAILs. With more than
-/// one judged run (several seeds) it adds "; k/n seeds <= bound" (shown, not judged).
+/// "PASS" / "**FAIL** (...)" / "over our TB bar, no torchgfn target (...)" / "n/a (...)" of a
+/// cell, like for like with torchgfn: l1_visited (torchgfn's l1_dist: mean over states,
+/// empirical distribution of the terminating states visited during training) AT THE
+/// VALIDATION torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(),
+/// and the sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set.
+/// One judged run (a single-seed cell): judged on it (seed 1). Several judged runs (seeds):
+/// judged on the MEAN over those seeds (torchgfn publishes one run, so one seed is one
+/// random draw), followed by "; mean m ± sd over n seeds, seed 1 v, k/n seeds <= bound".
+/// A miss says by how much (value, bound, excess in percent); it is "**FAIL**" against a
+/// published torchgfn target, and "over our TB bar, no torchgfn target" for a loss without
+/// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
+/// run failed or has no judged row FAILs.
 std::string verdict(const CellResult& r);
 
 /// Mean and sample standard deviation (n - 1) of `values`; std is 0 for one value.

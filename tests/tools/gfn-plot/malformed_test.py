@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""tools/gfn-plot on malformed run directories: it exits 2 and its message names the file
+and the line, and writes no picture. Usage: malformed_test.py GFN_PLOT WORK_DIR."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+CONFIG = "env:\n  name: hypergrid\n  ndim: 2\n  height: 8\n"
+HEADER = ("iteration,trajectories,loss,logz,l1_exact,jsd,logz_error,l1_sampled,modes_found,"
+          "elapsed_s,l1_visited,spearman_logp_logr,n_visited\n")
+GOOD_ROW = "5,640,1.5,0.2,0.5,0.1,0.3,0.6,2,0.5,0.01,nan,640\n"
+CASES = {  # name -> (metrics.csv text, what the message must contain besides the path)
+    "not_a_number": (HEADER + GOOD_ROW + GOOD_ROW.replace("0.5,0.1", "abc,0.1"),
+                     ["line 3", "'l1_exact'", "'abc'"]),
+    "short_row": (HEADER + GOOD_ROW + "10,1280,1.2\n", ["line 3", "3 values", "header has 13"]),
+    "no_header_column": ("iteration,loss\n1,2\n", ["line 1", "trajectories"]),
+    "empty": ("", ["empty"]),
+}
+
+
+def run_case(plot, work, name, text, needles):
+    run_dir = os.path.join(work, name)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    with open(os.path.join(run_dir, "config.yaml"), "w") as f:
+        f.write(CONFIG)
+    metrics = os.path.join(run_dir, "metrics.csv")
+    with open(metrics, "w") as f:
+        f.write(text)
+    proc = subprocess.run(["/usr/bin/python3", plot, run_dir], capture_output=True, text=True)
+    problems = []
+    if proc.returncode != 2:
+        problems.append(f"exit code {proc.returncode}, expected 2")
+    for needle in [metrics] + needles:
+        if needle not in proc.stderr:
+            problems.append(f"message lacks {needle!r}")
+    pngs = [p for p in os.listdir(run_dir) if p.endswith(".png")]
+    if pngs:
+        problems.append(f"wrote {pngs}")
+    for p in problems:
+        print(f"{name}: {p}\n  stderr: {proc.stderr.strip()}", file=sys.stderr)
+    return not problems
+
+
+def main(plot, work):
+    results = [run_case(plot, work, n, t, k) for n, (t, k) in CASES.items()]
+    print(f"malformed_test: {sum(results)}/{len(results)} cases refused as expected")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The demo layout (2 trainers, 1 buffer manager, 1 coordinator), shortened, with
+# output.plots=true: gfn-train runs tools/gfn-plot at the end, then check_pngs.py checks
+# every PNG and data file (README "Plots").
+#   run_plots_e2e.sh GFN_TRAIN OUTDIR CHECK_PNGS -- ARGS...
+set -euo pipefail
+train=$1 out=$2 check=$3
+shift 3
+[ "${1:-}" = "--" ] && shift
+rm -rf "$out"
+mkdir -p "$(dirname "$out")"
+export OMPI_MCA_mpi_yield_when_idle=1
+mpirun --allow-run-as-root --oversubscribe --bind-to none -np 4 \
+  "$train" "$@" --set output.plots=true --set output.dir="$out" 2>&1 | tee "$out.log"
+grep -q "plots written to $out" "$out.log" || { echo "no 'plots written' log line"; exit 1; }
+/usr/bin/python3 "$check" "$out"

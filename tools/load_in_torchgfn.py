@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Loads the estimators gfn-train exported (output.export: true, README "Export to PyTorch")
+into PyTorch modules with torchgfn's names, and optionally checks them.
+
+  tools/load_in_torchgfn.py RUN_DIR [--check] [--sample N]
+
+RUN_DIR holds model_state_dict.pt (torchgfn's TBGFlowNet / DBGFlowNet state-dict names),
+model.json (architecture) and model_check.pt. With torchgfn installed, the PF / PB / logF
+estimators are torchgfn's gfn.utils.modules.MLP; without it, a module with the same
+structure and parameter names (trunk = Sequential of Linear/ReLU, last_layer), so
+load_state_dict(strict=True) checks every name and shape either way.
+--check: the PF / PB logits of model_check.pt's states must match gfn-runtime's within
+1e-5 (exit code 1 otherwise). --sample N: PF logits of N initial states, softmax, and the
+first action sampled (a smoke test of using the policy). Needs Debian's python3-torch.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+from torch import nn
+
+
+class PlainMLP(nn.Module):
+    """torchgfn's MLP without torchgfn: same submodule names and Sequential indices."""
+
+    def __init__(self, input_dim, output_dim, hidden_dim, n_hidden_layers, **_):
+        super().__init__()
+        layers = [nn.Linear(input_dim, hidden_dim), nn.ReLU()]
+        for _ in range(n_hidden_layers):
+            layers += [nn.Linear(hidden_dim, hidden_dim), nn.ReLU()]
+        self.trunk = nn.Sequential(*layers)
+        self.last_layer = nn.Linear(hidden_dim, output_dim)
+
+    def forward(self, x):
+        return self.last_layer(self.trunk(x))
+
+
+def make_mlp(spec):
+    args = {k: spec[k] for k in ("input_dim", "output_dim", "hidden_dim", "n_hidden_layers")}
+    try:
+        from gfn.utils.modules import MLP  # torchgfn, when installed
+        return MLP(**args)
+    except ImportError:
+        return PlainMLP(**args)
+
+
+def load(run_dir):
+    """{'pf': module, 'pb': module or None, 'logF': module or None, 'logZ': tensor}, sidecar."""
+    with open(os.path.join(run_dir, "model.json")) as f:
+        sidecar = json.load(f)
+    state = torch.load(os.path.join(run_dir, sidecar["state_dict"]))
+    out = {"logZ": state.get("logZ")}
+    for name in ("pf", "pb", "logF"):
+        spec = sidecar.get(name)
+        if spec is None:
+            out[name] = None
+            continue
+        module = make_mlp(spec)
+        prefix = f"{name}.module."
+        sub = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+        module.load_state_dict(sub, strict=True)  # every name and shape must match
+        module.eval()
+        out[name] = module
+    return out, sidecar
+
+
+def check(run_dir, estimators, sidecar, tol=1e-5):
+    ref = torch.load(os.path.join(run_dir, sidecar["check"]))
+    worst = 0.0
+    with torch.no_grad():
+        for name in ("pf", "pb"):
+            key = f"{name}_logits"
+            if key not in ref:
+                continue
+            mine = estimators[name](ref["inputs"])
+            if mine.shape != ref[key].shape:
+                print(f"{key}: shape {tuple(mine.shape)} != {tuple(ref[key].shape)}")
+                return False
+            diff = (mine - ref[key]).abs().max().item()
+            print(f"{key}: {tuple(mine.shape)}, max |PyTorch - gfn-runtime| = {diff:.3g}")
+            worst = max(worst, diff)
+    return worst <= tol
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--sample", type=int, default=0)
+    args = parser.parse_args()
+    estimators, sidecar = load(args.run_dir)
+    print(f"loaded {', '.join(k for k in ('pf', 'pb', 'logF') if estimators[k] is not None)}"
+          f" and logZ = {float(estimators['logZ']):.4f} for {sidecar['env']['name']}")
+    if args.sample:
+        ref = torch.load(os.path.join(args.run_dir, sidecar["check"]))
+        x = ref["inputs"][:1].expand(args.sample, -1)
+        with torch.no_grad():
+            probs = torch.softmax(estimators["pf"](x), dim=-1)
+        print("first actions sampled from PF:", torch.multinomial(probs, 1).view(-1).tolist())
+    if args.check and not check(args.run_dir, estimators, sidecar):
+        print("check FAILED: PyTorch does not compute what gfn-runtime computed", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""The figures of tools/gfn-plot (README "Plots"), drawn with matplotlib's Agg backend.
+
+Every figure has a fixed size in pixels (SIZES, at DPI), so a test can check it; curves of
+several run directories are overlaid, labelled by the directory name. Each function takes
+RunDir objects (plotting/run_dir.py) and an output path, and returns that path.
+"""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+DPI = 100
+# name -> (width, height) in pixels
+SIZES = {
+    "distribution.png": (1200, 500),
+    "quality.png": (1200, 1000),
+    "loss.png": (1200, 500),
+    "modes.png": (1200, 500),
+    "timing.png": (1200, 500),
+}
+
+
+def _figure(name, nrows=1, ncols=2):
+    width, height = SIZES[name]
+    return plt.subplots(nrows, ncols, figsize=(width / DPI, height / DPI), dpi=DPI,
+                        squeeze=False)
+
+
+def _save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)  # no bbox_inches="tight": the size stays SIZES[name]
+    plt.close(fig)
+    return path
+
+
+def _finite(xs, ys):
+    pairs = [(x, y) for x, y in zip(xs, ys) if math.isfinite(x) and math.isfinite(y)]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _no_data(ax, text):
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+# ---- learned vs true terminating-state distribution -----------------------------------------
+
+def distribution(run, path):
+    """2-D HyperGrid: two heat maps; other HyperGrids: per-coordinate marginals; other
+    environments (DiscreteEBM, small BitSequence): states sorted by P_true, bars of both."""
+    fig, axes = _figure("distribution.png")
+    left, right = axes[0]
+    d = run.distribution
+    name = run.env.get("name")
+    if d is None:
+        _no_data(left, f"{name}: no distribution.csv\n(not enumerable, or validation off)")
+        _no_data(right, "")
+        return _save(fig, path)
+    coords = sorted((k for k in d if k.startswith("x") and k[1:].isdigit()),
+                    key=lambda k: int(k[1:]))
+    learned, true = np.array(d["p_learned"]), np.array(d["p_true"])
+    states = np.array([d[k] for k in coords], dtype=np.int64).T  # [T, ndim]
+    if name == "hypergrid" and len(coords) == 2:
+        h = int(states.max()) + 1
+        for ax, p, title in ((left, learned, "learned P_θ(x)"), (right, true, "true R(x)/Z")):
+            grid = np.zeros((h, h))
+            grid[states[:, 0], states[:, 1]] = p
+            im = ax.imshow(grid.T, origin="lower", cmap="viridis")
+            ax.set_title(title)
+            ax.set_xlabel("x0")
+            ax.set_ylabel("x1")
+            fig.colorbar(im, ax=ax)
+    elif name == "hypergrid":
+        h = int(states.max()) + 1
+        for j in range(len(coords)):
+            m_l = np.bincount(states[:, j], weights=learned, minlength=h)
+            m_t = np.bincount(states[:, j], weights=true, minlength=h)
+            left.plot(range(h), m_l, marker="o", label=f"x{j}")
+            right.plot(range(h), m_t, marker="o", label=f"x{j}")
+        for ax, title in ((left, "learned marginals"), (right, "true marginals")):
+            ax.set_title(title)
+            ax.set_xlabel("coordinate value")
+            ax.set_ylabel("probability")
+            ax.legend()
+    else:
+        order = np.argsort(-true, kind="stable")
+        xs = np.arange(len(order))
+        left.bar(xs, true[order], color="lightgray", label="true R(x)/Z")
+        left.plot(xs, learned[order], "r.", label="learned P_θ(x)")
+        left.set_title(f"{name}: states sorted by true probability")
+        left.set_xlabel("terminating state (rank)")
+        left.set_ylabel("probability")
+        left.legend()
+        right.scatter(true, learned, s=8)
+        top = max(true.max(), learned.max())
+        right.plot([0, top], [0, top], "k--", linewidth=0.8)
+        right.set_xlabel("true R(x)/Z")
+        right.set_ylabel("learned P_θ(x)")
+        right.set_title("learned vs true")
+    fig.suptitle(f"{run.label}: terminating-state distribution")
+    return _save(fig, path)
+
+
+# ---- curves over iterations and wall time ----------------------------------------------------
+
+QUALITY_ROWS = (
+    ("L1 (sum over states)", ("l1_exact", "l1_sampled")),
+    ("L1 visited (mean, torchgfn l1_dist) and JSD", ("l1_visited", "jsd")),
+    ("|logZ error|", ("logz_error",)),
+)
+
+
+def _curves(ax, runs, table, x_key, y_key, label_suffix=""):
+    drawn = False
+    for run in runs:
+        data = getattr(run, table)
+        if data is None or y_key not in data or x_key not in data:
+            continue
+        xs, ys = _finite(data[x_key], data[y_key])
+        if xs:
+            ax.plot(xs, ys, marker=".", label=f"{run.label} {y_key}{label_suffix}".strip())
+            drawn = True
+    return drawn
+
+
+def quality(runs, path):
+    """L1 exact / sampled / visited, JSD and |logZ error| vs iterations and vs wall time."""
+    fig, axes = _figure("quality.png", nrows=len(QUALITY_ROWS))
+    for row, (title, keys) in enumerate(QUALITY_ROWS):
+        for col, (x_key, x_label) in enumerate((("iteration", "iteration"),
+                                                ("elapsed_s", "wall time (s)"))):
+            ax = axes[row][col]
+            drawn = False
+            for key in keys:
+                drawn |= _curves(ax, runs, "metrics", x_key, key)
+            if drawn:
+                ax.set_yscale("log")
+                ax.legend(fontsize="small")
+            else:
+                _no_data(ax, "not defined for this environment")
+            ax.set_title(title)
+            ax.set_xlabel(x_label)
+    return _save(fig, path)
+
+
+def _training_or_metrics(run):
+    return "training" if run.training is not None else "metrics"
+
+
+def loss(runs, path):
+    """The training loss vs iterations and vs wall time (training.csv, else metrics.csv)."""
+    fig, axes = _figure("loss.png")
+    for col, (x_key, x_label) in enumerate((("iteration", "iteration"),
+                                            ("elapsed_s", "wall time (s)"))):
+        ax = axes[0][col]
+        drawn = False
+        for run in runs:
+            drawn |= _curves(ax, [run], _training_or_metrics(run), x_key, "loss")
+        if drawn:
+            ax.legend(fontsize="small")
+        else:
+            _no_data(ax, "no loss recorded")
+        ax.set_title("loss")
+        ax.set_xlabel(x_label)
+    return _save(fig, path)
+
+
+def modes(runs, path):
+    """Modes found (trainer rank 0) vs trajectories and vs wall time."""
+    fig, axes = _figure("modes.png")
+    for col, (x_key, x_label) in enumerate((("trajectories", "trajectories (all trainers)"),
+                                            ("elapsed_s", "wall time (s)"))):
+        ax = axes[0][col]
+        drawn = False
+        for run in runs:
+            drawn |= _curves(ax, [run], _training_or_metrics(run), x_key, "modes_found")
+        if drawn:
+            ax.legend(fontsize="small")
+        else:
+            _no_data(ax, "no modes recorded")
+        ax.set_title("modes found")
+        ax.set_xlabel(x_label)
+    return _save(fig, path)
+
+
+# ---- time per step and rank ------------------------------------------------------------------
+
+def timing(run, path):
+    """timing.json as stacked bars: per trainer rank the total time of each step, and per
+    step the load-imbalance report (useful work and waiting for the slowest rank)."""
+    fig, axes = _figure("timing.png")
+    left, right = axes[0]
+    trainers = (run.timing or {}).get("trainers")
+    if not trainers:
+        _no_data(left, "no timing.json")
+        _no_data(right, "")
+        return _save(fig, path)
+    ranks = trainers["ranks"]
+    labels = [str(r["rank"]) for r in ranks]
+    bottom = np.zeros(len(ranks))
+    for step in trainers["step_order"]:
+        heights = np.array([r["steps"].get(step, 0.0) for r in ranks])
+        left.bar(labels, heights, bottom=bottom, label=step)
+        bottom += heights
+    left.set_title("time per step and trainer rank")
+    left.set_xlabel("rank")
+    left.set_ylabel("seconds (sum over iterations)")
+    left.legend(fontsize="small")
+    imbalance = trainers.get("load_imbalance", [])
+    steps = [s["step"] for s in imbalance]
+    useful = np.array([s["useful_s"] for s in imbalance])
+    waiting = np.array([s["waiting_s"] for s in imbalance])
+    right.bar(steps, useful, label="useful (mean over ranks)")
+    right.bar(steps, waiting, bottom=useful, label="waiting (max − mean)")
+    right.set_title("load imbalance per step")
+    right.set_ylabel("seconds (sum over iterations)")
+    right.legend(fontsize="small")
+    fig.suptitle(f"{run.label}: trainers' time report")
+    return _save(fig, path)

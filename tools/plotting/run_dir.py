@@ -1,0 +1,106 @@
+"""Reading a gfn-train run directory for tools/gfn-plot (README "Plots").
+
+A run directory holds, all written by gfn-train (roles/run_job.cc, roles/trainer/trainer.cc):
+  config.yaml       the effective configuration (env.name, env.ndim, ...)
+  summary.json      the final metrics
+  metrics.csv       one row per validation (iteration, trajectories, loss, l1_exact, ...)
+  training.csv      one row every output.log_every iterations (loss, logz, modes_found)
+  distribution.csv  enumerable environments: x0..x{d-1}, p_learned, p_true
+  timing.json       the trainers' time and load-imbalance reports (seconds)
+Every reader checks what it reads and raises DataError naming the file and the line, so a
+malformed file never gives a silently wrong picture.
+"""
+
+import csv
+import json
+import math
+import os
+
+import yaml
+
+
+class DataError(Exception):
+    """A run directory file that cannot be read; the message names the file (and line)."""
+
+
+METRICS_COLUMNS = ("iteration", "trajectories", "loss", "logz", "l1_exact", "jsd", "logz_error",
+                   "l1_sampled", "modes_found", "elapsed_s")
+TRAINING_COLUMNS = ("iteration", "trajectories", "elapsed_s", "loss", "logz", "modes_found")
+
+
+def read_numeric_csv(path, required):
+    """Columns of a numeric CSV file as {name: [float, ...]}. 'nan' and 'inf' are numbers;
+    every row must have one value per header column. Raises DataError naming path and line."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise DataError(f"{path}: cannot read: {e.strerror}") from e
+    if not rows:
+        raise DataError(f"{path}: empty file (expected a header line)")
+    header = [h.strip() for h in rows[0]]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise DataError(f"{path}: line 1: header lacks column(s) {', '.join(missing)}")
+    columns = {name: [] for name in header}
+    for line_no, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise DataError(f"{path}: line {line_no}: {len(row)} values, the header has "
+                            f"{len(header)}")
+        for name, text in zip(header, row):
+            try:
+                value = float(text) if text.strip() else math.nan
+            except ValueError:
+                raise DataError(f"{path}: line {line_no}: column '{name}': '{text}' is not a "
+                                f"number") from None
+            columns[name].append(value)
+    return columns
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise DataError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}: line {e.lineno}: invalid JSON: {e.msg}") from e
+
+
+class RunDir:
+    """The files of one run directory; optional files are None when absent."""
+
+    def __init__(self, path):
+        if not os.path.isdir(path):
+            raise DataError(f"{path}: not a directory")
+        self.path = path
+        self.label = os.path.basename(os.path.normpath(path))
+        self.env = self._read_env()
+        self.metrics = read_numeric_csv(self._file("metrics.csv"), METRICS_COLUMNS)
+        self.training = self._optional_csv("training.csv", TRAINING_COLUMNS)
+        self.distribution = self._optional_csv("distribution.csv", ("p_learned", "p_true"))
+        timing = self._file("timing.json")
+        self.timing = read_json(timing) if os.path.exists(timing) else None
+
+    def _file(self, name):
+        return os.path.join(self.path, name)
+
+    def _optional_csv(self, name, required):
+        path = self._file(name)
+        return read_numeric_csv(path, required) if os.path.exists(path) else None
+
+    def _read_env(self):
+        path = self._file("config.yaml")
+        try:
+            with open(path) as f:
+                config = yaml.safe_load(f)
+        except OSError as e:
+            raise DataError(f"{path}: cannot read: {e.strerror}") from e
+        except yaml.YAMLError as e:
+            raise DataError(f"{path}: invalid YAML: {e}") from e
+        env = (config or {}).get("env")
+        if not isinstance(env, dict) or "name" not in env:
+            raise DataError(f"{path}: no env.name")
+        return env
