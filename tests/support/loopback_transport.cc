@@ -24,19 +24,30 @@ using Clock = std::chrono::steady_clock;
 /// The handle of an isend that failed after it was posted: every test and wait throws.
 class FailedSend final : public transport::PendingSend {
  public:
-  explicit FailedSend(std::string what) : what_(std::move(what)) {}
+  FailedSend(std::string what, int dst, int tag) : what_(std::move(what)), dst_(dst), tag_(tag) {}
   bool test() override { throw TransportError(what_); }
   void wait(double) override { throw TransportError(what_); }
+  int peer() const override { return dst_; }
+  int tag() const override { return tag_; }
 
  private:
   std::string what_;
+  int dst_;
+  int tag_;
 };
 
 /// The handle of a delivered isend: complete from the start.
 class DeliveredSend final : public transport::PendingSend {
  public:
+  DeliveredSend(int dst, int tag) : dst_(dst), tag_(tag) {}
   bool test() override { return true; }
   void wait(double) override {}
+  int peer() const override { return dst_; }
+  int tag() const override { return tag_; }
+
+ private:
+  int dst_;
+  int tag_;
 };
 
 /// WORLD of a loopback world: membership only, no collectives.
@@ -218,9 +229,11 @@ class LoopbackTransport final : public transport::Transport {
           throw TransportError(what());
         case LoopbackWorld::State::Fault::kFailCompletion:
           if (std::string(op) == "send") throw TransportError(what());
-          return transport::SendHandle(std::make_unique<FailedSend>(what()));
+          return transport::SendHandle(std::make_unique<FailedSend>(what(), dst, tag),
+                                       state_.options.timeout);
         case LoopbackWorld::State::Fault::kDrop:
-          return transport::SendHandle(std::make_unique<DeliveredSend>());
+          return transport::SendHandle(std::make_unique<DeliveredSend>(dst, tag),
+                                       state_.options.timeout);
         case LoopbackWorld::State::Fault::kCorrupt:
           fault->edit(bytes);
           break;
@@ -228,7 +241,7 @@ class LoopbackTransport final : public transport::Transport {
     }
     state_.mailboxes[{dst, tag}].push_back({rank_, std::move(bytes)});
     state_.arrived.notify_all();
-    return transport::SendHandle(std::make_unique<DeliveredSend>());
+    return transport::SendHandle(std::make_unique<DeliveredSend>(dst, tag), state_.options.timeout);
   }
 
   LoopbackWorld::State& state_;

@@ -77,6 +77,8 @@ class GlooPendingSend final : public PendingSend {
       : engine_(std::move(engine)), state_(std::move(state)) {}
   bool test() override;
   void wait(double timeout_s) override;
+  int peer() const override { return state_->dst; }
+  int tag() const override { return state_->tag; }
 
  private:
   std::shared_ptr<SendEngine> engine_;

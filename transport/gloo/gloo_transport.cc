@@ -52,7 +52,8 @@ class GlooTransport final : public Transport {
   SendHandle isend(Bytes bytes, int dst, int tag) override {
     check_send(bytes.size(), dst, tag, "isend");
     auto state = engine_->post(std::move(bytes), dst, tag);
-    return SendHandle(std::make_unique<GlooPendingSend>(engine_, std::move(state)));
+    return SendHandle(std::make_unique<GlooPendingSend>(engine_, std::move(state)),
+                      session_->options.timeout);
   }
 
   Received recv(int src, int tag, Seconds timeout) override {

@@ -32,13 +32,19 @@ MpiPendingSend::~MpiPendingSend() {
 }
 
 bool MpiPendingSend::test() {
+  if (!error_.empty()) throw TransportError(error_);
   if (done_) return true;
   int flag = 0;
   const int rc = MPI_Test(&request_, &flag, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
     done_ = true;  // the request is gone; do not wait on it again
-    check(rc, fmt::format("rank {}: isend of {} bytes to rank {} on tag {} failed", my_rank_,
-                          bytes_.size(), dst_, tag_));
+    try {
+      check(rc, fmt::format("rank {}: isend of {} bytes to rank {} on tag {} failed", my_rank_,
+                            bytes_.size(), dst_, tag_));
+    } catch (const TransportError& e) {
+      error_ = e.what();  // reported by every later test() and wait()
+    }
+    throw TransportError(error_);
   }
   done_ = flag != 0;
   return done_;

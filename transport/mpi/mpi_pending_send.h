@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <string>
 
 #include "transport/mpi/mpi_util.h"
 #include "transport/send_handle.h"
@@ -18,8 +19,11 @@ class MpiPendingSend final : public PendingSend {
                  int my_rank);
   ~MpiPendingSend() override;
 
+  /// Polls MPI_Test. A failure throws TransportError on this call and every later one.
   bool test() override;
   void wait(double timeout_s) override;
+  int peer() const override { return dst_; }
+  int tag() const override { return tag_; }
 
  private:
   std::shared_ptr<MpiSession> session_;  // keeps MPI initialized while the request lives
@@ -29,6 +33,7 @@ class MpiPendingSend final : public PendingSend {
   int tag_;
   int my_rank_;
   bool done_ = false;
+  std::string error_;  ///< non-empty once the send failed (the request is gone)
 };
 
 }  // namespace gfn::transport::mpi_detail

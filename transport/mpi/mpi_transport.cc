@@ -113,7 +113,8 @@ class MpiTransport final : public Transport {
   SendHandle isend(Bytes bytes, int dst, int tag) override {
     validate_send(bytes.size(), dst, tag, "isend");
     return SendHandle(
-        std::make_unique<MpiPendingSend>(session_, comm_, std::move(bytes), dst, tag, rank_));
+        std::make_unique<MpiPendingSend>(session_, comm_, std::move(bytes), dst, tag, rank_),
+        options().timeout);
   }
 
   Received recv(int src, int tag, Seconds timeout) override {

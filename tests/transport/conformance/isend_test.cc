@@ -139,5 +139,43 @@ TYPED_TEST(Isend, WaitTimesOutNamingPeerAndTagAndTheSendStillCompletes) {
   }
 }
 
+// The default wait() of a handle is bounded by the transport's timeout
+// (transport.timeout_s), on a second transport with a 2 s timeout (the torch backend's
+// store connection needs that much under load); the send is still pending afterwards and
+// completes once the receiver receives.
+TYPED_TEST(Isend, DefaultWaitIsBoundedByTheTransportTimeout) {
+  REQUIRE_RANKS(2);
+  constexpr std::size_t kSize = std::size_t{4} << 20;
+  TransportOptions options = transport().options();
+  options.timeout = Seconds(2.0);
+  auto quick = make_second_transport(options);
+  if (rank() == 0) {
+    SendHandle h = quick->isend(pattern(0, kSize, 13), 1, 13);
+    EXPECT_DOUBLE_EQ(h.timeout().count(), 2.0);
+    const auto start = Clock::now();
+    try {
+      h.wait();
+      ADD_FAILURE() << "wait() should have timed out after transport.timeout_s";
+    } catch (const TimeoutError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("rank 1"), std::string::npos) << what;
+      EXPECT_NE(what.find("tag 13"), std::string::npos) << what;
+    }
+    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    EXPECT_GE(waited, 1.9);
+    EXPECT_LT(waited, 30.0);
+    EXPECT_FALSE(h.is_complete()) << "a timeout is not a send error";
+    transport().world().barrier();  // the quick group's own collectives would time out
+    h.wait(kTimeout);
+    EXPECT_TRUE(h.is_complete());
+  } else {
+    transport().world().barrier();  // the quick group's own collectives would time out
+    if (rank() == 1) {
+      EXPECT_TRUE(quick->recv(0, 13, kTimeout).bytes == pattern(0, kSize, 13));
+    }
+  }
+  transport().world().barrier();
+}
+
 }  // namespace
 }  // namespace gfn::transport::conformance
