@@ -47,6 +47,7 @@ constexpr int kControl = 2;     ///< coordinator inbox (MODE_REPORT, ...)
 constexpr int kSample = 3;      ///< sample batches, manager -> trainer
 constexpr int kPopulation = 4;  ///< population statistics, coordinator -> trainer
 constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forget trainer
+constexpr int kSpawn = 6;  ///< asynchronous spawn policy, trainer <-> trainer of one agent group
 }  // namespace tags
 
 /// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating
@@ -232,6 +233,36 @@ struct BaselineFeedEnd {
   template <class Archive>
   void serialize(Archive& ar) {
     ar(updates);
+  }
+};
+
+/// SPAWN_METRIC (trainer -> every other trainer of its agent group, tag kSpawn; spawn.mode
+/// async, roles/trainer/async_spawner.h): the sender's local metric (higher is better) at
+/// the decision point `iteration` (a multiple of train.average_every). Sent without
+/// blocking; the receivers decide once every member's metric of that point has arrived.
+struct SpawnMetricReport {
+  std::int64_t iteration = 0;    ///< the decision point
+  std::int32_t group_rank = -1;  ///< the sender's rank in the agent group
+  double metric = 0.0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration, group_rank, metric);
+  }
+};
+
+/// SPAWN_PARAMS (donor trainer -> replaced trainer of its agent group, tag kSpawn): the
+/// donor's flat parameters, float32 [sum of the parameters' numels] in the model's
+/// parameter order, as they were after its iteration `sent_iteration` (>= `decision`),
+/// for the replacement decided at the decision point `decision`. The replacer applies the
+/// weighted combination at its next iteration boundary once every donor's has arrived.
+struct SpawnParameters {
+  std::int64_t decision = 0;
+  std::int64_t sent_iteration = 0;
+  std::int32_t group_rank = -1;  ///< the donor's rank in the agent group
+  std::vector<float> parameters;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(decision, sent_iteration, group_rank, parameters);
   }
 };
 

@@ -36,8 +36,12 @@ std::string agent_spawn_json(int rank, const std::vector<SpawnEvent>& events, in
   for (const auto& e : events) {
     metric.push_back({e.iteration, e.metrics[static_cast<std::size_t>(group_rank)]});
     if (std::find(e.replaced.begin(), e.replaced.end(), rank) != e.replaced.end()) {
-      replacements.push_back(
-          {{"iteration", e.iteration}, {"donors", e.donors}, {"weights", e.weights}});
+      nlohmann::json r = {{"iteration", e.iteration}, {"donors", e.donors}, {"weights", e.weights}};
+      if (e.applied_at >= 0) {  // spawn.mode async
+        r["applied_at"] = e.applied_at;
+        r["donor_iterations"] = e.donor_iterations;
+      }
+      replacements.push_back(std::move(r));
       last_replaced = e.iteration;
     }
   }
@@ -102,6 +106,7 @@ std::string spawn_summary_json(const config::SpawnOptions& options,
                                const std::vector<AgentReport>& reports) {
   nlohmann::json j;
   j["policy"] = config::enum_name(options.policy);
+  j["mode"] = config::enum_name(options.mode);
   j["strategy"] = config::enum_name(options.strategy);
   j["metric"] = config::enum_name(options.metric);
   j["replacement_ratio"] = options.replacement_ratio;
@@ -109,6 +114,11 @@ std::string spawn_summary_json(const config::SpawnOptions& options,
   j["threshold"] =
       std::isinf(options.threshold) ? nlohmann::json(nullptr) : nlohmann::json(options.threshold);
   j["cooldown"] = options.cooldown;
+  if (options.policy == config::SpawnPolicy::kDonorPull) {
+    j["replacement_mode"] = config::enum_name(options.replacement_mode);
+    j["age_range"] = {options.age_range.min, options.age_range.max};
+    j["num_donors"] = options.num_donors;
+  }
   auto agents = nlohmann::json::array();
   std::int64_t replacements = 0;
   for (const auto& r : reports) {

@@ -37,6 +37,12 @@ struct SpawnEvent {
   std::vector<int> donors;      ///< global ranks of the donors
   std::vector<double> weights;  ///< the donors' weights, in the order of `donors`
   std::string skipped;          ///< why nothing was replaced ("" when replaced_any)
+  /// spawn.mode async, on a replaced member: the iteration after which it applied the
+  /// donors' parameters (-1: not replaced here, or sync mode, where it is `iteration`).
+  std::int64_t applied_at = -1;
+  /// spawn.mode async, on a replaced member: the iteration at which each donor (order of
+  /// `donors`) took the parameters it sent.
+  std::vector<std::int64_t> donor_iterations;
 };
 
 class Spawner {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <torch/nn/module.h>
 #include <nlohmann/json.hpp>
 #include <torch/nn/module.h>
 
@@ -18,6 +19,8 @@
 
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
+#include "roles/trainer/async_spawner.h"
+#include "roles/trainer/donor_puller.h"
 #include "roles/trainer/payload.h"
 #include "roles/trainer/spawner.h"
 #include "roles/trainer/submitter.h"
@@ -273,8 +276,16 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   // worst agents instead of averaging everyone (roles/trainer/spawner.h).
   const bool selective = config.spawn.policy == config::SpawnPolicy::kSelective &&
                          !average_gradients && agents.size() > 1;
+  // spawn.mode async: the same decisions without a barrier (roles/trainer/async_spawner.h).
+  const bool async_spawn = selective && config.spawn.mode == config::SpawnMode::kAsync;
+  // spawn.policy donor_pull: one-sided windows; a dying agent pulls k random donors
+  // (roles/trainer/donor_puller.h; mpi backend, checked by the configuration).
+  const bool donor_pull = config.spawn.policy == config::SpawnPolicy::kDonorPull &&
+                          !average_gradients && agents.size() > 1;
   std::optional<Spawner> spawner;
-  if (selective) {
+  std::optional<AsyncSpawner> async_spawner;
+  std::optional<DonorPuller> puller;
+  if (selective || donor_pull) {
     std::function<void(std::int64_t)> redraw;
     if (config.spawn.random_strategies) {
       redraw = [&](std::int64_t draw) {
@@ -284,7 +295,23 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         learner.set_noisy_std_init(strategy.noisy_std_init);
       };
     }
-    spawner.emplace(config.spawn, learner, agents, agent_seed, std::move(redraw));
+    if (async_spawn || donor_pull) {
+      AsyncSpawnHooks hooks;
+      hooks.on_respawn = std::move(redraw);
+      hooks.reinitialize = [&](std::uint64_t seed) {
+        learner.reinitialize_parameters(seed, config.spawn.momentum);
+      };
+      hooks.after_replace = [&] { learner.reset_optimizer_state(); };
+      if (donor_pull) {
+        puller.emplace(config.spawn, learner.model().parameters(), agents, agent_seed,
+                       std::move(hooks));
+      } else {
+        async_spawner.emplace(config.spawn, learner.model().parameters(), transport, agents,
+                              agent_seed, config.transport.timeout_s, std::move(hooks));
+      }
+    } else {
+      spawner.emplace(config.spawn, learner, agents, agent_seed, std::move(redraw));
+    }
   }
 
   TrainerResult result;
@@ -350,7 +377,24 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       log_population_stats(transport, setup.coordinator, it, config.transport.timeout_s);
     }
 
-    if (selective && it % config.train.average_every == 0) {
+    if (donor_pull) {
+      // Every iteration: refresh the window; at decision points, pull if dying.
+      const auto t0 = Clock::now();
+      const double metric =
+          local_metric(config.spawn.metric, submitter ? &*submitter : nullptr, last_loss, learner);
+      if (it % config.train.average_every == 0) puller->step(it, metric);
+      puller->expose(it, metric);
+      add_time(setup.timing, "average", seconds_since(t0));
+    } else if (async_spawn) {
+      // No barrier: post this decision point's metric, then take in whatever has arrived.
+      const auto t0 = Clock::now();
+      if (it % config.train.average_every == 0) {
+        async_spawner->post(it, local_metric(config.spawn.metric, submitter ? &*submitter : nullptr,
+                                             last_loss, learner));
+      }
+      async_spawner->progress(it);
+      add_time(setup.timing, "average", seconds_since(t0));
+    } else if (selective && it % config.train.average_every == 0) {
       const auto t0 = Clock::now();
       const auto& event = spawner->step(
           it,
@@ -428,6 +472,13 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
   if (progress) progress->finish();
 
+  // The asynchronous spawn policy's last decisions and replacements (every trainer of the
+  // group stops after the same iteration, so every posted metric arrives).
+  if (async_spawner) async_spawner->finish(result.iterations);
+  // donor_pull: free the window (collective over the agent group: every member has stopped
+  // reading, so no MPI_Get targets a freed window).
+  if (puller) puller->close();
+
   // Drain: anything accumulated but not yet submitted (a stop between submissions),
   // and the SCORE still outstanding in async mode; then TRAINER_EXIT.
   if (submitter) {
@@ -458,9 +509,14 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                                         {"n_noisy_layers", config.model.n_noisy_layers},
                                         {"noisy_std_init", strategy.noisy_std_init},
                                         {"random", config.spawn.random_strategies}};
-  mine.spawn_json = agent_spawn_json(
-      transport.rank(), spawner ? spawner->events() : std::vector<SpawnEvent>{}, agents.rank(),
-      learner.mode_tracker() ? learner.mode_tracker()->n_found() : 0, strategy_json.dump());
+  mine.spawn_json = agent_spawn_json(transport.rank(),
+                                     spawner         ? spawner->events()
+                                     : async_spawner ? async_spawner->events()
+                                     : puller        ? puller->events()
+                                                     : std::vector<SpawnEvent>{},
+                                     agents.rank(),
+                                     learner.mode_tracker() ? learner.mode_tracker()->n_found() : 0,
+                                     strategy_json.dump());
   result.agent_reports = gather_agent_reports(trainers, mine);
   return result;
 }

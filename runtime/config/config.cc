@@ -95,6 +95,14 @@ inline auto in_half_open_unit_interval() {
   };
 }
 
+// 1 <= min <= max (spawn.age_range).
+inline auto valid_age_range() {
+  return [](const IntRange& r) -> std::string {
+    if (r.min >= 1 && r.max >= r.min) return "";
+    return "must be [min, max] with 1 <= min <= max";
+  };
+}
+
 inline auto not_nan() {
   return [](double v) -> std::string { return std::isnan(v) ? "must be a number (or .inf)" : ""; };
 }
@@ -140,6 +148,8 @@ template <class T>
 std::string type_name() {
   if constexpr (std::is_enum_v<T>) {
     return "one of: " + enum_choices<T>();
+  } else if constexpr (std::is_same_v<T, IntRange>) {
+    return "a list of two integers [min, max]";
   } else if constexpr (std::is_same_v<T, bool>) {
     return "a boolean (true/false)";
   } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
@@ -166,6 +176,26 @@ struct Field {
   bool as_invalid = false;  // an unparsable value is reported as "key = value is invalid"
 };
 
+// A list of two integers; `--set` gives the text "[a, b]" as a scalar, parsed here.
+bool read_range(const YAML::Node& node, IntRange& out) {
+  YAML::Node seq = node;
+  if (node.IsScalar()) {
+    try {
+      seq = YAML::Load(node.Scalar());
+    } catch (const YAML::Exception&) {
+      return false;
+    }
+  }
+  if (!seq.IsSequence() || seq.size() != 2) return false;
+  IntRange r;
+  if (!YAML::convert<std::int64_t>::decode(seq[0], r.min) ||
+      !YAML::convert<std::int64_t>::decode(seq[1], r.max)) {
+    return false;
+  }
+  out = r;
+  return true;
+}
+
 template <class S, class T, class Rule = NoRule>
 Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {}) {
   Field f;
@@ -175,6 +205,9 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
   f.type = type_name<T>();
   f.as_invalid = std::is_same_v<Rule, AsInvalid>;
   f.assign = [section, member](C& c, const YAML::Node& node) {
+    if constexpr (std::is_same_v<T, IntRange>) {
+      return read_range(node, (c.*section).*member);
+    }
     if (!node.IsScalar()) return false;
     T value{};
     if constexpr (std::is_enum_v<T>) {
@@ -185,7 +218,7 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
     if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
       if (!node.Scalar().empty() && node.Scalar()[0] == '-') return false;
     }
-    if constexpr (!std::is_enum_v<T>) {
+    if constexpr (!std::is_enum_v<T> && !std::is_same_v<T, IntRange>) {
       if (!YAML::convert<T>::decode(node, value)) return false;
       (c.*section).*member = value;
     }
@@ -203,6 +236,8 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
     }
     if constexpr (std::is_enum_v<T>) {
       out << enum_name(value);
+    } else if constexpr (std::is_same_v<T, IntRange>) {
+      out << YAML::Flow << YAML::BeginSeq << value.min << value.max << YAML::EndSeq;
     } else {
       out << value;
     }
@@ -213,6 +248,8 @@ Field field(const std::string& key, S C::*section, T S::*member, Rule rule = {})
   f.show = [section, member](const C& c) -> std::string {
     if constexpr (std::is_enum_v<T>) {
       return enum_name((c.*section).*member);
+    } else if constexpr (std::is_same_v<T, IntRange>) {
+      return fmt::format("[{}, {}]", ((c.*section).*member).min, ((c.*section).*member).max);
     } else {
       return fmt::format("{}", (c.*section).*member);
     }
@@ -337,6 +374,7 @@ const std::vector<Field>& registry() {
       field("validation.logp_samples", &C::validation, &ValidationOptions::logp_samples,
             at_least(0)),
       field("spawn.policy", &C::spawn, &SpawnOptions::policy, AsInvalid{}),
+      field("spawn.mode", &C::spawn, &SpawnOptions::mode, AsInvalid{}),
       field("spawn.replacement_ratio", &C::spawn, &SpawnOptions::replacement_ratio,
             in_half_open_unit_interval()),
       field("spawn.strategy", &C::spawn, &SpawnOptions::strategy, AsInvalid{}),
@@ -347,6 +385,9 @@ const std::vector<Field>& registry() {
       field("spawn.random_strategies", &C::spawn, &SpawnOptions::random_strategies),
       field("spawn.epsilon_std", &C::spawn, &SpawnOptions::epsilon_std, non_negative()),
       field("spawn.temperature_std", &C::spawn, &SpawnOptions::temperature_std, non_negative()),
+      field("spawn.replacement_mode", &C::spawn, &SpawnOptions::replacement_mode, AsInvalid{}),
+      field("spawn.age_range", &C::spawn, &SpawnOptions::age_range, valid_age_range()),
+      field("spawn.num_donors", &C::spawn, &SpawnOptions::num_donors, at_least(std::int64_t{1})),
       field("spawn.noisy_std_init_std", &C::spawn, &SpawnOptions::noisy_std_init_std,
             non_negative()),
       field("output.dir", &C::output, &OutputOptions::dir, non_empty()),
@@ -513,27 +554,43 @@ const std::vector<CrossRule>& cross_rules() {
   static const std::vector<CrossRule> kRules = {
       {"spawn.metric",
        [](const C& c) -> std::string {
-         if (c.spawn.policy != SpawnPolicy::kSelective || c.spawn.metric != SpawnMetric::kScore) {
-           return "";
-         }
+         // The metric is used by selective, and by donor_pull unless it replaces by age.
+         const bool uses_metric = c.spawn.policy == SpawnPolicy::kSelective ||
+                                  (c.spawn.policy == SpawnPolicy::kDonorPull &&
+                                   c.spawn.replacement_mode != SpawnReplacementMode::kAge);
+         if (!uses_metric || c.spawn.metric != SpawnMetric::kScore) return "";
+         const char* policy = enum_name(c.spawn.policy);
          if (c.layout.num_buffers == 0) {
-           return "spawn.policy = selective with metric score needs a buffer manager "
-                  "(layout.num_buffers > 0); use metric neg_loss or modes_found without one";
+           return fmt::format(
+               "spawn.policy = {} with metric score needs a buffer manager "
+               "(layout.num_buffers > 0); use metric neg_loss or modes_found without one",
+               policy);
          }
          if (c.buffer.submit_mode == SubmitMode::kFireAndForget) {
-           return "spawn.policy = selective with metric score needs SCORE replies "
-                  "(buffer.submit_mode sync or async, not fire_and_forget)";
+           return fmt::format(
+               "spawn.policy = {} with metric score needs SCORE replies "
+               "(buffer.submit_mode sync or async, not fire_and_forget)",
+               policy);
          }
          return "";
        }},
       {"spawn.policy",
        [](const C& c) -> std::string {
-         if (c.spawn.policy != SpawnPolicy::kSelective ||
+         if (c.spawn.policy == SpawnPolicy::kAverageAll ||
              c.train.average == TrainAverage::kModels) {
            return "";
          }
-         return "spawn.policy = selective needs train.average = models (averaged gradients "
-                "keep every agent identical)";
+         return "needs train.average = models (averaged gradients keep every agent identical)";
+       }},
+      {"spawn.policy",
+       [](const C& c) -> std::string {
+         if (c.spawn.policy != SpawnPolicy::kDonorPull || c.transport.backend == "mpi") return "";
+         return fmt::format(
+             "needs transport.backend = mpi, got transport.backend = {}: donor_pull reads the "
+             "donors' parameters from MPI one-sided windows (MPI_Win_create, MPI_Get), which "
+             "the torch backend does not have; use spawn.policy = selective with spawn.mode = "
+             "async there",
+             c.transport.backend);
        }},
   };
   return kRules;

@@ -62,9 +62,30 @@ inline constexpr EnumName<BaselineAggregate> kBaselineAggregateNames[] = {
 enum class SpawnPolicy {
   kAverageAll,  ///< average every member (train.average; AverageAllPolicy)
   kSelective,   ///< replace the worst agents by a combination of the others
+  kDonorPull,   ///< a dying agent pulls k random donors' parameters (MPI one-sided windows)
 };
 inline constexpr EnumName<SpawnPolicy> kSpawnPolicyNames[] = {
-    {SpawnPolicy::kAverageAll, "average_all"}, {SpawnPolicy::kSelective, "selective"}};
+    {SpawnPolicy::kAverageAll, "average_all"},
+    {SpawnPolicy::kSelective, "selective"},
+    {SpawnPolicy::kDonorPull, "donor_pull"}};
+
+/// spawn.replacement_mode (donor_pull): when an agent decides it is dying
+/// (runtime/distributed/spawn/donor_pull.h).
+enum class SpawnReplacementMode {
+  kAge,         ///< its age reached its maximum age, drawn from spawn.age_range
+  kThreshold,   ///< its metric is below spawn.threshold
+  kWorstRatio,  ///< its metric is among the spawn.replacement_ratio worst of the group
+};
+inline constexpr EnumName<SpawnReplacementMode> kSpawnReplacementModeNames[] = {
+    {SpawnReplacementMode::kAge, "age"},
+    {SpawnReplacementMode::kThreshold, "threshold"},
+    {SpawnReplacementMode::kWorstRatio, "worst_ratio"}};
+
+/// An inclusive integer range (YAML: a list of two integers, `[min, max]`).
+struct IntRange {
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+};
 
 /// spawn.strategy: what a replaced agent becomes (runtime/distributed/spawn/decision.h).
 enum class SpawnStrategy {
@@ -78,6 +99,15 @@ inline constexpr EnumName<SpawnStrategy> kSpawnStrategyNames[] = {
     {SpawnStrategy::kWeightedMean, "weighted_mean"},
     {SpawnStrategy::kBestOnly, "best_only"},
     {SpawnStrategy::kResetWeights, "reset_weights"}};
+
+/// spawn.mode: how a selective decision point runs (roles/trainer/spawner.h,
+/// roles/trainer/async_spawner.h).
+enum class SpawnMode {
+  kSync,   ///< every member waits: all-gather of the metrics, all-reduce of the donors
+  kAsync,  ///< no barrier: SPAWN_METRIC / SPAWN_PARAMS point to point, applied when arrived
+};
+inline constexpr EnumName<SpawnMode> kSpawnModeNames[] = {{SpawnMode::kSync, "sync"},
+                                                          {SpawnMode::kAsync, "async"}};
 
 /// spawn.metric: each agent's local metric, higher is better (roles/trainer/trainer.cc).
 enum class SpawnMetric {
@@ -109,6 +139,8 @@ inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames;
 inline constexpr const auto& enum_names(SpawnPolicy) { return kSpawnPolicyNames; }
 inline constexpr const auto& enum_names(SpawnStrategy) { return kSpawnStrategyNames; }
 inline constexpr const auto& enum_names(SpawnMetric) { return kSpawnMetricNames; }
+inline constexpr const auto& enum_names(SpawnMode) { return kSpawnModeNames; }
+inline constexpr const auto& enum_names(SpawnReplacementMode) { return kSpawnReplacementModeNames; }
 
 /// layout.placement: where the buffer managers go (roles/planner/rank_layout.h).
 enum class Placement {
@@ -319,6 +351,9 @@ struct ReplayOptions {
 /// AverageAllPolicy / AsyncSelectiveAveragingPolicy). The defaults keep plain averaging.
 struct SpawnOptions {
   SpawnPolicy policy = SpawnPolicy::kAverageAll;  ///< "average_all" | "selective"
+  /// selective: "sync" (every member waits at the decision point) | "async" (no barrier;
+  /// replacers apply the donors' parameters at a later iteration boundary).
+  SpawnMode mode = SpawnMode::kSync;
   /// selective: share (0, 1] of the agent group replaced at a decision: max(1, floor(n *
   /// ratio)) agents, at most n - 1 (one agent at least stays a donor).
   double replacement_ratio = 0.2;
@@ -340,6 +375,13 @@ struct SpawnOptions {
   double epsilon_std = 0.05;         ///< >= 0; drawn epsilon clamped to [0, 1]
   double temperature_std = 0.5;      ///< >= 0; drawn temperature clamped to [0.05, 20]
   double noisy_std_init_std = 0.05;  ///< >= 0; drawn sigma_0 clamped to [1e-3, 10]
+  /// donor_pull: when an agent is dying ("age" | "threshold" | "worst_ratio").
+  SpawnReplacementMode replacement_mode = SpawnReplacementMode::kAge;
+  /// donor_pull, age: each agent's maximum age (iterations) drawn uniformly from
+  /// [min, max] (1 <= min <= max), at start and after each respawn.
+  IntRange age_range{100, 400};
+  /// donor_pull: donors pulled by a dying agent (>= 1; at most the group size - 1).
+  std::int64_t num_donors = 2;
 };
 
 struct ValidationOptions {

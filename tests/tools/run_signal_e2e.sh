@@ -28,7 +28,7 @@ fail=0
 grep -q '"stopped_by_signal": true' "$out/summary.json" || { echo "FAIL: summary.json does not say stopped_by_signal"; fail=1; }
 grep -q "buffer manager done" "$log" || { echo "FAIL: the buffer manager did not finish"; fail=1; }
 grep -q "coordinator done" "$log" || { echo "FAIL: the coordinator did not finish"; fail=1; }
-if [[ " $* " == *"spawn.policy=selective"* ]]; then
+if [[ " $* " == *"spawn.policy=selective"* || " $* " == *"spawn.policy=donor_pull"* ]]; then
   grep -q "spawn at iteration" "$log" || { echo "FAIL: no replacement was logged"; fail=1; }
 fi
 if [ $fail -ne 0 ]; then tail -40 "$log"; exit 1; fi

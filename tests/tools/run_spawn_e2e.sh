@@ -5,6 +5,8 @@
 #  - every decision point replaced exactly one agent (3 trainers, ratio 0.34, no cooldown):
 #    replacements = iterations / average_every, and each agent's metric has one entry per
 #    decision point;
+#  - spawn.mode async: every replacement was applied at or after its decision point, with
+#    one donor iteration per donor, none before the decision point;
 #  - modes_timeline.csv has its header, and as many `total` rows as summary modes_found.
 #   run_spawn_e2e.sh RUN_E2E GFN_TRAIN CHECK_SUMMARY NP OUTDIR ITERS TRAINERS MANAGERS COORDS
 #                    AVERAGE_EVERY -- ARGS...
@@ -29,6 +31,12 @@ for a in sp["agents"]:
     for r in a["replacements"]:
         assert a["rank"] not in r["donors"], r
         assert abs(sum(r["weights"]) - 1.0) < 1e-9, r
+        if sp["mode"] == "async":
+            assert r["applied_at"] >= r["iteration"], r
+            assert len(r["donor_iterations"]) == len(r["donors"]), r
+            assert all(i >= r["iteration"] for i in r["donor_iterations"]), r
+        else:
+            assert "applied_at" not in r, r
 assert sum(a["times_replaced"] for a in sp["agents"]) == points
 rows = list(csv.reader(open(f"{out}/modes_timeline.csv")))
 assert rows[0] == ["agent", "modes_found", "iteration", "trajectories", "wall_s"], rows[0]

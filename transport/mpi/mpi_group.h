@@ -28,6 +28,11 @@ class MpiGroup final : public Group {
   void all_reduce(void* data, std::size_t count, DType dtype, ReduceOp op) override;
   void all_gather(const void* in, std::size_t count, DType dtype, void* out) override;
 
+  /// The communicator (MPI_COMM_NULL on non-members) and the session keeping MPI alive:
+  /// for MPI objects built on the group (transport/mpi/mpi_window.h).
+  MPI_Comm comm() const { return comm_; }
+  const std::shared_ptr<MpiSession>& session() const { return session_; }
+
  private:
   /// Throws TransportError naming `op` unless this rank is a member.
   void require_member(const char* op) const;

@@ -44,6 +44,23 @@ void copy_back(const at::Tensor& flat, const std::vector<at::Tensor>& parameters
 
 }  // namespace
 
+at::Tensor flatten_parameters(const std::vector<at::Tensor>& parameters) {
+  check_parameters(parameters);
+  c10::AutoGradMode no_grad(false);
+  return flat_copy(parameters);
+}
+
+void assign_flat(const at::Tensor& flat, const std::vector<at::Tensor>& parameters) {
+  std::int64_t total = 0;
+  for (const auto& t : parameters) total += t.numel();
+  if (flat.numel() != total) {
+    throw std::invalid_argument(
+        fmt::format("spawn: {} flat values for parameters of {} values", flat.numel(), total));
+  }
+  c10::AutoGradMode no_grad(false);
+  copy_back(flat, parameters);
+}
+
 bool is_replaced(const Decision& decision, int group_rank) {
   return std::find(decision.replaced.begin(), decision.replaced.end(), group_rank) !=
          decision.replaced.end();

@@ -43,6 +43,15 @@ bool is_replaced(const Decision& decision, int group_rank);
 void combine_donors(const std::vector<at::Tensor>& parameters, const Decision& decision,
                     double momentum, transport::Group& group);
 
+/// A float32 [sum of numels] contiguous copy of `parameters`, in order (the layout of
+/// SPAWN_PARAMS). Throws TransportError for a parameter that is not a defined float32 CPU
+/// tensor. O(model size).
+at::Tensor flatten_parameters(const std::vector<at::Tensor>& parameters);
+
+/// Copies `flat` (float32 [sum of numels], flatten_parameters' layout) back into
+/// `parameters` in place (views stay valid). std::invalid_argument if the sizes differ.
+void assign_flat(const at::Tensor& flat, const std::vector<at::Tensor>& parameters);
+
 /// Blends this member's `parameters` (in place) with `fresh` ones of the same shapes:
 /// momentum * own + (1 - momentum) * fresh (reset_weights). Local; throws
 /// std::invalid_argument if the lists differ in count or shapes.

@@ -56,6 +56,8 @@ TEST(MessageTable, ExistingWireValuesAreKeptAndNewOnesAppended) {
       {MessageType::kManagerExitAck, 15},
       {MessageType::kBaselinePush, 16},
       {MessageType::kBaselineFeedEnd, 17},
+      {MessageType::kSpawnMetric, 18},
+      {MessageType::kSpawnParams, 19},
   };
   ASSERT_EQ(std::size(kMessages), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
@@ -119,9 +121,13 @@ TEST(MessageTable, OnlyErrorGoesAnywhereAndHasNoFixedTag) {
     }
     EXPECT_NE(m.from, Role::kAny);
     EXPECT_NE(m.to, Role::kAny);
-    EXPECT_NE(m.from, m.to);
+    // Only the asynchronous spawn policy's messages go between two trainers (peers of
+    // one agent group), on their own tag.
+    const bool peer = m.type == MessageType::kSpawnMetric || m.type == MessageType::kSpawnParams;
+    EXPECT_EQ(m.from == m.to, peer);
+    EXPECT_EQ(m.tag == tags::kSpawn, peer);
     EXPECT_GE(m.tag, 0);
-    EXPECT_LE(m.tag, tags::kBaseline);
+    EXPECT_LE(m.tag, tags::kSpawn);
   }
 }
 
@@ -182,7 +188,9 @@ TEST(MessageTable, ErrorTagIsDerivedFromTheTable) {
   EXPECT_EQ(error_tag(0, Role::kManager, Role::kTrainer), tags::kData);
   EXPECT_EQ(error_tag(999, Role::kCoordinator, Role::kTrainer), tags::kPopulation);
   EXPECT_EQ(error_tag(999, Role::kCoordinator, Role::kManager), tags::kData);
-  EXPECT_EQ(channel(Role::kTrainer, Role::kTrainer), kNoTag);
+  // Between the trainers of an agent group: the spawn messages' tag.
+  EXPECT_EQ(channel(Role::kTrainer, Role::kTrainer), tags::kSpawn);
+  EXPECT_EQ(t(MessageType::kSpawnParams, Role::kTrainer, Role::kTrainer), tags::kSpawn);
 }
 
 TEST(MessageTable, NamesOnATagListTheTypesInTableOrder) {
@@ -192,6 +200,7 @@ TEST(MessageTable, NamesOnATagListTheTypesInTableOrder) {
             "DATA, GET_METADATA, TRAINER_EXIT or GET_SAMPLE");
   EXPECT_EQ(names_on(tags::kData, Role::kCoordinator, Role::kManager),
             "BASELINE_SYNC or MANAGER_EXIT_ACK");
+  EXPECT_EQ(names_on(tags::kSpawn, Role::kTrainer, Role::kTrainer), "SPAWN_METRIC or SPAWN_PARAMS");
   EXPECT_EQ(names_on(tags::kMetadata, Role::kManager, Role::kTrainer), "METADATA");
   EXPECT_EQ(names_on(tags::kSample, Role::kTrainer, Role::kManager), "nothing");
   EXPECT_STREQ(name(Role::kManager), "buffer manager");

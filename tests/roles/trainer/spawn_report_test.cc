@@ -41,6 +41,18 @@ TEST(SpawnReport, AgentHistoryListsItsMetricAndItsReplacements) {
   EXPECT_EQ(j["replacements"][0]["donors"], nlohmann::json::parse("[4]"));
   EXPECT_EQ(j["times_replaced"], 1);
   EXPECT_EQ(j["last_replaced"], 5);
+  EXPECT_FALSE(j["replacements"][0].contains("applied_at")) << "sync: applied at the decision";
+}
+
+TEST(SpawnReport, AsyncReplacementsSayWhenAndFromWhichDonorIterations) {
+  auto e = event(4, {0.0, 1.0}, {6}, {4}, {1.0});
+  e.applied_at = 6;
+  e.donor_iterations = {5};
+  const auto j = nlohmann::json::parse(agent_spawn_json(6, {e}, 1, 0, ""));
+  ASSERT_EQ(j["replacements"].size(), 1u);
+  EXPECT_EQ(j["replacements"][0]["iteration"], 4);
+  EXPECT_EQ(j["replacements"][0]["applied_at"], 6);
+  EXPECT_EQ(j["replacements"][0]["donor_iterations"], nlohmann::json::parse("[5]"));
 }
 
 TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
@@ -53,6 +65,8 @@ TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
   b.spawn_json = R"({"rank":1,"times_replaced":1})";
   const auto j = nlohmann::json::parse(spawn_summary_json(o, {a, b}));
   EXPECT_EQ(j["policy"], "selective");
+  EXPECT_EQ(j["mode"], "sync");
+  EXPECT_FALSE(j.contains("replacement_mode")) << "donor_pull's keys only with donor_pull";
   EXPECT_EQ(j["strategy"], "mean");
   EXPECT_EQ(j["metric"], "score");
   EXPECT_TRUE(j["threshold"].is_null());
@@ -60,6 +74,12 @@ TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
   EXPECT_EQ(j["agents"].size(), 2u);
   o.threshold = -1.5;
   EXPECT_EQ(nlohmann::json::parse(spawn_summary_json(o, {}))["threshold"], -1.5);
+  o.policy = config::SpawnPolicy::kDonorPull;
+  o.age_range = {3, 9};
+  const auto p = nlohmann::json::parse(spawn_summary_json(o, {}));
+  EXPECT_EQ(p["replacement_mode"], "age");
+  EXPECT_EQ(p["age_range"], nlohmann::json::parse("[3, 9]"));
+  EXPECT_EQ(p["num_donors"], 2);
 }
 
 TEST(SpawnReport, TimelinePerAgentAndUnionAtTheEarliestDiscovery) {

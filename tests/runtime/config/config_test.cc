@@ -398,12 +398,15 @@ TEST_F(ConfigFileTest, SpawnSectionDefaultsReadsAndRoundTrips) {
                                 HasSubstr("threshold: .inf")));
   const std::string p = write("spawn.yaml",
                               "layout:\n  num_buffers: 1\n"
-                              "spawn:\n  policy: selective\n  replacement_ratio: 0.5\n"
+                              "spawn:\n  policy: selective\n  mode: async\n"
+                              "  replacement_ratio: 0.5\n"
                               "  strategy: weighted_mean\n  momentum: 0.25\n"
                               "  threshold: -1.5\n  cooldown: 20\n  metric: modes_found\n"
                               "  random_strategies: true\n  epsilon_std: 0.125\n");
   const ExperimentConfig c = load_config(p);
   EXPECT_EQ(c.spawn.policy, SpawnPolicy::kSelective);
+  EXPECT_EQ(c.spawn.mode, SpawnMode::kAsync);
+  EXPECT_EQ(d.spawn.mode, SpawnMode::kSync);
   EXPECT_EQ(c.spawn.replacement_ratio, 0.5);
   EXPECT_EQ(c.spawn.strategy, SpawnStrategy::kWeightedMean);
   EXPECT_EQ(c.spawn.momentum, 0.25);
@@ -420,6 +423,19 @@ TEST_F(ConfigFileTest, SpawnSectionDefaultsReadsAndRoundTrips) {
       load_config(again, {"spawn.strategy=best_only", "spawn.threshold=.inf"});
   EXPECT_EQ(o.spawn.strategy, SpawnStrategy::kBestOnly);
   EXPECT_TRUE(std::isinf(o.spawn.threshold));
+  // donor_pull's keys, the range from a file and from --set, and its round trip.
+  const std::string pull = write("pull.yaml",
+                                 "spawn:\n  policy: donor_pull\n  replacement_mode: worst_ratio\n"
+                                 "  metric: neg_loss\n  age_range: [20, 30]\n  num_donors: 3\n");
+  const ExperimentConfig q = load_config(pull);
+  EXPECT_EQ(q.spawn.policy, SpawnPolicy::kDonorPull);
+  EXPECT_EQ(q.spawn.replacement_mode, SpawnReplacementMode::kWorstRatio);
+  EXPECT_EQ(q.spawn.age_range.min, 20);
+  EXPECT_EQ(q.spawn.age_range.max, 30);
+  EXPECT_EQ(q.spawn.num_donors, 3);
+  EXPECT_THAT(to_yaml(q), HasSubstr("age_range: [20, 30]"));
+  EXPECT_EQ(to_yaml(load_config(write("pull2.yaml", to_yaml(q)))), to_yaml(q));
+  EXPECT_EQ(load_config(pull, {"spawn.age_range=[7,9]"}).spawn.age_range.max, 9);
 }
 
 TEST_F(ConfigFileTest, SpawnBadValuesAndCombinationsNameKeyAndFile) {
@@ -427,10 +443,18 @@ TEST_F(ConfigFileTest, SpawnBadValuesAndCombinationsNameKeyAndFile) {
     std::string yaml, key_and_value, rule;
   };
   const std::vector<Case> cases = {
-      {"spawn:\n  policy: donor\n", "spawn.policy = donor", "average_all, selective"},
       {"spawn:\n  strategy: median\n", "spawn.strategy = median",
        "mean, weighted_mean, best_only, reset_weights"},
       {"spawn:\n  metric: loss\n", "spawn.metric = loss", "score, neg_loss, modes_found"},
+      {"spawn:\n  mode: later\n", "spawn.mode = later", "sync, async"},
+      {"spawn:\n  policy: pull\n", "spawn.policy = pull", "average_all, selective, donor_pull"},
+      {"spawn:\n  replacement_mode: oldest\n", "spawn.replacement_mode = oldest",
+       "age, threshold, worst_ratio"},
+      {"spawn:\n  age_range: [5, 2]\n", "spawn.age_range = [5, 2]", "1 <= min <= max"},
+      {"spawn:\n  age_range: 5\n", "spawn.age_range", "a list of two integers [min, max]"},
+      {"spawn:\n  num_donors: 0\n", "spawn.num_donors = 0", "must be >= 1"},
+      {"transport:\n  backend: torch\nspawn:\n  policy: donor_pull\n", "spawn.policy = donor_pull",
+       "needs transport.backend = mpi, got transport.backend = torch"},
       {"spawn:\n  replacement_ratio: 0\n", "spawn.replacement_ratio = 0", "(0, 1]"},
       {"spawn:\n  replacement_ratio: 1.5\n", "spawn.replacement_ratio = 1.5", "(0, 1]"},
       {"spawn:\n  momentum: -0.1\n", "spawn.momentum = -0.1", "[0, 1]"},

@@ -1,0 +1,131 @@
+#pragma once
+// The asynchronous selective spawn policy (spawn.policy selective, spawn.mode async; README
+// "Spawn policies"; docs/architecture.md "One training iteration", step 6). No barrier:
+//   - at a decision point (every train.average_every iteration) a member sends its local
+//     metric to every other member of its agent group (SPAWN_METRIC, tag kSpawn, isend)
+//     and trains on;
+//   - at every iteration boundary it receives what has arrived on kSpawn without waiting;
+//     once every member's metric of the oldest decision point is in, it takes the same
+//     decision as the others (runtime/distributed/spawn/decision.h, in iteration order,
+//     runtime/distributed/spawn/async_rounds.h);
+//   - a donor then sends its current flat parameters to every replaced member
+//     (SPAWN_PARAMS, isend), tagged with the iteration they are from;
+//   - a replaced member applies momentum * own + (1 - momentum) * sum_d w_d * params_d at
+//     the first iteration boundary where every donor's parameters have arrived, restarts
+//     its optimizer (hooks) and records when and from which donor iterations.
+// reset_weights needs no donors: the replaced member re-initialises when it decides.
+//
+// Deadlock freedom: during training nothing here blocks (receives poll with a zero
+// timeout, sends are isend), so the replay-buffer traffic (SUBMIT / SCORE with the
+// managers, on other tags) and the trainers' stop agreement (runtime/signals, an
+// all-reduce at averaging iterations in roles/trainer/trainer.cc) proceed as without a
+// spawn policy. finish() blocks, but only for messages already sent: every member posts
+// the same decision points (the trainers stop at the same iteration, also on SIGTERM), and
+// a donor's SPAWN_PARAMS depend only on metrics, never on a replacer's progress.
+//
+// torchgfn: tutorials/examples/multinode/spawn_policy.py AsyncSelectiveAveragingPolicy
+// (there a background thread; here the trainer polls at its iteration boundaries).
+//
+// Not thread-safe (the trainer's thread). Errors: transport::TransportError / TimeoutError
+// (finish() waits at most the transport timeout per message), transport::MessageError for
+// a message that is not SPAWN_METRIC / SPAWN_PARAMS or is inconsistent (wrong sizes,
+// unknown decision point).
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "roles/trainer/spawner.h"
+#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/async_rounds.h"
+#include "runtime/distributed/spawn/decision.h"
+#include "transport/send_handle.h"
+
+namespace gfn::transport {
+class Group;
+class Transport;
+}  // namespace gfn::transport
+
+namespace gfn::roles {
+
+/// What the asynchronous spawner changes on its member, besides the parameters.
+struct AsyncSpawnHooks {
+  /// Before a replacement changes the parameters, with the member's replacement count
+  /// (1, 2, ...): e.g. redraw its exploration strategy. Optional.
+  std::function<void(std::int64_t)> on_respawn;
+  /// reset_weights: re-initialise the parameters from `seed`, blended by the momentum.
+  /// Required for reset_weights.
+  std::function<void(std::uint64_t seed)> reinitialize;
+  /// After a replacement: restart the optimizer state. Optional.
+  std::function<void()> after_replace;
+};
+
+class AsyncSpawner {
+ public:
+  /// `parameters`: this member's parameters, float32 CPU tensors changed in place (same
+  /// count, shapes and order on every member). `seed` as Spawner's (reset_weights at
+  /// decision point t initialises from seed + 1000003 * t). The group must contain this
+  /// rank; a group of one never replaces (nothing is sent).
+  AsyncSpawner(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+               transport::Transport& transport, transport::Group& agents, std::uint64_t seed,
+               double timeout_s, AsyncSpawnHooks hooks = {});
+
+  /// Decision point `iteration` (increasing) with this member's `local_metric` (higher is
+  /// better): records it and sends it to the other members. Non-blocking.
+  void post(std::int64_t iteration, double local_metric);
+
+  /// Iteration boundary after iteration `iteration`: takes in every SPAWN_* message that
+  /// has arrived, decides the complete decision points, sends this donor's parameters,
+  /// applies the replacements whose donors have all arrived. Non-blocking.
+  void progress(std::int64_t iteration);
+
+  /// End of training after iteration `iteration`: as progress(), but waits (transport
+  /// timeout per message) until every posted decision point is decided and applied, then
+  /// for this member's sends. Every member must call it after the same post() calls.
+  void finish(std::int64_t iteration);
+
+  /// Every decision point decided so far, in order (applied_at set on replaced members).
+  const std::vector<SpawnEvent>& events() const { return events_; }
+  std::int64_t times_replaced() const { return times_replaced_; }
+  /// Decision points posted but not yet decided, plus replacements not yet applied.
+  bool idle() const { return rounds_.empty() && awaiting_.empty(); }
+
+ private:
+  struct Awaiting {  ///< a replacement of this member waiting for its donors
+    std::size_t event = 0;
+    dist::spawn::Decision decision;
+  };
+  struct Arrived {  ///< one donor's SPAWN_PARAMS
+    std::int64_t sent_iteration = 0;
+    std::vector<float> parameters;
+  };
+
+  /// Receives one message on kSpawn within `timeout_s` (0: only if already there);
+  /// false if none.
+  bool receive_one(double timeout_s);
+  void decide_ready(std::int64_t iteration);
+  void apply_ready(std::int64_t iteration);
+  void reap_sends();
+
+  config::SpawnOptions options_;
+  std::vector<at::Tensor> parameters_;
+  transport::Transport& transport_;
+  transport::Group& agents_;
+  std::uint64_t seed_;
+  double timeout_s_;
+  AsyncSpawnHooks hooks_;
+  std::int64_t model_size_ = 0;
+  dist::spawn::MetricRounds rounds_;
+  std::int64_t last_replacement_ = -1;
+  std::int64_t times_replaced_ = 0;
+  std::vector<SpawnEvent> events_;
+  std::deque<Awaiting> awaiting_;
+  std::map<std::int64_t, std::map<int, Arrived>> arrived_;  ///< decision -> group rank -> params
+  std::vector<transport::SendHandle> sends_;
+};
+
+}  // namespace gfn::roles

@@ -1,0 +1,115 @@
+#include "roles/trainer/donor_puller.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "runtime/distributed/spawn/async_rounds.h"
+#include "runtime/distributed/spawn/combine.h"
+#include "runtime/distributed/spawn/decision.h"
+#include "runtime/distributed/spawn/donor_pull.h"
+#include "transport/parameter_window.h"
+#include "transport/transport.h"
+
+namespace gfn::roles {
+
+DonorPuller::DonorPuller(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+                         transport::Group& agents, std::uint64_t seed, AsyncSpawnHooks hooks)
+    : options_(options),
+      parameters_(std::move(parameters)),
+      agents_(agents),
+      seed_(seed),
+      hooks_(std::move(hooks)) {
+  for (const auto& t : parameters_) model_size_ += t.numel();
+  max_age_ = dist::spawn::draw_max_age(options_, seed_, 0);
+  staging_.assign(kHeader + static_cast<std::size_t>(model_size_), 0.f);
+  window_ = transport::make_parameter_window(agents_, staging_.size());
+  expose(0, 0.0);
+  agents_.barrier();  // every window holds real parameters before anyone reads
+}
+
+DonorPuller::~DonorPuller() = default;  // the window's destructor closes it if needed
+
+void DonorPuller::expose(std::int64_t iteration, double metric) {
+  const at::Tensor flat = dist::spawn::flatten_parameters(parameters_);
+  staging_[0] = static_cast<float>(iteration);
+  staging_[1] = static_cast<float>(metric);
+  std::copy_n(flat.data_ptr<float>(), model_size_, staging_.begin() + kHeader);
+  window_->expose(staging_.data());
+}
+
+bool DonorPuller::step(std::int64_t iteration, double metric) {
+  const int n = agents_.size();
+  const int me = agents_.rank();
+  SpawnEvent event;
+  event.iteration = iteration;
+  event.metrics.assign(static_cast<std::size_t>(n), 0.0);
+  event.metrics[static_cast<std::size_t>(me)] = metric;
+  dist::spawn::DyingInput in;
+  in.iteration = iteration;
+  in.last_respawn = last_respawn_;
+  in.max_age = max_age_;
+  in.metric = metric;
+  in.group_rank = me;
+  if (options_.replacement_mode == config::SpawnReplacementMode::kWorstRatio && n > 1) {
+    for (int r = 0; r < n; ++r) {  // the others' exposed metrics, without their participation
+      if (r == me) continue;
+      float m = 0.f;
+      window_->read(r, 1, 1, &m);
+      event.metrics[static_cast<std::size_t>(r)] = m;
+    }
+    in.group_metrics = event.metrics;
+  }
+  if (!dist::spawn::is_dying(in, n, options_)) {
+    event.skipped = "not dying";
+    events_.push_back(std::move(event));
+    return false;
+  }
+  const auto donors =
+      dist::spawn::draw_donors(n, me, options_.num_donors, seed_, times_replaced_ + 1);
+  const auto& ranks = agents_.global_ranks();
+  std::vector<std::vector<float>> pulled(donors.size());
+  std::vector<const float*> sources;
+  std::vector<double> weights(donors.size(), 1.0 / static_cast<double>(donors.size()));
+  for (std::size_t k = 0; k < donors.size(); ++k) {
+    pulled[k].resize(staging_.size());
+    window_->read(donors[k], 0, staging_.size(), pulled[k].data());
+    sources.push_back(pulled[k].data() + kHeader);
+    event.donors.push_back(ranks[static_cast<std::size_t>(donors[k])]);
+    event.weights.push_back(weights[k]);
+    event.donor_iterations.push_back(static_cast<std::int64_t>(pulled[k][0]));
+  }
+  if (hooks_.on_respawn) hooks_.on_respawn(times_replaced_ + 1);
+  at::Tensor own = dist::spawn::flatten_parameters(parameters_);
+  at::Tensor combined = at::empty({model_size_}, at::kFloat);
+  dist::spawn::weighted_sum(sources, weights, model_size_, combined.data_ptr<float>());
+  dist::spawn::blend(own.data_ptr<float>(), combined.data_ptr<float>(), model_size_,
+                     options_.momentum);
+  dist::spawn::assign_flat(own, parameters_);
+  if (hooks_.after_replace) hooks_.after_replace();
+  ++times_replaced_;
+  last_respawn_ = iteration;
+  max_age_ = dist::spawn::draw_max_age(options_, seed_, times_replaced_);
+  event.replaced_any = true;
+  event.replaced = {ranks[static_cast<std::size_t>(me)]};
+  event.applied_at = iteration;
+  spdlog::info(
+      "spawn at iteration {} (donor_pull): agent {} pulled {} (their parameters of iterations "
+      "{}), metric {:.4g}{}",
+      iteration, ranks[static_cast<std::size_t>(me)], fmt::join(event.donors, ","),
+      fmt::join(event.donor_iterations, ","), metric,
+      options_.replacement_mode == config::SpawnReplacementMode::kAge
+          ? fmt::format(", next maximum age {}", max_age_)
+          : std::string());
+  events_.push_back(std::move(event));
+  return true;
+}
+
+void DonorPuller::close() {
+  if (window_) window_->close();
+}
+
+}  // namespace gfn::roles

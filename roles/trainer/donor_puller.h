@@ -1,0 +1,80 @@
+#pragma once
+// The donor_pull spawn policy (spawn.policy donor_pull; README "Spawn policies"; torchgfn
+// tutorials/examples/multinode/spawn_policy.py, AsyncSelectiveAveragingPolicympi4pyV2): every
+// agent exposes its flat parameters in a one-sided window (transport/parameter_window.h),
+// refreshed every iteration; at every train.average_every iteration an agent asks itself
+// whether it is dying (runtime/distributed/spawn/donor_pull.h: age, threshold or
+// worst_ratio) and if so reads k random donors' windows without their participation,
+// averages them (the mean), blends with its own by spawn.momentum, restarts its optimizer
+// (hooks) and, in age mode, draws a new maximum age.
+//
+// Window layout, float32: [0] the iteration the values are from, [1] the agent's metric,
+// [2, 2 + model size) the parameters in model order (combine.h flatten_parameters).
+//
+// Collective over the agent group: the constructor (window creation, then a barrier after
+// the first exposure so no read sees an empty window) and close(). expose() and step() never
+// wait for another member's participation. Not thread-safe. Errors: TransportError (the
+// group is not an mpi-backend group, backend failures), std::invalid_argument (options).
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "roles/trainer/async_spawner.h"
+#include "roles/trainer/spawner.h"
+#include "runtime/config/options.h"
+
+namespace gfn::transport {
+class Group;
+class ParameterWindow;
+}  // namespace gfn::transport
+
+namespace gfn::roles {
+
+class DonorPuller {
+ public:
+  /// Floats before the parameters in each window: the iteration and the metric.
+  static constexpr std::size_t kHeader = 2;
+
+  /// `parameters`: this agent's float32 CPU parameters, changed in place. `seed`: train.seed
+  /// + global rank (donor and maximum-age draws). Exposes the initial parameters as
+  /// iteration 0. Collective over `agents`.
+  DonorPuller(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+              transport::Group& agents, std::uint64_t seed, AsyncSpawnHooks hooks = {});
+  ~DonorPuller();
+
+  /// Exposes the parameters as they are after iteration `iteration`, with `metric`.
+  void expose(std::int64_t iteration, double metric);
+
+  /// Decision point `iteration` with this agent's `metric`: pulls and respawns if it is
+  /// dying; records a SpawnEvent either way. Returns true on a respawn. Call expose()
+  /// afterwards so the others see the new parameters.
+  bool step(std::int64_t iteration, double metric);
+
+  /// Frees the window (collective over the agent group; idempotent).
+  void close();
+
+  const std::vector<SpawnEvent>& events() const { return events_; }
+  std::int64_t times_replaced() const { return times_replaced_; }
+  /// Age mode: the current maximum age; the iteration of the last respawn (0: none).
+  std::int64_t max_age() const { return max_age_; }
+  std::int64_t last_respawn() const { return last_respawn_; }
+
+ private:
+  config::SpawnOptions options_;
+  std::vector<at::Tensor> parameters_;
+  transport::Group& agents_;
+  std::uint64_t seed_;
+  AsyncSpawnHooks hooks_;
+  std::int64_t model_size_ = 0;
+  std::unique_ptr<transport::ParameterWindow> window_;
+  std::vector<float> staging_;  ///< header + flat parameters, for expose()
+  std::int64_t max_age_ = 0;
+  std::int64_t last_respawn_ = 0;
+  std::int64_t times_replaced_ = 0;
+  std::vector<SpawnEvent> events_;
+};
+
+}  // namespace gfn::roles

@@ -1,0 +1,183 @@
+// roles/trainer/async_spawner.h under mpirun (both backends, 2 and 4 ranks): members that
+// train at different speeds (each rank sleeps its own time per iteration) and write a
+// recognisable pattern into their parameters every iteration; after an asynchronous
+// replacement the replaced member's parameters equal momentum * its own + (1 - momentum) *
+// the donors' weighted combination of the patterns of the iterations they sent, every
+// member took the same decisions, and finish() leaves nothing in flight.
+
+#include "roles/trainer/async_spawner.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "runtime/distributed/process_group.h"
+#include "tests/runtime/distributed/dist_test_env.h"
+#include "transport/transport.h"
+
+namespace gfn::roles {
+namespace {
+
+using dist::testing::DistTest;
+
+/// Element i of member g's parameters after its iteration t: exactly representable.
+float pattern(int g, std::int64_t t, int i) {
+  return static_cast<float>(g * 1024 + t) + 0.25f * static_cast<float>(i);
+}
+
+/// Two parameter tensors (5 and 2 x 3 values): the flat layout spans both.
+std::vector<at::Tensor> make_parameters() {
+  return {at::zeros({5}, at::kFloat), at::zeros({2, 3}, at::kFloat)};
+}
+
+void write_pattern(const std::vector<at::Tensor>& params, int g, std::int64_t t) {
+  int i = 0;
+  for (const auto& p : params) {
+    float* d = p.data_ptr<float>();
+    for (std::int64_t k = 0; k < p.numel(); ++k) d[k] = pattern(g, t, i++);
+  }
+}
+
+std::vector<float> read_flat(const std::vector<at::Tensor>& params) {
+  std::vector<float> out;
+  for (const auto& p : params) {
+    const float* d = p.data_ptr<float>();
+    out.insert(out.end(), d, d + p.numel());
+  }
+  return out;
+}
+
+class AsyncSpawn : public DistTest, public ::testing::WithParamInterface<double> {};
+
+TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent) {
+  const double momentum = GetParam();
+  auto& group = dist::world_group();
+  auto& transport = dist::default_transport();
+  const int me = group.rank();
+  const int n = group.size();
+  config::SpawnOptions options;
+  options.policy = config::SpawnPolicy::kSelective;
+  options.mode = config::SpawnMode::kAsync;
+  options.replacement_ratio = 0.5;
+  options.strategy = config::SpawnStrategy::kWeightedMean;
+  options.momentum = momentum;
+  auto params = make_parameters();
+  // Every application, wherever it happens (progress() or finish()): the parameters just
+  // before it (`before`, maintained by the loop and by the previous application) and after.
+  std::vector<float> before;
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> applications;
+  AsyncSpawnHooks hooks;
+  hooks.after_replace = [&] {
+    applications.emplace_back(before, read_flat(params));
+    before = read_flat(params);
+  };
+  AsyncSpawner spawner(options, params, transport, group, 7, dist::testing::kTestTimeoutS, hooks);
+
+  constexpr std::int64_t kIterations = 24;
+  constexpr std::int64_t kEvery = 4;
+  for (std::int64_t it = 1; it <= kIterations; ++it) {
+    // "Training": a per-rank pace so that members reach decision points at other times.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + 3 * ((me + it) % n)));
+    write_pattern(params, me, it);
+    before = read_flat(params);
+    if (it % kEvery == 0) spawner.post(it, static_cast<double>(me));  // rank 0 is the worst
+    spawner.progress(it);
+  }
+  spawner.finish(kIterations);
+  EXPECT_TRUE(spawner.idle());
+
+  // Each application equals momentum * own + (1 - momentum) * the donors' weighted patterns
+  // of the iterations they sent; applications come in decision order.
+  std::size_t k_app = 0;
+  for (const SpawnEvent& e : spawner.events()) {
+    if (e.applied_at < 0) continue;  // this member was not replaced
+    ASSERT_LT(k_app, applications.size());
+    const auto& [own, got] = applications[k_app++];
+    ASSERT_EQ(e.donor_iterations.size(), e.donors.size());
+    EXPECT_GE(e.applied_at, e.iteration);
+    for (std::size_t k = 0; k < e.donors.size(); ++k) {
+      EXPECT_GE(e.donor_iterations[k], e.iteration) << "a donor sent parameters too old";
+      // Donors run at their own pace: they may be ahead of the replacer.
+      EXPECT_LE(e.donor_iterations[k], kIterations);
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      double combined = 0.0;
+      for (std::size_t k = 0; k < e.donors.size(); ++k) {
+        combined += e.weights[k] * pattern(e.donors[k], e.donor_iterations[k], static_cast<int>(i));
+      }
+      const double expected = momentum * own[i] + (1.0 - momentum) * combined;
+      EXPECT_NEAR(got[i], expected, 1e-3 * std::max(1.0, std::abs(expected)))
+          << "rank " << me << " decision " << e.iteration << " element " << i;
+    }
+  }
+  EXPECT_EQ(k_app, applications.size());
+
+  const auto& events = spawner.events();
+  if (n == 1) {
+    EXPECT_TRUE(events.empty());  // a group of one sends and decides nothing
+    EXPECT_EQ(read_flat(params), read_flat([&] {
+                auto p = make_parameters();
+                write_pattern(p, me, kIterations);
+                return p;
+              }()));
+    return;
+  }
+  // Every decision point decided, the same way on every member.
+  ASSERT_EQ(events.size(), static_cast<std::size_t>(kIterations / kEvery));
+  const int n_replaced = n / 2;
+  for (const auto& e : events) {
+    EXPECT_TRUE(e.replaced_any);
+    ASSERT_EQ(e.replaced.size(), static_cast<std::size_t>(n_replaced));
+    for (int r = 0; r < n_replaced; ++r) EXPECT_EQ(e.replaced[static_cast<std::size_t>(r)], r);
+    EXPECT_EQ(e.donors.size(), static_cast<std::size_t>(n - n_replaced));
+    double sum = 0.0;
+    for (double w : e.weights) sum += w;
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    const bool replaced = me < n_replaced;
+    EXPECT_EQ(e.applied_at >= e.iteration, replaced) << "decision " << e.iteration;
+  }
+  const std::int64_t expected_replacements = me < n_replaced ? kIterations / kEvery : 0;
+  EXPECT_EQ(spawner.times_replaced(), expected_replacements);
+  EXPECT_EQ(static_cast<std::int64_t>(applications.size()), expected_replacements);
+}
+
+INSTANTIATE_TEST_SUITE_P(Momentum, AsyncSpawn, ::testing::Values(0.0, 0.5));
+
+TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
+  auto& group = dist::world_group();
+  config::SpawnOptions options;
+  options.policy = config::SpawnPolicy::kSelective;
+  options.mode = config::SpawnMode::kAsync;
+  options.replacement_ratio = 0.5;
+  options.cooldown = 8;     // decision points 2, 4, ..., 20: replacements at 2, 10, 18
+  options.threshold = 5.0;  // every point has rank 0's metric below it
+  auto params = make_parameters();
+  AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
+                       dist::testing::kTestTimeoutS);
+  for (std::int64_t it = 1; it <= 20; ++it) {
+    write_pattern(params, group.rank(), it);
+    if (it % 2 == 0) spawner.post(it, static_cast<double>(group.rank()));
+    spawner.progress(it);
+  }
+  spawner.finish(20);
+  std::vector<std::int64_t> replaced_at;
+  for (const auto& e : spawner.events()) {
+    if (e.replaced_any)
+      replaced_at.push_back(e.iteration);
+    else
+      EXPECT_EQ(e.skipped, group.size() == 1 ? "single agent" : "cooldown");
+  }
+  if (group.size() == 1) {
+    EXPECT_TRUE(spawner.events().empty());  // a group of one sends and decides nothing
+  } else {
+    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+  }
+}
+
+}  // namespace
+}  // namespace gfn::roles
