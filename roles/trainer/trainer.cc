@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 #include <torch/nn/module.h>
 #include <nlohmann/json.hpp>
-#include <torch/nn/module.h>
 
 #include <algorithm>
 #include <chrono>

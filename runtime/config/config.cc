@@ -584,13 +584,15 @@ const std::vector<CrossRule>& cross_rules() {
        }},
       {"spawn.policy",
        [](const C& c) -> std::string {
-         if (c.spawn.policy != SpawnPolicy::kDonorPull || c.transport.backend == "mpi") return "";
+         if (c.spawn.policy != SpawnPolicy::kDonorPull ||
+             c.transport.backend == TransportBackend::kMpi)
+           return "";
          return fmt::format(
              "needs transport.backend = mpi, got transport.backend = {}: donor_pull reads the "
              "donors' parameters from MPI one-sided windows (MPI_Win_create, MPI_Get), which "
              "the torch backend does not have; use spawn.policy = selective with spawn.mode = "
              "async there",
-             c.transport.backend);
+             enum_name(c.transport.backend));
        }},
   };
   return kRules;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/distributed/process_group.h"
+#include "tests/roles/trainer/parameter_pattern.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/transport.h"
 
@@ -24,32 +25,13 @@ namespace gfn::roles {
 namespace {
 
 using dist::testing::DistTest;
-
-/// Element i of member g's parameters after its iteration t: exactly representable.
-float pattern(int g, std::int64_t t, int i) {
-  return static_cast<float>(g * 1024 + t) + 0.25f * static_cast<float>(i);
-}
+using spawn_test::pattern;
+using spawn_test::read_flat;
+using spawn_test::write_pattern;
 
 /// Two parameter tensors (5 and 2 x 3 values): the flat layout spans both.
 std::vector<at::Tensor> make_parameters() {
   return {at::zeros({5}, at::kFloat), at::zeros({2, 3}, at::kFloat)};
-}
-
-void write_pattern(const std::vector<at::Tensor>& params, int g, std::int64_t t) {
-  int i = 0;
-  for (const auto& p : params) {
-    float* d = p.data_ptr<float>();
-    for (std::int64_t k = 0; k < p.numel(); ++k) d[k] = pattern(g, t, i++);
-  }
-}
-
-std::vector<float> read_flat(const std::vector<at::Tensor>& params) {
-  std::vector<float> out;
-  for (const auto& p : params) {
-    const float* d = p.data_ptr<float>();
-    out.insert(out.end(), d, d + p.numel());
-  }
-  return out;
 }
 
 class AsyncSpawn : public DistTest, public ::testing::WithParamInterface<double> {};

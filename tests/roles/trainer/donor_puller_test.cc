@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/distributed/process_group.h"
+#include "tests/roles/trainer/parameter_pattern.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/errors.h"
 #include "transport/parameter_window.h"
@@ -29,27 +30,9 @@ namespace gfn::roles {
 namespace {
 
 using dist::testing::DistTest;
-
-float pattern(int g, std::int64_t t, int i) {
-  return static_cast<float>(g * 1024 + t) + 0.25f * static_cast<float>(i);
-}
-
-void write_pattern(const std::vector<at::Tensor>& params, int g, std::int64_t t) {
-  int i = 0;
-  for (const auto& p : params) {
-    float* d = p.data_ptr<float>();
-    for (std::int64_t k = 0; k < p.numel(); ++k) d[k] = pattern(g, t, i++);
-  }
-}
-
-std::vector<float> read_flat(const std::vector<at::Tensor>& params) {
-  std::vector<float> out;
-  for (const auto& p : params) {
-    const float* d = p.data_ptr<float>();
-    out.insert(out.end(), d, d + p.numel());
-  }
-  return out;
-}
+using spawn_test::pattern;
+using spawn_test::read_flat;
+using spawn_test::write_pattern;
 
 TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
   auto& group = dist::world_group();

@@ -26,49 +26,20 @@
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/reference_evaluator.h"
 #include "runtime/gfn/sampler.h"
+#include "tests/runtime/gfn/fast/fast_test_support.h"
 
 namespace gfn::core {
 namespace {
 
+using fast_test::ebm;
+using fast_test::expect_same_trajectories;
+using fast_test::grid;
+using fast_test::off_policy;
+
 constexpr double kRelTol = 1e-5;
-
-std::unique_ptr<Environment> grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return std::make_unique<HyperGrid>(o);
-}
-
-// DiscreteEBM: 3^ndim states of which only the 2^ndim complete ones terminate, s0 has
-// no exit; a state space unlike HyperGrid's.
-std::unique_ptr<Environment> ebm(int ndim) {
-  config::EnvOptions o;
-  o.name = "discrete_ebm";
-  o.ndim = ndim;
-  o.alpha = 0.5;
-  return std::make_unique<DiscreteEBM>(o);
-}
 
 std::unique_ptr<Preprocessor> preprocessor_of(const Environment& env) {
   return env.make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity");
-}
-
-SamplerOptions off_policy() {
-  SamplerOptions o;
-  o.epsilon = 0.3;
-  o.temperature = 2.0;
-  return o;
-}
-
-void expect_same_trajectories(const Trajectories& a, const Trajectories& b) {
-  EXPECT_EQ(a.n_trajectories, b.n_trajectories);
-  EXPECT_TRUE(torch::equal(a.states, b.states));
-  EXPECT_TRUE(torch::equal(a.actions, b.actions));
-  EXPECT_TRUE(torch::equal(a.traj_index, b.traj_index));
-  EXPECT_TRUE(torch::equal(a.pb_actions, b.pb_actions));
-  EXPECT_TRUE(torch::equal(a.lengths, b.lengths));
-  EXPECT_TRUE(torch::equal(a.terminating_states, b.terminating_states));
-  EXPECT_TRUE(torch::equal(a.log_rewards, b.log_rewards));
 }
 
 // ||a - b|| <= tol * max(||b||, 1e-6): relative agreement of two tensors.

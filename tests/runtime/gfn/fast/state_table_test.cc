@@ -15,44 +15,15 @@
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
+#include "tests/runtime/gfn/fast/fast_test_support.h"
 
 namespace gfn::core {
 namespace {
 
-std::unique_ptr<Environment> grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return std::make_unique<HyperGrid>(o);
-}
-
-// DiscreteEBM: 3^ndim states of which only the 2^ndim complete ones terminate, s0 has
-// no exit; a state space unlike HyperGrid's (state_table.h generalises to it).
-std::unique_ptr<Environment> ebm(int ndim) {
-  config::EnvOptions o;
-  o.name = "discrete_ebm";
-  o.ndim = ndim;
-  o.alpha = 0.5;
-  return std::make_unique<DiscreteEBM>(o);
-}
-
-SamplerOptions off_policy() {
-  SamplerOptions o;
-  o.epsilon = 0.3;
-  o.temperature = 2.0;
-  return o;
-}
-
-void expect_same_trajectories(const Trajectories& a, const Trajectories& b) {
-  EXPECT_EQ(a.n_trajectories, b.n_trajectories);
-  EXPECT_TRUE(torch::equal(a.states, b.states));
-  EXPECT_TRUE(torch::equal(a.actions, b.actions));
-  EXPECT_TRUE(torch::equal(a.traj_index, b.traj_index));
-  EXPECT_TRUE(torch::equal(a.pb_actions, b.pb_actions));
-  EXPECT_TRUE(torch::equal(a.lengths, b.lengths));
-  EXPECT_TRUE(torch::equal(a.terminating_states, b.terminating_states));
-  EXPECT_TRUE(torch::equal(a.log_rewards, b.log_rewards));
-}
+using fast_test::ebm;
+using fast_test::expect_same_trajectories;
+using fast_test::grid;
+using fast_test::off_policy;
 
 // The table sampler must reproduce sample_trajectories draw for draw when both see the
 // same logits (here: a fixed random logits table, gathered per row for the generic one).
