@@ -81,6 +81,14 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
     const auto summary = gfn::tools::read_json_file((dir / "summary.json").string());
     const auto n_modes = static_cast<std::int64_t>(
         gfn::tools::number_at(summary, "n_modes", (dir / "summary.json").string()));
+    if (n_modes <= 0) {
+      // HyperGrid finds its modes by enumerating the grid (runtime/gfn/env/hypergrid.h,
+      // at most 2^22 states): a larger grid has no mode set to count against.
+      r.problem =
+          "summary.json n_modes = 0: the environment has no mode set to count (a "
+          "HyperGrid above 2^22 states is not enumerated, so its modes are unknown)";
+      return r;
+    }
     summarise(
         r, read_total_timeline(gfn::tools::read_text_file((dir / "modes_timeline.csv").string())),
         n_modes);
