@@ -145,7 +145,14 @@ HyperGrid::HyperGrid(const config::EnvOptions& options)
   }
   strides_ = at::tensor(strides, at::kLong);
 
-  if (!enumerable()) return;
+  if (!enumerable()) {
+    if (const auto modes = diagonal_modes(ndim_, height_, options_)) {
+      max_reward_ = modes->max_reward;
+      n_modes_ = 1;
+      for (std::int64_t d = 0; d < ndim_; ++d) n_modes_ *= modes->per_coordinate;
+    }
+    return;
+  }
   all_states_ = states_from_indices(at::arange(n_states_, at::kLong));
   const at::Tensor rewards = reward(all_states_);
   const at::Tensor rewards64 = rewards.to(at::kDouble);
@@ -155,6 +162,19 @@ HyperGrid::HyperGrid(const config::EnvOptions& options)
   max_reward_ = rewards.max().item<float>();
   const at::Tensor modes = at::nonzero(rewards >= max_reward_).flatten().contiguous();
   mode_indices_.assign(modes.data_ptr<int64_t>(), modes.data_ptr<int64_t>() + modes.numel());
+  n_modes_ = static_cast<std::int64_t>(mode_indices_.size());
+}
+
+std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
+                                            const config::EnvOptions& options) {
+  if (options.reward != "original" || options.R1 < 0 || options.R2 < 0) return std::nullopt;
+  const at::Tensor diagonal =
+      at::arange(height, at::kLong).unsqueeze(1).expand({height, ndim}).contiguous();
+  const at::Tensor rewards = reward_function(options.reward)(diagonal, height, options);
+  DiagonalModes modes;
+  modes.max_reward = rewards.max().item<float>();
+  modes.per_coordinate = (rewards >= modes.max_reward).sum().item<std::int64_t>();
+  return modes;
 }
 
 void HyperGrid::check_states(const at::Tensor& states, const char* what) const {
@@ -252,11 +272,11 @@ double HyperGrid::log_partition() const {
 }
 
 at::Tensor HyperGrid::is_mode(const at::Tensor& states) const {
-  require_enumerable("is_mode");
+  if (n_modes_ == 0) require_enumerable("is_mode");
   return reward(states) >= max_reward_;
 }
 
-std::int64_t HyperGrid::n_modes() const { return static_cast<std::int64_t>(mode_indices_.size()); }
+std::int64_t HyperGrid::n_modes() const { return n_modes_; }
 
 at::Tensor HyperGrid::mode_hits(const at::Tensor& states) const {
   return state_indices(states).masked_select(is_mode(states));

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,7 +113,9 @@ class HyperGrid final : public Environment {
   /// Modes are the states with the maximal reward (for "original" with a non-empty
   /// band 0.3<ax<0.4: the 2^ndim states of reward R0+R1+R2). torchgfn uses per-reward
   /// thresholds instead; they agree for original, deceptive, sparse and the tiered
-  /// rewards when the top tier is reachable. Need enumerable() (n_modes() is 0 otherwise).
+  /// rewards when the top tier is reachable. Known on an enumerable grid for every reward,
+  /// and on a larger one for "original" (diagonal_modes); otherwise
+  /// n_modes() is 0 and is_mode / mode_hits throw std::domain_error.
   at::Tensor is_mode(const at::Tensor& states) const override;  ///< bool [B]
   std::int64_t n_modes() const override;
   /// State indices of the modes among `states`.
@@ -132,6 +135,7 @@ class HyperGrid final : public Environment {
   at::Tensor true_dist_;
   double log_partition_ = 0.0;
   float max_reward_ = 0.f;
+  std::int64_t n_modes_ = 0;  ///< 0: no mode set known
   std::vector<std::int64_t> mode_indices_;
 };
 
@@ -174,5 +178,21 @@ at::Tensor multiplicative_coprime_reward(const at::Tensor& states, std::int64_t 
 /// The reward registered under `name`; throws std::invalid_argument listing the
 /// known names if there is none.
 RewardFunction reward_function(const std::string& name);
+
+/// The modes of the "original" reward without enumerating the grid: R0 + R1 *
+/// prod_d outer(x_d) + R2 * prod_d band(x_d) with R1, R2 >= 0 is at most the reward of a
+/// diagonal state (v, ..., v) holding any of its coordinates, so the maximal reward is the
+/// diagonal's maximum, and the modes are the states whose every coordinate is one of the
+/// `per_coordinate` values v reaching it (per_coordinate^ndim states). Cost: one reward
+/// evaluation of `height` diagonal states. nullopt for the other rewards (deceptive has a
+/// negative term, the tiered ones are not products, and cosine's float32 products of nearly
+/// equal factors break ties by rounding) and for negative R1 / R2. Checked against
+/// enumeration in tests/runtime/gfn/hypergrid_test.cc.
+struct DiagonalModes {
+  float max_reward = 0.f;           ///< the maximal reward (float32, as reward() computes)
+  std::int64_t per_coordinate = 0;  ///< coordinate values v whose diagonal state reaches it
+};
+std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
+                                            const config::EnvOptions& options);
 
 }  // namespace gfn::core

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gfn::core {
@@ -118,6 +120,66 @@ TEST(HyperGrid, Modes) {
   EXPECT_EQ(HyperGrid(grid(4, 8)).n_modes(), 16);
   // h4 has no band: the maximal reward R0 + R1 is reached on the 4 corners.
   EXPECT_EQ(HyperGrid(grid(2, 4)).mode_indices(), (std::vector<int64_t>{0, 3, 12, 15}));
+}
+
+// diagonal_modes (the mode set of a grid too large to enumerate) against enumeration, on
+// every small grid of the original reward, with zero, default and reversed weights: the
+// same number of modes and the same is_mode on every state.
+TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
+  int checked = 0;
+  for (const std::string reward : {"original"}) {
+    for (int ndim = 1; ndim <= 4; ++ndim) {
+      for (int height = 2; height <= 10; ++height) {
+        for (const auto& [r1, r2] : std::vector<std::pair<double, double>>{
+                 {0.5, 2.0}, {0.0, 2.0}, {0.5, 0.0}, {0.0, 0.0}, {3.0, 0.1}}) {
+          config::EnvOptions o = grid(ndim, height);
+          o.reward = reward;
+          o.R1 = r1;
+          o.R2 = r2;
+          const HyperGrid env(o);
+          ASSERT_TRUE(env.enumerable());
+          const auto modes = diagonal_modes(ndim, height, o);
+          ASSERT_TRUE(modes.has_value());
+          const auto all = env.all_states();
+          std::int64_t expected = 1;
+          for (int d = 0; d < ndim; ++d) expected *= modes->per_coordinate;
+          SCOPED_TRACE(reward + " ndim " + std::to_string(ndim) + " height " +
+                       std::to_string(height) + " R1 " + std::to_string(r1) + " R2 " +
+                       std::to_string(r2));
+          EXPECT_EQ(expected, env.n_modes());
+          EXPECT_TRUE(at::equal(env.reward(all) >= modes->max_reward, env.is_mode(all)));
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 4 * 9 * 5);
+  for (const std::string other : {"deceptive", "cosine", "sparse"}) {
+    config::EnvOptions o = grid(2, 8);
+    o.reward = other;
+    EXPECT_FALSE(diagonal_modes(2, 8, o).has_value()) << other;
+  }
+  config::EnvOptions negative = grid(2, 8);
+  negative.R1 = -0.5;
+  EXPECT_FALSE(diagonal_modes(2, 8, negative).has_value());
+}
+
+// torchgfn's multinode study grid (8^8 states, above the enumeration limit): its 2^8 modes
+// are known without enumeration and recognised among sampled states.
+TEST(HyperGrid, ModesOfAGridTooLargeToEnumerate) {
+  config::EnvOptions o = grid(8, 8);
+  o.R0 = 0.01;
+  const HyperGrid env(o);
+  ASSERT_FALSE(env.enumerable());
+  EXPECT_EQ(env.n_modes(), 256);  // every coordinate in {1, 6}
+  const auto s =
+      states({{1, 6, 1, 6, 1, 6, 1, 6}, {1, 6, 1, 6, 1, 6, 1, 5}, {0, 0, 0, 0, 0, 0, 0, 0}});
+  EXPECT_TRUE(at::equal(env.is_mode(s), at::tensor({1, 0, 0}, at::kLong).to(at::kBool)));
+  config::EnvOptions deceptive = grid(8, 8);
+  deceptive.reward = "deceptive";
+  const HyperGrid unknown(deceptive);
+  EXPECT_EQ(unknown.n_modes(), 0);
+  EXPECT_THROW(unknown.is_mode(s), std::domain_error);
 }
 
 TEST(HyperGrid, RejectsBadOptionsAndHugeEnumeration) {
