@@ -461,6 +461,16 @@ std::string scalar_text(const YAML::Node& node) {
   return node.IsMap() ? "(a mapping)" : "(a sequence)";
 }
 
+/// A section or key name: a plain scalar; a complex key ("? {a: b}") or an empty one is
+/// refused naming the file and line.
+std::string key_name(const std::string& path, const YAML::Node& key) {
+  if (!key.IsScalar()) {
+    throw ConfigError(fmt::format("{}: a section or key name must be a plain name, got {}",
+                                  file_where(path, key), scalar_text(key)));
+  }
+  return key.Scalar();
+}
+
 // Where each key's value came from, for error messages.
 using Origins = std::map<std::string, std::string>;
 
@@ -480,7 +490,7 @@ void apply_file(C& config, const std::string& path, Origins& origins) {
                                   file_where(path, root), fmt::join(sections(), ", ")));
   }
   for (const auto& sec : root) {
-    const std::string section = sec.first.as<std::string>();
+    const std::string section = key_name(path, sec.first);
     if (keys_of(section).empty()) {
       throw ConfigError(fmt::format("{}: unknown section '{}' (known sections: {})",
                                     file_where(path, sec.first), section,
@@ -493,7 +503,7 @@ void apply_file(C& config, const std::string& path, Origins& origins) {
                                     scalar_text(sec.second)));
     }
     for (const auto& kv : sec.second) {
-      const std::string key = section + "." + kv.first.as<std::string>();
+      const std::string key = section + "." + key_name(path, kv.first);
       const Field* f = find_field(key);
       if (f == nullptr) {
         refuse_renamed(key, file_where(path, kv.first));

@@ -229,6 +229,13 @@ TEST_F(ConfigFileTest, WrongTypesNameKeyFileAndValue) {
               HasSubstr("section 'train' must be a mapping"));
   EXPECT_THAT(error_of(write("top.yaml", "- a\n- b\n")),
               HasSubstr("expected a mapping of sections"));
+  // Complex keys (found by tests/fuzz/config_fuzz.cc): refused naming file and line.
+  EXPECT_THAT(error_of(write("ck.yaml", "train:\n? loss: tb\n  lr: 0.1\n")),
+              AllOf(HasSubstr("ck.yaml' line 2"), HasSubstr("must be a plain name"),
+                    HasSubstr("(a mapping)")));
+  EXPECT_THAT(error_of(write("cs.yaml", "? [train]\n: {lr: 0.1}\n")),
+              AllOf(HasSubstr("cs.yaml' line 1"), HasSubstr("must be a plain name"),
+                    HasSubstr("(a sequence)")));
   EXPECT_THAT(error_of(p, {"train.batch_size=abc"}), HasSubstr("got 'abc'"));
   EXPECT_THAT(error_of("", {"train.batch_size=12x"}),
               AllOf(HasSubstr("--set train.batch_size=12x"), HasSubstr("must be an integer")));
