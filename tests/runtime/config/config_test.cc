@@ -9,43 +9,14 @@
 #include <fstream>
 #include <string>
 
+#include "tests/runtime/config/config_file_test.h"
+
 namespace gfn::config {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-// A temporary directory removed at the end of the test.
-class ConfigFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gfn_config_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-
-  // The message of the ConfigError thrown by load_config, or a test failure.
-  static std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
-    try {
-      load_config(path, sets);
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "no ConfigError for " << path;
-    return "";
-  }
-
-  fs::path dir_;
-};
 
 constexpr const char* kFullYaml = R"(
 layout:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/config/config.h"
+#include "tests/runtime/config/config_file_test.h"
 
 namespace gfn::config {
 namespace {
@@ -51,33 +52,7 @@ TEST(EnumOptionTables, EveryNameRoundTrips) {
   expect_table_round_trips<ReplayKind>("none, uniform, prioritized, diverse");
 }
 
-class EnumOptionsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gfn_enum_options_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  std::string error_of(const std::string& path, const std::vector<std::string>& overrides = {}) {
-    try {
-      load_config(path, overrides);
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "no ConfigError for " << path;
-    return "";
-  }
-
-  fs::path dir_;
-};
+using EnumOptionsTest = ConfigFileTest;
 
 // One option: its key, section, field name and the names of its table.
 struct Option {

@@ -63,12 +63,6 @@ std::vector<at::Tensor> gradients(torch::nn::Module& m) {
   return g;
 }
 
-void zero_gradients(torch::nn::Module& m) {
-  for (auto& p : m.parameters()) {
-    if (p.grad().defined()) p.mutable_grad() = at::Tensor();
-  }
-}
-
 // A changed parameter after sampling must show: the test above would pass trivially if
 // the saved evaluator secretly recomputed PF. Perturb the model after sampling: reuse
 // still gives the OLD parameters' loss, recomputation the new one.

@@ -78,18 +78,6 @@ struct Grads {
   std::vector<at::Tensor> grads;
 };
 
-Grads loss_and_grads(GFlowNetModel& model, const Loss& loss, const Environment& env,
-                     const Trajectories& trajs, const StateEvaluator& evaluate) {
-  model.zero_grad();
-  Grads out;
-  out.loss = loss.evaluate(env, trajs, evaluate, model.log_z()).loss;
-  out.loss.backward();
-  for (const auto& p : model.parameters()) {
-    out.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
-  }
-  return out;
-}
-
 // table_log_probs gives transition_log_probs' values and gradients (on-policy batch and
 // a "replayed" batch from another policy), checked through the TB loss.
 TEST(StateTable, TableLogProbsEqualTransitionLogProbs) {
