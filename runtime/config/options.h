@@ -258,6 +258,9 @@ struct ModelOptions {
   /// (output head first, then hidden layers; never the input layer) are noisy; 0 = off.
   int n_noisy_layers = 0;
   double noisy_std_init = 0.1;  ///< sigma_0 of the factorised Gaussian noise (> 0)
+  /// A state dict (torch.load format, torchgfn MLP names: runtime/output/torchgfn_export.h)
+  /// the estimators start from instead of a fresh initialisation; "" = off.
+  std::string init_from;
 };
 
 struct TrainOptions {
@@ -404,6 +407,16 @@ struct OutputOptions {
   bool plots = false;
   ProgressMode progress = ProgressMode::kAuto;  ///< trainer rank 0's progress display
   double progress_every_s = 10.0;               ///< seconds between progress lines (lines mode)
+  /// At the end, trainer rank 0 writes the trained estimators as a torchgfn state dict
+  /// (roles/trainer/model_export.h).
+  bool export_model = false;
+};
+
+/// Checkpoints of a run (README "Checkpoint and resume").
+struct CheckpointOptions {
+  std::int64_t every = 0;  ///< iterations between checkpoints; 0 = off
+  bool on_signal = true;   ///< SIGTERM / SIGINT / SIGUSR1 take a checkpoint before stopping
+  int keep = 2;            ///< checkpoints kept (the latest N; >= 1)
 };
 
 struct ExperimentConfig {
@@ -418,6 +431,7 @@ struct ExperimentConfig {
   ValidationOptions validation;
   SpawnOptions spawn;
   OutputOptions output;
+  CheckpointOptions checkpoint;
   EngineOptions engine;     ///< numerical paths and process set-up (engine_options.h)
   std::string source_file;  ///< the YAML file it came from ("" for defaults)
 
