@@ -1,0 +1,66 @@
+# gfn_require_no_link(<target> <forbidden>): fails the configure step if <forbidden> (a
+# target, or a library file whose name contains lib<forbidden>) is in the transitive link
+# closure of <target> (its LINK_LIBRARIES and, recursively, INTERFACE_LINK_LIBRARIES).
+# Checked at the end of the top-level CMakeLists.txt, so a later target_link_libraries
+# anywhere in the project is caught too. Used to keep gfn_transport free of LibTorch.
+
+function(_gfn_link_closure_check root item forbidden chain)
+  # Strip $<LINK_ONLY:x> and similar single-argument generator expressions.
+  string(REGEX REPLACE "^\\$<[A-Z_]+:(.*)>$" "\\1" item "${item}")
+  if(item STREQUAL "" OR item MATCHES "^\\$<")
+    return()
+  endif()
+  get_property(seen GLOBAL PROPERTY _gfn_link_check_seen)
+  if("${item}" IN_LIST seen)
+    return()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _gfn_link_check_seen "${item}")
+  if(item STREQUAL forbidden OR item MATCHES "/lib${forbidden}[^/]*$")
+    message(FATAL_ERROR "${root} must not link ${forbidden}, but it does through: "
+                        "${chain} -> ${item} (transport/link_check.cmake)")
+  endif()
+  if(NOT TARGET "${item}")
+    return()
+  endif()
+  get_target_property(aliased "${item}" ALIASED_TARGET)
+  if(aliased)
+    _gfn_link_closure_check("${root}" "${aliased}" "${forbidden}" "${chain} -> ${item}")
+    return()
+  endif()
+  set(deps "")
+  get_target_property(imported "${item}" IMPORTED)
+  if(NOT imported)
+    get_target_property(direct "${item}" LINK_LIBRARIES)
+    if(direct)
+      list(APPEND deps ${direct})
+    endif()
+  endif()
+  get_target_property(iface "${item}" INTERFACE_LINK_LIBRARIES)
+  if(iface)
+    list(APPEND deps ${iface})
+  endif()
+  foreach(dep IN LISTS deps)
+    _gfn_link_closure_check("${root}" "${dep}" "${forbidden}" "${chain} -> ${item}")
+  endforeach()
+endfunction()
+
+function(_gfn_require_no_link_now target forbidden)
+  set_property(GLOBAL PROPERTY _gfn_link_check_seen "")
+  get_target_property(direct "${target}" LINK_LIBRARIES)
+  get_target_property(iface "${target}" INTERFACE_LINK_LIBRARIES)
+  if(NOT direct)
+    set(direct "")
+  endif()
+  if(NOT iface)
+    set(iface "")
+  endif()
+  foreach(dep IN LISTS direct iface)
+    _gfn_link_closure_check("${target}" "${dep}" "${forbidden}" "${target}")
+  endforeach()
+endfunction()
+
+function(gfn_require_no_link target forbidden)
+  # Arguments of a deferred call are expanded when it runs: expand them now.
+  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${PROJECT_SOURCE_DIR}]] CALL \
+                 _gfn_require_no_link_now [[${target}]] [[${forbidden}]])")
+endfunction()
