@@ -5,13 +5,14 @@
 #include <fmt/format.h>
 #include <torch/nn/module.h>
 
+#include "runtime/distributed/buffer_averaging.h"
+#include "runtime/distributed/concat_averaging.h"
 #include "transport/transport.h"
 
 namespace gfn::dist {
 
 using transport::DType;
 using transport::Group;
-using transport::ReduceOp;
 using transport::TransportError;
 
 namespace {
@@ -40,29 +41,17 @@ at::Tensor shared_buffer(const std::vector<at::Tensor>& bucket) {
   return first.detach().as_strided({end - first.storage_offset()}, {1});
 }
 
-/// One all-reduce for the tensors of one dtype: in place on the buffer they tile, else
-/// through a concatenated copy.
-void average_bucket(const std::vector<at::Tensor>& bucket, at::ScalarType type, DType dtype,
-                    Group& group) {
+/// One all-reduce for the tensors of one dtype: the fast path in place on the buffer they
+/// tile (the flat optimizer's), else the reference path through a concatenated copy.
+void average_bucket(const std::vector<at::Tensor>& bucket, DType dtype, Group& group) {
   if (bucket.empty()) return;
   if (at::Tensor shared = shared_buffer(bucket); shared.defined()) {
-    group.all_reduce(shared.data_ptr(), static_cast<std::size_t>(shared.numel()), dtype,
-                     ReduceOp::kSum);
-    shared.div_(static_cast<double>(group.size()));
+    average_buffer(shared.data_ptr(), static_cast<std::size_t>(shared.numel()), dtype, group);
+    // An in-place write for autograd's version checks, as a Tensor::div_ would record.
+    shared.unsafeGetTensorImpl()->bump_version();
     return;
   }
-  std::vector<at::Tensor> flat_parts;
-  flat_parts.reserve(bucket.size());
-  for (const auto& t : bucket) flat_parts.push_back(t.reshape({-1}));
-  at::Tensor flat = at::cat(flat_parts).to(type).contiguous();
-  group.all_reduce(flat.data_ptr(), static_cast<std::size_t>(flat.numel()), dtype, ReduceOp::kSum);
-  flat.div_(static_cast<double>(group.size()));
-  std::int64_t offset = 0;
-  for (const auto& t : bucket) {
-    const std::int64_t n = t.numel();
-    t.copy_(flat.narrow(0, offset, n).view(t.sizes()));
-    offset += n;
-  }
+  average_by_concatenation(bucket, group);
 }
 
 }  // namespace
@@ -89,8 +78,8 @@ void average_tensors(const std::vector<at::Tensor>& tensors, Group& group) {
                       c10::toString(t.scalar_type())));
     }
   }
-  average_bucket(f32, at::kFloat, DType::kFloat32, group);
-  average_bucket(f64, at::kDouble, DType::kFloat64, group);
+  average_bucket(f32, DType::kFloat32, group);
+  average_bucket(f64, DType::kFloat64, group);
 }
 
 void average_models(const std::vector<at::Tensor>& parameters, Group& group) {

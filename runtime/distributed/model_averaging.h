@@ -8,13 +8,14 @@
 //    Horovod fuse), then divided by the group size.
 //
 // Two paths, the same result bit for bit (the same values all-reduced in the same
-// layout, the same division):
-//  - in place: when the tensors are contiguous consecutive slices of one buffer, in
-//    order (runtime/gfn/fast/flat_adam.h FlatAdamW keeps every parameter, and every
-//    gradient, in one such buffer), that buffer is all-reduced and divided in place:
-//    no copy;
-//  - otherwise (e.g. torch::optim::AdamW's separate tensors): concatenated into one
-//    flat buffer per dtype, all-reduced, divided and copied back.
+// layout, the same division, both through runtime/distributed/buffer_averaging.h):
+//  - in place (engine.optimizer: flat): when the tensors are contiguous consecutive
+//    slices of one buffer, in order (runtime/gfn/fast/flat_adam.h FlatAdamW keeps every
+//    parameter, and every gradient, in one such buffer), that buffer's raw memory is
+//    all-reduced and divided in place (average_buffer): no copy;
+//  - the reference path otherwise (engine.optimizer: torch, torch::optim::AdamW's
+//    separate tensors): runtime/distributed/concat_averaging.h, concatenated into one
+//    flat buffer per dtype, averaged, copied back.
 //
 // Preconditions (else the collective hangs or mixes data): every member calls the
 // same function with tensors of the same count, shapes and dtypes, in the same

@@ -1,7 +1,8 @@
-// runtime/distributed/model_averaging.h (both backends, 1 / 2 / 4 ranks): model and
-// gradient averaging within a group, divided by the GROUP size, in one all-reduce; in
-// place on the flat buffer of runtime/gfn/fast/flat_adam.h FlatAdamW, bit-identical to the
-// concatenating path.
+// runtime/distributed/model_averaging.h, buffer_averaging.h and concat_averaging.h (both
+// backends, 1 / 2 / 4 ranks): model and gradient averaging within a group, divided by the
+// GROUP size, in one all-reduce; in place on the flat buffer of
+// runtime/gfn/fast/flat_adam.h FlatAdamW, bit-identical to the reference (concatenating)
+// path.
 
 #include "runtime/distributed/model_averaging.h"
 
@@ -9,8 +10,11 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <vector>
 
+#include "runtime/distributed/buffer_averaging.h"
+#include "runtime/distributed/concat_averaging.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/transport.h"
@@ -135,9 +139,16 @@ TEST_F(Averaging, TensorListsOfBothFloatTypes) {
 
 // A model whose parameters live in FlatAdamW's flat buffer (two groups, as the Learner's
 // network and logZ): averaging all-reduces that buffer in place, once, and gives the same
-// bits as the concatenating path on separate copies of the same values.
+// bits as the reference path (runtime/distributed/concat_averaging.h) on separate copies
+// of the same values (as torch::optim::AdamW's parameters): bit-identical because both
+// all-reduce the same values in the same layout on the same backend and divide alike.
 TEST_F(Averaging, FlatOptimizerBufferIsAveragedInPlaceBitIdentically) {
-  auto& w = world_group();
+  // Up to three members: with 4 ranks a group of 3, whose division is inexact.
+  std::vector<int> members;
+  for (int r = 0; r < std::min(world(), 3); ++r) members.push_back(r);
+  auto group = default_transport().new_group(members);
+  if (!group->is_member()) return;
+  Group& w = *group;
   torch::manual_seed(7 + rank());  // different values on every rank
   torch::nn::Linear model(torch::nn::LinearOptions(5, 7));
   at::Tensor log_z = torch::randn({}, torch::requires_grad());
@@ -148,14 +159,18 @@ TEST_F(Averaging, FlatOptimizerBufferIsAveragedInPlaceBitIdentically) {
     torch::NoGradGuard no_grad;
     for (auto& p : params) p.grad().copy_(torch::randn_like(p) * 0.37);
   }
-  // The concatenating path on separate tensors with the same values.
+  // The reference path on separate tensors with the same values.
   std::vector<at::Tensor> copies, grad_copies;
   for (const auto& p : params) {
     copies.push_back(p.detach().clone());
     grad_copies.push_back(p.grad().detach().clone());
   }
-  average_tensors(copies, w);
-  average_tensors(grad_copies, w);
+  CountingGroup reference(w);
+  average_by_concatenation(copies, reference);
+  average_by_concatenation(grad_copies, reference);
+  EXPECT_EQ(reference.all_reduces, 2);
+  EXPECT_NE(reference.last_buffer, grad_copies.front().data_ptr()) << "a concatenated copy";
+  const auto version = params.front()._version();
 
   CountingGroup counting(w);
   average_models(params, counting);
@@ -164,6 +179,7 @@ TEST_F(Averaging, FlatOptimizerBufferIsAveragedInPlaceBitIdentically) {
   average_gradients(params, counting);
   EXPECT_EQ(counting.all_reduces, 2);
   EXPECT_EQ(counting.last_buffer, adam.all_gradients().data_ptr()) << "not in place";
+  EXPECT_GT(params.front()._version(), version) << "an in-place write autograd can see";
   for (std::size_t i = 0; i < params.size(); ++i) {
     EXPECT_TRUE(torch::equal(params[i], copies[i])) << "parameter " << i;
     EXPECT_TRUE(torch::equal(params[i].grad(), grad_copies[i])) << "gradient " << i;
@@ -184,6 +200,49 @@ TEST_F(Averaging, OutOfOrderSlicesTakeTheCopyingPath) {
   for (int r = 0; r < world(); ++r) mean += r + 1;
   mean /= world();
   EXPECT_TRUE(torch::allclose(buffer, torch::arange(6, torch::kFloat32) * mean));
+}
+
+// The raw-buffer primitive: float32 and float64 buffers averaged in place over the group
+// (exactly representable values, so the expected mean is exact whatever the sum order);
+// other dtypes and non-members refused before any communication.
+TEST_F(Averaging, RawBuffersAreAveragedInPlace) {
+  auto& w = world_group();
+  std::vector<float> f(5);
+  std::vector<double> d(3);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(rank() * 4 + i);
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = -0.5 * rank() + static_cast<double>(i);
+  CountingGroup counting(w);
+  average_buffer(f.data(), f.size(), DType::kFloat32, counting);
+  average_buffer(d.data(), d.size(), DType::kFloat64, counting);
+  EXPECT_EQ(counting.all_reduces, 2);
+  EXPECT_EQ(counting.last_buffer, d.data());
+  double mean_rank = 0;
+  for (int r = 0; r < world(); ++r) mean_rank += r;
+  mean_rank /= world();
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    EXPECT_EQ(f[i], static_cast<float>(4 * mean_rank + static_cast<double>(i))) << i;
+  }
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    EXPECT_EQ(d[i], -0.5 * mean_rank + static_cast<double>(i)) << i;
+  }
+  std::vector<std::int64_t> ints(2);
+  EXPECT_THROW(average_buffer(ints.data(), ints.size(), DType::kInt64, counting), TransportError);
+  EXPECT_EQ(counting.all_reduces, 2) << "refused before any communication";
+  if (world() >= 2) {
+    auto outsiders = default_transport().new_group({world() - 1});
+    if (!outsiders->is_member()) {
+      EXPECT_THROW(average_buffer(f.data(), f.size(), DType::kFloat32, *outsiders), TransportError);
+    }
+  }
+}
+
+// The reference path refuses a list mixing dtypes (model_averaging.cc buckets by dtype).
+TEST_F(Averaging, ReferencePathTakesOneDtype) {
+  auto& w = world_group();
+  std::vector<at::Tensor> mixed = {torch::zeros({2}), torch::zeros({2}, torch::kFloat64)};
+  CountingGroup counting(w);
+  EXPECT_THROW(average_by_concatenation(mixed, counting), TransportError);
+  EXPECT_EQ(counting.all_reduces, 0);
 }
 
 }  // namespace
