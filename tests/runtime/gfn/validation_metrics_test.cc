@@ -250,7 +250,8 @@ TEST(BitSequenceTestSet, ValidateReportsSpearmanOfExactLogP) {
   EXPECT_NEAR(r.spearman_logp_logr, spearman_correlation(p, q), 1e-9);
   // The pairs it ranked (logp_logr.csv): the exact log P and log R of the test set.
   ASSERT_TRUE(r.test_log_p.defined());
-  EXPECT_TRUE(at::allclose(r.test_log_p, log_p, 1e-9, 1e-9));
+  // float32 network outputs summed along each trajectory vs the exact distribution's log.
+  EXPECT_LT((r.test_log_p - log_p).abs().max().item<double>(), 1e-4);
   EXPECT_TRUE(r.test_log_r.equal(log_r));
   // Disabled.
   opts.logp_samples = 0;
