@@ -20,6 +20,8 @@
 #include "roles/protocol/replies.h"
 #include "roles/trainer/async_spawner.h"
 #include "roles/trainer/donor_puller.h"
+#include "roles/trainer/final_model.h"
+#include "roles/trainer/model_export.h"
 #include "roles/trainer/payload.h"
 #include "roles/trainer/spawner.h"
 #include "roles/trainer/submitter.h"
@@ -32,6 +34,7 @@
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
 #include "runtime/output/distribution_csv.h"
+#include "runtime/output/logp_logr_csv.h"
 #include "runtime/output/progress.h"
 #include "runtime/output/run_output.h"
 #include "runtime/signals/stop_signal.h"
@@ -227,6 +230,9 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   model_options.noisy_std_init = strategy.noisy_std_init;
   core::Learner learner(config.env, model_options, train_options, agent_seed, config.replay,
                         config.engine);
+  if (leader && !config.model.init_from.empty()) {
+    spdlog::info("model.init_from: every trainer starts from {}", config.model.init_from);
+  }
   if (config.spawn.random_strategies) {
     spdlog::info(
         "trainer rank {} strategy: epsilon {:.4f}, temperature {:.4f}, noisy sigma_0 {:.4f}",
@@ -443,6 +449,10 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
         f.logz_error = v.log_z_error;
         f.logz = v.log_z;
         f.n_modes = learner.env().n_modes();
+        if (v.test_log_p.defined()) {
+          output::write_logp_logr_csv(config.output.dir + "/logp_logr.csv", v.test_log_p,
+                                      v.test_log_r);
+        }
         result.final_metrics = f;
         result.has_final_metrics = true;
       }
@@ -494,6 +504,8 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   if (leader && config.validation.enabled && learner.env().enumerable()) {
     write_distribution(learner, config.output.dir + "/distribution.csv");
   }
+  if (leader) write_final_model(learner, config.output.dir + "/" + kFinalModelFile);
+  if (leader && config.output.export_model) export_model(learner, config);
   result.remote_trained = learner.remote_trained();
   result.remote_trajectories_trained = learner.remote_trajectories_trained();
   const auto found = global_modes_found(trainers, learner.mode_tracker());

@@ -29,6 +29,7 @@
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectory_ops.h"
+#include "runtime/output/torchgfn_import.h"
 
 namespace gfn::core {
 namespace {
@@ -104,6 +105,7 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   torch::manual_seed(seed);
   model_ = std::make_shared<GFlowNetModel>(preprocessor_->output_dim(), env_->n_actions(), model,
                                            loss_->needs_log_flow());
+  if (!model.init_from.empty()) load_init_from(model.init_from);
 
   std::vector<torch::Tensor> net_params;
   for (const auto& kv : model_->named_parameters()) {
@@ -149,6 +151,13 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   const bool reusable = reuse_logprobs_ && train.epsilon == 0.0 && train.temperature == 1.0 &&
                         !(replay_ && replay.fraction >= 1.0);
   evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable);
+}
+
+void Learner::load_init_from(const std::string& path) {
+  output::NamedTensors params;
+  for (const auto& p : model_->named_parameters()) params.emplace_back(p.key(), p.value());
+  // A logZ absent from the file (torchgfn's DBGFlowNet has none) keeps its initial value.
+  output::load_state_dict(params, output::read_torch_dict(path), path, output::Naming::kTorchgfn);
 }
 
 void Learner::queue_replayed_states(const at::Tensor& states, const at::Tensor& log_rewards) {

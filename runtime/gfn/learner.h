@@ -129,6 +129,9 @@ class Learner {
   /// replay: the local replay buffer (kind "none" = no buffer); throws
   /// std::invalid_argument naming the replay.* option for invalid values.
   /// engine: the numerical paths (engine_options.h; the defaults are the fast paths).
+  /// model.init_from (non-empty): the parameters start from that state dict, torchgfn names
+  /// (runtime/output/torchgfn_import.h); throws std::runtime_error / std::invalid_argument
+  /// naming the file and the tensor when it cannot be read or does not match the model.
   Learner(const config::EnvOptions& env, const config::ModelOptions& model,
           const config::TrainOptions& train, std::uint64_t seed,
           const config::ReplayOptions& replay = {}, const config::EngineOptions& engine = {});
@@ -228,6 +231,7 @@ class Learner {
   std::map<std::string, std::string> engine_paths() const;
 
  private:
+  void load_init_from(const std::string& path);  ///< model.init_from, before the optimizer
   struct Optim;
   config::TrainOptions train_;
   config::ModelOptions model_options_;  ///< to build a fresh model (reinitialize_parameters)

@@ -110,10 +110,12 @@ double mean_l1_distance(const at::Tensor& p, const at::Tensor& q) {
 
 double spearman_logp_logr(GFlowNetModel& model, const Preprocessor& preprocessor,
                           const Environment& env, const at::Tensor& test_states, std::int64_t k,
-                          at::Generator& generator) {
+                          at::Generator& generator, at::Tensor* log_p_out, at::Tensor* log_r_out) {
   const at::Tensor log_p =
       estimate_log_marginal(model, preprocessor, env, test_states, k, generator).contiguous();
   const at::Tensor log_r = env.log_reward(test_states).to(at::kDouble).contiguous();
+  if (log_p_out) *log_p_out = log_p;
+  if (log_r_out) *log_r_out = log_r;
   const auto n = static_cast<std::size_t>(log_p.numel());
   const double* p = log_p.data_ptr<double>();
   const double* r = log_r.data_ptr<double>();
@@ -175,7 +177,8 @@ ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor
     r.n_test = test.size(0);
     if (r.n_test >= 2) {
       r.spearman_logp_logr =
-          spearman_logp_logr(model, preprocessor, env, test, options.logp_samples, generator);
+          spearman_logp_logr(model, preprocessor, env, test, options.logp_samples, generator,
+                             &r.test_log_p, &r.test_log_r);
     }
   }
   if (!env.enumerable()) {

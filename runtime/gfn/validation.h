@@ -98,9 +98,12 @@ at::Tensor sample_terminating_states(GFlowNetModel& model, const Preprocessor& p
 /// Spearman's rho between log p_theta(x) (estimate_log_marginal with k backward
 /// trajectories per state, marginal_log_prob.h) and log R(x) over `test_states` (int64
 /// [n >= 2, state_dim] valid terminating states). NaN if either is constant.
+/// `log_p_out` / `log_r_out` (optional): the two float64 [n] vectors it ranks, for the
+/// scatter plot of tools/gfn-plot (logp_logr.csv, runtime/output/logp_logr_csv.h).
 double spearman_logp_logr(GFlowNetModel& model, const Preprocessor& preprocessor,
                           const Environment& env, const at::Tensor& test_states, std::int64_t k,
-                          at::Generator& generator);
+                          at::Generator& generator, at::Tensor* log_p_out = nullptr,
+                          at::Tensor* log_r_out = nullptr);
 
 struct ValidationResult {
   bool exact = true;      ///< false: not enumerable, the fields up to log_z_error are NaN
@@ -117,7 +120,10 @@ struct ValidationResult {
   /// (options.test_per_mode per mode, options.logp_samples backward trajectories per
   /// sequence); NaN for other environments or when disabled.
   double spearman_logp_logr = std::numeric_limits<double>::quiet_NaN();
-  std::int64_t n_test = 0;         ///< test-set size
+  std::int64_t n_test = 0;  ///< test-set size
+  /// The test set's log p_theta(x) and log R(x) behind spearman_logp_logr (float64 [n_test];
+  /// undefined when it is NaN because not computed).
+  at::Tensor test_log_p, test_log_r;
   double log_z = 0;                ///< learned logZ
   double log_z_true = 0;           ///< log of the partition function
   double log_z_error = 0;          ///< |log_z - log_z_true|

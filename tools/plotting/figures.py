@@ -21,6 +21,7 @@ SIZES = {
     "loss.png": (1200, 500),
     "modes.png": (1200, 500),
     "timing.png": (1200, 500),
+    "modes_agents.png": (1200, 500),
 }
 
 
@@ -50,11 +51,55 @@ def _no_data(ax, text):
 
 # ---- learned vs true terminating-state distribution -----------------------------------------
 
+def _ranks(values):
+    """Ranks 1..n, ties given the average of the ranks they span (runtime/gfn/
+    rank_correlation.h, scipy.stats.rankdata's default)."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(values, kind="stable")
+    ranks = np.empty(len(values))
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x, y):
+    """Spearman's rho of two equally long sequences (NaN when either is constant)."""
+    rx, ry = _ranks(x), _ranks(y)
+    if len(rx) < 2 or rx.std() == 0 or ry.std() == 0:
+        return math.nan
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def _spearman_scatter(run, fig, left, right, path):
+    """BitSequence (TB paper metric): log p_theta(x) vs log R(x) on the test set, and the
+    same pairs as ranks (what Spearman's rho correlates)."""
+    log_p, log_r = np.array(run.logp_logr["log_p"]), np.array(run.logp_logr["log_r"])
+    rho = spearman(log_p, log_r)
+    left.scatter(log_r, log_p, s=8)
+    left.set_xlabel("log R(x)")
+    left.set_ylabel("learned log p_θ(x)")
+    left.set_title(f"test set ({len(log_p)} sequences): Spearman ρ = {rho:.3f}")
+    right.scatter(_ranks(log_r), _ranks(log_p), s=8)
+    right.set_xlabel("rank of log R(x)")
+    right.set_ylabel("rank of log p_θ(x)")
+    right.set_title("ranks")
+    fig.suptitle(f"{run.label}: {run.env.get('name')} learned vs true (log scale)")
+    return _save(fig, path)
+
+
 def distribution(run, path):
-    """2-D HyperGrid: two heat maps; other HyperGrids: per-coordinate marginals; other
-    environments (DiscreteEBM, small BitSequence): states sorted by P_true, bars of both."""
+    """BitSequence with logp_logr.csv: Spearman scatter of log p vs log R; 2-D HyperGrid: two
+    heat maps; other HyperGrids: per-coordinate marginals; other environments (DiscreteEBM,
+    small BitSequence without the test-set metric): states sorted by P_true, bars of both."""
     fig, axes = _figure("distribution.png")
     left, right = axes[0]
+    if run.logp_logr is not None and run.logp_logr["log_p"]:
+        return _spearman_scatter(run, fig, left, right, path)
     d = run.distribution
     name = run.env.get("name")
     if d is None:
@@ -185,6 +230,48 @@ def modes(runs, path):
             _no_data(ax, "no modes recorded")
         ax.set_title("modes found")
         ax.set_xlabel(x_label)
+    return _save(fig, path)
+
+
+def modes_agents(run, path):
+    """modes_timeline.csv: modes found vs trajectories per agent (trainer rank) and for the
+    population; final modes per agent and per buffer manager (buffer_manager_<rank>.json)."""
+    fig, axes = _figure("modes_agents.png")
+    left, right = axes[0]
+    timeline = run.modes_timeline or {}
+    if timeline:
+        agents = sorted((a for a in timeline if a != "total"))
+        for agent in agents + (["total"] if "total" in timeline else []):
+            rows = timeline[agent]
+            xs = [0.0] + rows["trajectories"]
+            ys = [0.0] + rows["modes_found"]
+            label = "population" if agent == "total" else f"agent {agent}"
+            style = {"linewidth": 2.5, "linestyle": "--", "color": "black"} \
+                if agent == "total" else {"linewidth": 1.5}
+            left.step(xs, ys, where="post", label=label, **style)
+        left.set_title("modes found per agent")
+        left.set_xlabel("trajectories (iteration × train.batch_size)")
+        left.set_ylabel("modes found")
+        left.legend(fontsize="small")
+    else:
+        _no_data(left, "no modes_timeline.csv")
+    names, counts, colors = [], [], []
+    for agent in sorted(a for a in timeline if a != "total"):
+        names.append(f"agent {agent}")
+        counts.append(max(timeline[agent]["modes_found"]))
+        colors.append("tab:blue")
+    for rank, found in sorted(run.managers.items()):
+        names.append(f"manager {rank}")
+        counts.append(found)
+        colors.append("tab:orange")
+    if names:
+        right.bar(names, counts, color=colors)
+        right.set_title("modes found: per agent (blue), per buffer manager (orange)")
+        right.set_ylabel("modes found")
+        right.tick_params(axis="x", labelrotation=45)
+    else:
+        _no_data(right, "no agents or buffer managers reported modes")
+    fig.suptitle(f"{run.label}: modes per agent and manager")
     return _save(fig, path)
 
 

@@ -7,14 +7,20 @@ A run directory holds, all written by gfn-train (roles/run_job.cc, roles/trainer
   training.csv      one row every output.log_every iterations (loss, logz, modes_found)
   distribution.csv  enumerable environments: x0..x{d-1}, p_learned, p_true
   timing.json       the trainers' time and load-imbalance reports (seconds)
+  logp_logr.csv     BitSequence: the test set's log p_theta(x), log R(x) (the Spearman pairs)
+  modes_timeline.csv  first discoveries per agent (trainer rank) and for the population
+                    ("total"): agent, modes_found, iteration, trajectories, wall_s
+  buffer_manager_<rank>.json  each buffer manager's counts, modes_found among them
 Every reader checks what it reads and raises DataError naming the file and the line, so a
 malformed file never gives a silently wrong picture.
 """
 
 import csv
+import glob
 import json
 import math
 import os
+import re
 
 import yaml
 
@@ -26,6 +32,51 @@ class DataError(Exception):
 METRICS_COLUMNS = ("iteration", "trajectories", "loss", "logz", "l1_exact", "jsd", "logz_error",
                    "l1_sampled", "modes_found", "elapsed_s")
 TRAINING_COLUMNS = ("iteration", "trajectories", "elapsed_s", "loss", "logz", "modes_found")
+TIMELINE_COLUMNS = ("modes_found", "iteration", "trajectories", "wall_s")
+
+
+def read_modes_timeline(path):
+    """modes_timeline.csv as {agent: {column: [float, ...]}}, agent an int rank or 'total'.
+    Raises DataError naming path and line."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise DataError(f"{path}: cannot read: {e.strerror}") from e
+    if not rows or [h.strip() for h in rows[0]] != ["agent", *TIMELINE_COLUMNS]:
+        raise DataError(f"{path}: line 1: expected the header agent,{','.join(TIMELINE_COLUMNS)}")
+    agents = {}
+    for line_no, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != 1 + len(TIMELINE_COLUMNS):
+            raise DataError(f"{path}: line {line_no}: {len(row)} values, the header has "
+                            f"{1 + len(TIMELINE_COLUMNS)}")
+        agent = row[0].strip()
+        if agent != "total":
+            if not agent.isdigit():
+                raise DataError(f"{path}: line {line_no}: agent '{agent}' is neither a rank "
+                                "nor 'total'")
+            agent = int(agent)
+        columns = agents.setdefault(agent, {c: [] for c in TIMELINE_COLUMNS})
+        for name, text in zip(TIMELINE_COLUMNS, row[1:]):
+            try:
+                columns[name].append(float(text))
+            except ValueError:
+                raise DataError(f"{path}: line {line_no}: column '{name}': '{text}' is not a "
+                                f"number") from None
+    return agents
+
+
+def read_managers(run_path):
+    """{rank: modes_found} from buffer_manager_<rank>.json (managers that report it)."""
+    managers = {}
+    for path in glob.glob(os.path.join(run_path, "buffer_manager_*.json")):
+        match = re.search(r"buffer_manager_(\d+)\.json$", path)
+        data = read_json(path)
+        if match and isinstance(data, dict) and "modes_found" in data:
+            managers[int(match.group(1))] = data["modes_found"]
+    return managers
 
 
 def read_numeric_csv(path, required):
@@ -83,6 +134,10 @@ class RunDir:
         self.distribution = self._optional_csv("distribution.csv", ("p_learned", "p_true"))
         timing = self._file("timing.json")
         self.timing = read_json(timing) if os.path.exists(timing) else None
+        self.logp_logr = self._optional_csv("logp_logr.csv", ("log_p", "log_r"))
+        timeline = self._file("modes_timeline.csv")
+        self.modes_timeline = read_modes_timeline(timeline) if os.path.exists(timeline) else None
+        self.managers = read_managers(path)
 
     def _file(self, name):
         return os.path.join(self.path, name)

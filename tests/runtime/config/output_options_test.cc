@@ -65,5 +65,20 @@ TEST(OutputOptions, BadValuesNameKeyValueAndFile) {
   EXPECT_THAT(error_of(ok, {"output.plots=maybe"}), HasSubstr("output.plots"));
 }
 
+// output.export and model.init_from (README "Export to PyTorch and torchgfn"): off by
+// default, parsed, overridable and written back to config.yaml.
+TEST(OutputOptions, ExportAndInitFromParsedAndWrittenBack) {
+  EXPECT_FALSE(OutputOptions{}.export_model);
+  EXPECT_EQ(ModelOptions{}.init_from, "");
+  const auto p = write_yaml("export.yaml", "output:\n  export: true\n");
+  const auto c = load_config(p, {"model.init_from=runs/a/model_state_dict.pt"});
+  EXPECT_TRUE(c.output.export_model);
+  EXPECT_EQ(c.model.init_from, "runs/a/model_state_dict.pt");
+  const auto again = load_config(write_yaml("export_again.yaml", to_yaml(c)), {});
+  EXPECT_TRUE(again.output.export_model);
+  EXPECT_EQ(again.model.init_from, "runs/a/model_state_dict.pt");
+  EXPECT_THAT(error_of(p, {"output.export=sometimes"}), HasSubstr("output.export"));
+}
+
 }  // namespace
 }  // namespace gfn::config

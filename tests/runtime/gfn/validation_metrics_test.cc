@@ -248,11 +248,17 @@ TEST(BitSequenceTestSet, ValidateReportsSpearmanOfExactLogP) {
   const std::vector<double> p(log_p.data_ptr<double>(), log_p.data_ptr<double>() + 100);
   const std::vector<double> q(log_r.data_ptr<double>(), log_r.data_ptr<double>() + 100);
   EXPECT_NEAR(r.spearman_logp_logr, spearman_correlation(p, q), 1e-9);
+  // The pairs it ranked (logp_logr.csv): the exact log P and log R of the test set.
+  ASSERT_TRUE(r.test_log_p.defined());
+  // float32 network outputs summed along each trajectory vs the exact distribution's log.
+  EXPECT_LT((r.test_log_p - log_p).abs().max().item<double>(), 1e-4);
+  EXPECT_TRUE(r.test_log_r.equal(log_r));
   // Disabled.
   opts.logp_samples = 0;
   const ValidationResult off = validate(*model, *pre, env, opts, nullptr, gen);
   EXPECT_TRUE(std::isnan(off.spearman_logp_logr));
   EXPECT_EQ(off.n_test, 0);
+  EXPECT_FALSE(off.test_log_p.defined());
 }
 
 TEST(BitSequenceTestSet, SpearmanOnANonEnumerableSequence) {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks a run directory after gfn-train with output.plots=true (README "Plots"): every
 PNG tools/gfn-plot writes exists, is a non-empty PNG of the expected pixel size, and the
-data files it reads were written. Usage: check_pngs.py RUN_DIR. Exit code 1 on a failure."""
+data files it reads were written.
+Usage: check_pngs.py RUN_DIR [--data FILE ...] (default: DATA_FILES). Exit code 1 on a failure."""
 
 import os
 import struct
@@ -13,8 +14,10 @@ EXPECTED = {  # name -> (width, height) in pixels, as README "Plots" documents
     "loss.png": (1200, 500),
     "modes.png": (1200, 500),
     "timing.png": (1200, 500),
+    "modes_agents.png": (1200, 500),
 }
-DATA_FILES = ("metrics.csv", "training.csv", "distribution.csv", "timing.json", "config.yaml")
+DATA_FILES = ("metrics.csv", "training.csv", "distribution.csv", "timing.json", "config.yaml",
+              "modes_timeline.csv", "buffer_manager_2.json")
 
 
 def png_size(path):
@@ -25,9 +28,9 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-def main(run_dir):
+def main(run_dir, data_files):
     failures = []
-    for name in DATA_FILES:
+    for name in data_files:
         if not os.path.isfile(os.path.join(run_dir, name)):
             failures.append(f"{name} missing")
     for name, size in EXPECTED.items():
@@ -52,4 +55,6 @@ def main(run_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    args = sys.argv[1:]
+    data = args[args.index("--data") + 1:] if "--data" in args else DATA_FILES
+    sys.exit(main(args[0], data))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""tools/gfn-plot on malformed run directories: it exits 2 and its message names the file
-and the line, and writes no picture. Usage: malformed_test.py GFN_PLOT WORK_DIR."""
+"""tools/gfn-plot on malformed run directories (metrics.csv, modes_timeline.csv): it exits
+2 and its message names the file and the line, and writes no picture. Usage: malformed_test.py GFN_PLOT WORK_DIR."""
 
 import os
 import shutil
@@ -20,13 +20,27 @@ CASES = {  # name -> (metrics.csv text, what the message must contain besides th
 }
 
 
-def run_case(plot, work, name, text, needles):
+# modes_timeline.csv beside a good metrics.csv: name -> (text, needles)
+TIMELINE_HEADER = "agent,modes_found,iteration,trajectories,wall_s\n"
+TIMELINE_CASES = {
+    "timeline_bad_agent": (TIMELINE_HEADER + "0,1,1,128,0.1\nmanager,2,3,384,0.2\n",
+                           ["line 3", "agent 'manager'"]),
+    "timeline_not_a_number": (TIMELINE_HEADER + "total,x,1,128,0.1\n",
+                              ["line 2", "'modes_found'", "'x'"]),
+    "timeline_header": ("rank,modes\n0,1\n", ["line 1", "agent,modes_found"]),
+}
+
+
+def run_case(plot, work, name, text, needles, file_name="metrics.csv"):
     run_dir = os.path.join(work, name)
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     with open(os.path.join(run_dir, "config.yaml"), "w") as f:
         f.write(CONFIG)
-    metrics = os.path.join(run_dir, "metrics.csv")
+    if file_name != "metrics.csv":
+        with open(os.path.join(run_dir, "metrics.csv"), "w") as f:
+            f.write(HEADER + GOOD_ROW)
+    metrics = os.path.join(run_dir, file_name)
     with open(metrics, "w") as f:
         f.write(text)
     proc = subprocess.run(["/usr/bin/python3", plot, run_dir], capture_output=True, text=True)
@@ -46,6 +60,8 @@ def run_case(plot, work, name, text, needles):
 
 def main(plot, work):
     results = [run_case(plot, work, n, t, k) for n, (t, k) in CASES.items()]
+    results += [run_case(plot, work, n, t, k, "modes_timeline.csv")
+                for n, (t, k) in TIMELINE_CASES.items()]
     print(f"malformed_test: {sum(results)}/{len(results)} cases refused as expected")
     return 0 if all(results) else 1
 

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""tools/plotting/figures.py without gfn-train: Spearman's rho (ties averaged, as
+runtime/gfn/rank_correlation.h), and synthetic run directories drawn into PNGs of the
+documented size: a BitSequence run with logp_logr.csv (the Spearman scatter), a spawn run
+with modes_timeline.csv and two buffer managers, and a run with neither (notes, no crash).
+Usage: figures_test.py TOOLS_DIR WORK_DIR. Exit code 1 on a failure."""
+
+import math
+import os
+import shutil
+import struct
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from plotting import figures  # noqa: E402
+from plotting.run_dir import RunDir  # noqa: E402
+
+METRICS = ("iteration,trajectories,loss,logz,l1_exact,jsd,logz_error,l1_sampled,modes_found,"
+           "elapsed_s\n5,80,1.5,0.2,nan,nan,nan,nan,0,0.5\n")
+FAILURES = []
+
+
+def expect(condition, what):
+    if not condition:
+        FAILURES.append(what)
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+
+
+def run_dir(work, name, env, files):
+    path = os.path.join(work, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    files = {"config.yaml": f"env:\n  name: {env}\n", "metrics.csv": METRICS, **files}
+    for file_name, text in files.items():
+        with open(os.path.join(path, file_name), "w") as f:
+            f.write(text)
+    return RunDir(path)
+
+
+def check_png(path, name):
+    expect(os.path.getsize(path) > 5000, f"{path}: only {os.path.getsize(path)} bytes")
+    expect(png_size(path) == figures.SIZES[name], f"{path}: size {png_size(path)}")
+
+
+def main(work):
+    # Spearman: monotone, reversed, ties (ranks [1, 2.5, 2.5, 4] vs [1, 2, 3, 4]:
+    # 4.5 / sqrt(4.5 * 5)), constant.
+    expect(abs(figures.spearman([1, 5, 9], [0.1, 0.2, 7]) - 1) < 1e-12, "monotone rho != 1")
+    expect(abs(figures.spearman([1, 2, 3], [3, 2, 1]) + 1) < 1e-12, "reversed rho != -1")
+    expect(abs(figures.spearman([1, 2, 2, 3], [1, 2, 3, 4]) - 4.5 / math.sqrt(22.5)) < 1e-12,
+           "ties: rho != 0.9487")
+    expect(math.isnan(figures.spearman([1, 1, 1], [1, 2, 3])), "constant: rho not NaN")
+
+    rows = "".join(f"{-0.5 * i + (i % 3)},{-0.4 * i}\n" for i in range(60))
+    bits = run_dir(work, "bits", "bit_sequence", {"logp_logr.csv": "log_p,log_r\n" + rows})
+    expect(len(bits.logp_logr["log_p"]) == 60, "logp_logr.csv not read")
+    check_png(figures.distribution(bits, os.path.join(bits.path, "distribution.png")),
+              "distribution.png")
+
+    timeline = ("agent,modes_found,iteration,trajectories,wall_s\n0,1,1,128,0.1\n"
+                "0,2,4,512,0.3\n1,1,2,256,0.2\ntotal,1,1,128,0.1\ntotal,2,2,256,0.2\n"
+                "total,3,4,512,0.3\n")
+    spawn = run_dir(work, "spawn", "hypergrid", {
+        "modes_timeline.csv": timeline,
+        "buffer_manager_3.json": '{"rank": 3, "modes_found": 2}',
+        "buffer_manager_4.json": '{"rank": 4, "modes_found": 3}'})
+    expect(set(spawn.modes_timeline) == {0, 1, "total"}, "timeline agents")
+    expect(spawn.modes_timeline["total"]["modes_found"] == [1.0, 2.0, 3.0], "timeline total")
+    expect(spawn.managers == {3: 2, 4: 3}, f"managers {spawn.managers}")
+    check_png(figures.modes_agents(spawn, os.path.join(spawn.path, "modes_agents.png")),
+              "modes_agents.png")
+
+    bare = run_dir(work, "bare", "hypergrid", {})
+    expect(bare.modes_timeline is None and bare.managers == {}, "bare run has data")
+    path = figures.modes_agents(bare, os.path.join(bare.path, "modes_agents.png"))
+    expect(png_size(path) == figures.SIZES["modes_agents.png"], "bare modes_agents.png size")
+
+    for f in FAILURES:
+        print(f"figures_test: {f}", file=sys.stderr)
+    print(f"figures_test: {'FAILED' if FAILURES else 'ok'}")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[2]))
