@@ -194,6 +194,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       stats["trajectories_served"] = result.trajectories_served;
       stats["baseline_reports"] = result.baseline_reports;
       stats["baseline_pushes"] = result.baseline_pushes;
+      stats["alive_messages"] = result.alive_messages;  // MANAGER_ALIVE to the coordinator
       stats["cpu_s"] = manager_cpu_s;  // process CPU time (user + system) during the run
       stats["wall_s"] = manager_wall_s;
       output::ensure_directory(config.output.dir);
@@ -206,9 +207,9 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
                                           coordinator_options(config));
       spdlog::info(
           "coordinator done ({} baseline reports, {} BASELINE_SYNCs sent, {} population "
-          "queries, {} messages rejected): {}",
+          "queries, {} MANAGER_ALIVE, {} messages rejected): {}",
           result.baseline_reports, result.baseline_syncs_sent, result.population_queries,
-          result.rejected_messages, result.summary());
+          result.alive_messages, result.rejected_messages, result.summary());
       break;
     }
   }

@@ -118,6 +118,7 @@ struct BufferManagerResult {
   std::int64_t sample_requests = 0, sample_requests_refused = 0, samples_served = 0;
   std::int64_t baseline_reports = 0, baseline_syncs = 0;
   std::int64_t baseline_pushes = 0;        ///< BASELINE_PUSHes to trainers (kBaseline)
+  std::int64_t alive_messages = 0;         ///< MANAGER_ALIVEs to the coordinator
   std::int64_t trajectories_received = 0;  ///< items that came with a trajectory
   std::int64_t trajectories_served = 0;    ///< sampled items sent with their trajectory
   bool has_baseline = false;

@@ -6,9 +6,14 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "roles/protocol/codec.h"
 
@@ -19,6 +24,26 @@ using protocol::MessageType;
 
 std::string rank_list(const std::set<int>& ranks) {
   return fmt::format("{}", fmt::join(ranks, ", "));
+}
+
+/// "last message from trainer rank 1 12.3 s ago, from rank 0 5.0 s ago": the `ranks`,
+/// silent longest first, from their entries in `last_heard`.
+template <class TimePoint>
+std::string silence_report(const std::set<int>& ranks, const std::map<int, TimePoint>& last_heard,
+                           TimePoint now) {
+  std::vector<std::pair<double, int>> silent;  // (seconds, rank)
+  for (int r : ranks) {
+    const auto it = last_heard.find(r);
+    if (it == last_heard.end()) continue;
+    silent.emplace_back(std::chrono::duration<double>(now - it->second).count(), r);
+  }
+  std::sort(silent.begin(), silent.end(), std::greater<>());
+  std::string out = "last message";
+  for (std::size_t i = 0; i < silent.size(); ++i) {
+    out += fmt::format("{} {} {:.1f} s ago", i == 0 ? " from trainer rank" : ", from rank",
+                       silent[i].second, silent[i].first);
+  }
+  return out;
 }
 
 /// The type field of a raw envelope (0 if too short to hold one), for ERROR replies.
@@ -61,13 +86,49 @@ BufferManager::BufferManager(transport::Transport& transport,
       baseline_(options.baseline),
       limiter_(options.rate_limiter),
       scorer_(options.scorer ? options.scorer : std::make_shared<buffer::ModesScorer>()),
-      running_(assigned_) {}
+      running_(assigned_),
+      alive_every_(options.idle_timeout_s / 4),
+      last_to_coordinator_(Clock::now()) {
+  for (int r : assigned_) last_heard_[r] = Clock::now();
+}
 
 BufferManager::~BufferManager() = default;
 
 BufferManagerResult BufferManager::run() {
   while (serving()) serve_one();
   return finish();
+}
+
+transport::RecvInfo BufferManager::receive() {
+  const auto idle = std::chrono::duration_cast<Clock::duration>(idle_);
+  for (;;) {
+    keep_alive();
+    // Each running trainer must be heard from within idle_: wait until the earliest deadline
+    // (or a MANAGER_ALIVE is due).
+    auto deadline = Clock::now() + idle;
+    for (int r : running_) deadline = std::min(deadline, last_heard_[r] + idle);
+    auto wait = std::chrono::duration_cast<transport::Seconds>(deadline - Clock::now());
+    if (coordinator_ >= 0) {
+      wait = std::min(wait, std::chrono::duration_cast<transport::Seconds>(
+                                last_to_coordinator_ + alive_every_ - Clock::now()));
+    }
+    try {
+      return transport_.recv_into(transport::kAnySource, protocol::tags::kData,
+                                  std::max(wait, transport::Seconds(0)), inbox_);
+    } catch (const transport::TimeoutError&) {
+      const auto now = Clock::now();
+      std::set<int> silent;
+      for (int r : running_) {
+        if (now - last_heard_[r] >= idle) silent.insert(r);
+      }
+      if (silent.empty() && !(running_.empty() && now >= deadline)) continue;  // ALIVE due
+      throw transport::TimeoutError(fmt::format(
+          "buffer manager rank {}: no message for {:g} s on tag {} from trainer rank(s) {} while "
+          "waiting for TRAINER_EXIT from trainer rank(s) {} ({})",
+          me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(silent),
+          rank_list(running_), silence_report(running_, last_heard_, now)));
+    }
+  }
 }
 
 bool BufferManager::moved(const std::optional<float>& last, float now) const {
@@ -78,17 +139,15 @@ void BufferManager::serve_one() {
   const auto t_recv = Clock::now();
   transport::RecvInfo in;
   try {
-    in = transport_.recv_into(transport::kAnySource, protocol::tags::kData, idle_, inbox_);
-  } catch (const transport::TimeoutError&) {
-    throw transport::TimeoutError(
-        fmt::format("buffer manager rank {}: no message for {:g} s on tag {} while waiting for "
-                    "TRAINER_EXIT from trainer rank(s) {}",
-                    me_, options_.idle_timeout_s, protocol::tags::kData, rank_list(running_)));
+    in = receive();
   } catch (const transport::MessageError& e) {
     refuse_dropped(e);
     return;
   }
   const double recv_s = seconds_since(t_recv);
+  if (const auto it = last_heard_.find(in.src); it != last_heard_.end()) {
+    it->second = Clock::now();
+  }
   auto& sender = result_.per_sender[in.src];
   sender.requests += 1;
   sender.bytes_in += static_cast<std::int64_t>(in.size);

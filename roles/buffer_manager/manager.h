@@ -27,6 +27,9 @@
 // rank); the transport may be shared with other threads as the transport allows.
 // Blocking: run(), serve_one() and finish() block on the transport (each wait bounded by
 // BufferManagerOptions::idle_timeout_s); the handlers never block (replies are isend).
+// Liveness (README "Shutdown and failures"): while serving, a manager that has sent its
+// coordinator nothing for idle_timeout_s / 4 sends it MANAGER_ALIVE, also while it waits
+// for its trainers, so the coordinator's bounded wait only fires for a stopped manager.
 // Errors: see each method. A transport::MessageError thrown by a handler is a malformed
 // message: serve_one() answers it with ERROR and carries on; every other exception ends
 // the manager (it propagates out of run()).
@@ -157,6 +160,9 @@ class BufferManager {
   void adopt_sync(const transport::MessageView& message);
   void exit_handshake();
   void wait_pending_sends();
+  /// The next message on kData from anyone, waiting at most idle_ and sending
+  /// MANAGER_ALIVE when due meanwhile (keep_alive). Throws as serve_one().
+  transport::RecvInfo receive();
 
   /// Sends `payload` (isend) to `dst` on its tag, as the table says.
   template <class Payload>
@@ -176,6 +182,8 @@ class BufferManager {
   void refuse_dropped(const transport::MessageError& e);
   void report_baseline(bool final);
   void push_baselines();
+  /// MANAGER_ALIVE to the coordinator if it has been sent nothing for alive_every_.
+  void keep_alive();
 
   transport::Transport& transport_;
   const BufferManagerOptions options_;
@@ -193,6 +201,12 @@ class BufferManager {
   std::shared_ptr<buffer::Scorer> scorer_;
 
   std::set<int> running_;  // assigned trainers that have not sent TRAINER_EXIT yet
+  // When each assigned trainer's last message arrived (the start for a silent one): an idle
+  // timeout names the trainers silent longest (README "Shutdown and failures").
+  std::map<int, Clock::time_point> last_heard_;
+  // MANAGER_ALIVE: sent when nothing went to the coordinator for alive_every_ (idle_ / 4).
+  const transport::Seconds alive_every_;
+  Clock::time_point last_to_coordinator_;
   std::set<std::vector<std::int64_t>> modes_seen_;
   std::map<int, Feed> feeds_;
   std::optional<float> last_reported_;

@@ -42,8 +42,15 @@ void BufferManager::send_bytes(int dst, int tag, const char* type, transport::By
     rethrow_send_failure(me_, type, dst, tag);
   }
   pending_.push_back({std::move(handle), dst, tag, type});
+  if (dst == coordinator_) last_to_coordinator_ = Clock::now();
   prune_completed_sends();
   result_.per_sender[dst].send_s += seconds_since(t0);
+}
+
+void BufferManager::keep_alive() {
+  if (coordinator_ < 0 || Clock::now() - last_to_coordinator_ < alive_every_) return;
+  send(coordinator_, protocol::ManagerAlive{result_.submissions, result_.items_received});
+  ++result_.alive_messages;
 }
 
 void BufferManager::prune_completed_sends() {

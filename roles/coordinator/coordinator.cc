@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <list>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -87,17 +89,35 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
     keep(protocol::isend(transport, dst, payload));
   };
 
+  using Clock = std::chrono::steady_clock;
+  const auto idle =
+      std::chrono::duration_cast<Clock::duration>(transport::Seconds(options.idle_timeout_s));
+  std::map<int, Clock::time_point> last_heard;  // per manager: its last message (or the start)
+  for (int m : managers) last_heard[m] = Clock::now();
   while (!running.empty()) {
+    // Each running manager must be heard from within idle_timeout_s (a serving manager
+    // sends MANAGER_ALIVE every quarter of it): wait until the earliest deadline.
+    auto oldest = Clock::time_point::max();
+    for (int m : running) oldest = std::min(oldest, last_heard[m]);
     transport::Received in;
     try {
-      in = transport.recv(transport::kAnySource, protocol::tags::kControl,
-                          transport::Seconds(options.idle_timeout_s));
+      in = transport.recv(
+          transport::kAnySource, protocol::tags::kControl,
+          std::max(transport::Seconds(oldest + idle - Clock::now()), transport::Seconds(0)));
     } catch (const transport::TimeoutError&) {
+      std::vector<int> silent;
+      for (int m : running) {
+        if (Clock::now() - last_heard[m] >= idle) silent.push_back(m);
+      }
+      if (silent.empty()) continue;
       throw transport::TimeoutError(fmt::format(
-          "coordinator rank {}: no message for {:g} s on tag {} while waiting for MANAGER_EXIT "
+          "coordinator rank {}: no message for {:g} s on tag {} from buffer manager rank(s) {} "
+          "(a serving manager sends MANAGER_ALIVE every {:g} s) while waiting for MANAGER_EXIT "
           "from buffer manager rank(s) {}",
-          me, options.idle_timeout_s, protocol::tags::kControl, fmt::join(running, ", ")));
+          me, options.idle_timeout_s, protocol::tags::kControl, fmt::join(silent, ", "),
+          options.idle_timeout_s / 4, fmt::join(running, ", ")));
     }
+    if (last_heard.count(in.src)) last_heard[in.src] = Clock::now();
     const bool from_manager = known.count(in.src) > 0;
     std::uint16_t type = 0;
     try {
@@ -164,6 +184,10 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
           }
           break;
         }
+        case MessageType::kManagerAlive:  // liveness only: last_heard is updated above
+          (void)protocol::decode<protocol::ManagerAlive>(message);
+          ++result.alive_messages;
+          break;
         case MessageType::kManagerExit:
           (void)protocol::decode<protocol::ManagerExit>(message);
           if (running.erase(in.src)) send(in.src, protocol::ManagerExitAck{});

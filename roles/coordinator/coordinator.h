@@ -12,7 +12,12 @@
 //   GET_POPULATION_STATS (trainers) answered with POPULATION_STATS on tag kPopulation;
 //   MANAGER_EXIT         (managers) answered with MANAGER_EXIT_ACK on tag kData (after
 //                        any BASELINE_SYNC to that manager); the loop ends when every
-//                        manager has exited.
+//                        manager has exited;
+//   MANAGER_ALIVE        (managers) liveness only: a serving manager sends it when it has
+//                        sent nothing else for idle_timeout_s / 4.
+// Each running manager must be heard from within idle_timeout_s; otherwise the coordinator
+// throws transport::TimeoutError naming the silent managers (a stopped one, README
+// "Shutdown and failures").
 // Malformed or unexpected messages are logged and answered with ERROR on the table's
 // error tag (protocol::error_tag: to trainers on kPopulation, to managers on kData); the
 // coordinator keeps serving the others. Types and tags: roles/protocol/message_table.h.
@@ -29,8 +34,8 @@
 namespace gfn::roles {
 
 struct CoordinatorOptions {
-  /// Seconds without any message before giving up on managers that have not sent
-  /// MANAGER_EXIT (TimeoutError naming them).
+  /// Seconds without any message from a running manager (one that has not sent
+  /// MANAGER_EXIT) before giving up on it (TimeoutError naming it).
   double idle_timeout_s = 300.0;
   /// How managers' baselines combine into the global one: "min" | "mean" | "max".
   config::BaselineAggregate baseline_aggregate = config::BaselineAggregate::kMin;
@@ -63,6 +68,7 @@ struct CoordinatorResult {
   float global_baseline = 0.f;
   std::int64_t population_queries = 0;
   std::int64_t rejected_messages = 0;
+  std::int64_t alive_messages = 0;  ///< MANAGER_ALIVEs received (liveness only)
   /// Final summary: modes over time per manager (cumulative counts at first
   /// discoveries), per-trainer credits and baselines.
   std::string summary() const;

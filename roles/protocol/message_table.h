@@ -59,7 +59,8 @@ constexpr int kErrorReplyTag = -2;
   X(kBaselinePush,       16, "BASELINE_PUSH",        BaselinePush,           kManager,     kTrainer,     tags::kBaseline,   kNone,            kNoTag)            \
   X(kBaselineFeedEnd,    17, "BASELINE_FEED_END",    BaselineFeedEnd,        kManager,     kTrainer,     tags::kBaseline,   kNone,            kNoTag)            \
   X(kSpawnMetric,        18, "SPAWN_METRIC",         SpawnMetricReport,      kTrainer,     kTrainer,     tags::kSpawn,      kNone,            kNoTag)            \
-  X(kSpawnParams,        19, "SPAWN_PARAMS",         SpawnParameters,        kTrainer,     kTrainer,     tags::kSpawn,      kNone,            kNoTag)
+  X(kSpawnParams,        19, "SPAWN_PARAMS",         SpawnParameters,        kTrainer,     kTrainer,     tags::kSpawn,      kNone,            kNoTag)            \
+  X(kManagerAlive,       20, "MANAGER_ALIVE",        ManagerAlive,           kManager,     kCoordinator, tags::kControl,    kNone,            kNoTag)
 // clang-format on
 
 /// The value of an envelope's type field. kNone (0) is no message: "no reply" in the

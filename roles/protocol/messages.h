@@ -303,6 +303,19 @@ struct ManagerExit {
   }
 };
 
+/// MANAGER_ALIVE (manager -> coordinator, tag kControl): the manager's counts so far, sent
+/// when it has sent the coordinator nothing for a quarter of transport.timeout_s, so that
+/// the coordinator's bounded wait tells a quiet manager from a stopped one (README
+/// "Shutdown and failures"). The coordinator only notes it.
+struct ManagerAlive {
+  std::int64_t submissions = 0;
+  std::int64_t items_received = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(submissions, items_received);
+  }
+};
+
 /// MANAGER_EXIT_ACK (coordinator -> manager, tag kData): the answer to MANAGER_EXIT,
 /// sent after any BASELINE_SYNC to that manager; nothing follows it. No fields.
 struct ManagerExitAck {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 
 #include "roles/protocol/codec.h"
@@ -32,6 +33,28 @@ Submitter::Submitter(transport::Transport& transport, int manager, Mode mode)
         o.timeout_s = transport.options().timeout.count();
         return o;
       }()) {}
+
+Submitter::~Submitter() {
+  if (std::uncaught_exceptions() == 0) return;  // the handles' own destructors wait
+  // The rank is failing: waiting again for a send its manager does not receive would
+  // only delay the error; keep the handles (and their buffers) until the process ends.
+  static auto* abandoned = new std::deque<transport::SendHandle>();  // never freed
+  abandoned->push_back(std::move(in_flight_));
+  for (auto& h : fired_) abandoned->push_back(std::move(h));
+  fired_.clear();
+}
+
+void Submitter::wait_data_send(transport::SendHandle& handle, transport::Seconds timeout,
+                               const char* when) {
+  try {
+    handle.wait(timeout);
+  } catch (const transport::TimeoutError& e) {
+    throw transport::TimeoutError(fmt::format(
+        "trainer rank {}: buffer manager rank {} did not receive DATA on tag {} within {:g} s "
+        "({}): {}",
+        transport_.rank(), manager_, protocol::tags::kData, timeout.count(), when, e.what()));
+  }
+}
 
 void Submitter::filter(protocol::Submission& batch) {
   if (!options_.baseline_filter) return;
@@ -130,17 +153,19 @@ bool Submitter::submit(protocol::Submission batch) {
   constexpr int tag = protocol::MessageSpec<protocol::Submission>::tag;  // kData
   const transport::Seconds timeout(options_.timeout_s);
   switch (options_.mode) {
-    case Mode::kSync:
-      transport_.send(bytes, manager_, tag);
+    case Mode::kSync:  // an isend waited for at once: bounded, unlike a blocking send
+      in_flight_ = transport_.isend(std::move(bytes), manager_, tag);
+      wait_data_send(in_flight_, timeout, "sync submission");
       break;
     case Mode::kAsync:
-      in_flight_.wait(timeout);  // complete before its buffer is replaced
+      // complete before its buffer is replaced
+      wait_data_send(in_flight_, timeout, "async submission, previous DATA still in flight");
       in_flight_ = transport_.isend(std::move(bytes), manager_, tag);
       break;
     case Mode::kFireAndForget:
       while (!fired_.empty() && fired_.front().is_complete()) fired_.pop_front();
       if (static_cast<int>(fired_.size()) >= options_.max_in_flight) {
-        fired_.front().wait(timeout);
+        wait_data_send(fired_.front(), timeout, "fire-and-forget window full");
         fired_.pop_front();
       }
       fired_.push_back(transport_.isend(std::move(bytes), manager_, tag));
@@ -156,20 +181,10 @@ bool Submitter::submit(protocol::Submission batch) {
 void Submitter::drain(double timeout_s) {
   if (score_pending_) collect_score();
   const transport::Seconds timeout(timeout_s);
-  const auto name_it = [&](const transport::TimeoutError& e) {
-    return transport::TimeoutError(
-        fmt::format("trainer rank {}: a DATA send to buffer manager rank {} on tag {} did not "
-                    "complete within {:g} s while draining before EXIT: {}",
-                    transport_.rank(), manager_, protocol::tags::kData, timeout_s, e.what()));
-  };
-  try {
-    in_flight_.wait(timeout);
-    while (!fired_.empty()) {
-      fired_.front().wait(timeout);
-      fired_.pop_front();
-    }
-  } catch (const transport::TimeoutError& e) {
-    throw name_it(e);
+  wait_data_send(in_flight_, timeout, "draining before TRAINER_EXIT");
+  while (!fired_.empty()) {
+    wait_data_send(fired_.front(), timeout, "draining before TRAINER_EXIT");
+    fired_.pop_front();
   }
 }
 
@@ -193,8 +208,10 @@ void Submitter::exit(double timeout_s) {
 }
 
 void Submitter::collect_score() {
-  const auto context = fmt::format("trainer rank {}, SCORE for the submission of iteration {}",
-                                   transport_.rank(), pending_iteration_);
+  const auto context = fmt::format(
+      "trainer rank {} waiting for SCORE from buffer manager rank {} (submission of "
+      "iteration {})",
+      transport_.rank(), manager_, pending_iteration_);
   score_pending_ = false;  // an error below leaves nothing to collect twice
   const auto score =
       protocol::await_reply<protocol::Score>(transport_, manager_, options_.timeout_s, context);

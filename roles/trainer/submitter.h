@@ -20,7 +20,13 @@
 // BASELINE_FEED_END on kBaseline, so nothing is left in flight. Any other type on
 // kBaseline is refused with transport::MessageError.
 // Every wait is bounded by `timeout_s` and ends in transport::TimeoutError naming
-// the manager, the tag and the message type. Not thread-safe: owned by the trainer loop.
+// the buffer manager's rank, the tag and the message type (README "Shutdown and failures":
+// a stopped manager is named by the trainers waiting for it). The sync DATA send is an
+// isend waited for with that bound too, so a manager that does not receive cannot block
+// a trainer forever. A Submitter destroyed while an exception propagates (the rank is
+// failing) abandons its pending sends with their buffers instead of waiting for them
+// again: the rank ends at the first timeout, with that error. Not thread-safe: owned by
+// the trainer loop.
 
 #include <cstdint>
 #include <deque>
@@ -55,6 +61,11 @@ class Submitter {
   Submitter(transport::Transport& transport, int manager, const SubmitterOptions& options);
   /// Compatibility: default options with `mode`.
   Submitter(transport::Transport& transport, int manager, Mode mode);
+  /// Normally waits for pending sends (each handle's own bounded wait); during stack
+  /// unwinding abandons them instead (see the file comment). Never throws.
+  ~Submitter();
+  Submitter(const Submitter&) = delete;
+  Submitter& operator=(const Submitter&) = delete;
 
   /// Submits `batch` (moved from), after baseline filtering. Returns false if the
   /// batch was not sent (fully filtered). Blocking in sync mode until the SCORE
@@ -98,6 +109,9 @@ class Submitter {
 
  private:
   void collect_score();
+  /// Waits for `handle` (a DATA send) at most `timeout`; a TimeoutError is rethrown
+  /// naming this trainer, the manager, DATA, the tag and `when`.
+  void wait_data_send(transport::SendHandle& handle, transport::Seconds timeout, const char* when);
   void filter(protocol::Submission& batch);
   void poll_baseline();
   /// Handles one kBaseline message; returns true for BASELINE_FEED_END. Throws

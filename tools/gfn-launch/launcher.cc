@@ -8,11 +8,13 @@
 #include <boost/process/extend.hpp>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace gfn::launch_tool {
 
@@ -59,6 +61,16 @@ int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+// " (killed by signal 9: SIGKILL)" for a raw wait status of a child ended by a signal,
+// else "".
+std::string describe_signal(int status) {
+  if (!WIFSIGNALED(status)) return {};
+  const int sig = WTERMSIG(status);
+  const char* name = sigabbrev_np(sig);  // glibc >= 2.32
+  return " (killed by signal " + std::to_string(sig) + (name ? std::string(": SIG") + name : "") +
+         ")";
 }
 
 // Forwards one pipe of one child line by line, prefixed with its rank.
@@ -157,13 +169,15 @@ class Launch {
 
  private:
   void on_exit(int i) {
-    const int code = exit_code_of(children_[static_cast<std::size_t>(i)]->native_exit_code());
+    const auto& child = *children_[static_cast<std::size_t>(i)];
+    const int status = child.native_exit_code();
+    const int code = exit_code_of(status);
     exited_.push_back(i);
     --running_;
     if (code != 0 && !first_failure_) {
       first_failure_ = code;
-      std::cerr << "gfn-launch: rank " << i << " failed with exit code " << code
-                << "; stopping the other ranks\n";
+      std::cerr << "gfn-launch: rank " << i << " (pid " << child.id() << ") failed with exit code "
+                << code << describe_signal(status) << "; stopping the other ranks\n";
       stop_children(SIGTERM);
       kill_timer_.expires_after(
           std::chrono::milliseconds(static_cast<long>(opts_.kill_grace_s * 1000)));

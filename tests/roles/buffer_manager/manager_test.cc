@@ -4,8 +4,10 @@
 // the loopback transport (tests/support/loopback_transport.h), no mpirun.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <functional>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -178,9 +180,70 @@ TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainersStillExpected) {
     manager().serve_one();
     ADD_FAILURE() << "expected a TimeoutError";
   } catch (const transport::TimeoutError& e) {
-    EXPECT_STREQ(e.what(),
-                 "buffer manager rank 3: no message for 0.05 s on tag 0 while waiting for "
-                 "TRAINER_EXIT from trainer rank(s) 1");
+    EXPECT_TRUE(std::regex_match(
+        e.what(), std::regex("buffer manager rank 3: no message for 0.05 s on tag 0 from trainer "
+                             "rank\\(s\\) 1 while waiting for TRAINER_EXIT from trainer "
+                             "rank\\(s\\) 1 \\(last message from trainer rank 1 [0-9.]+ s "
+                             "ago\\)")))
+        << e.what();
+  }
+}
+
+// Liveness (README "Shutdown and failures"): a manager waiting for its trainers sends its
+// coordinator MANAGER_ALIVE every idle_timeout_s / 4, so the coordinator's bounded wait does
+// not take a quiet manager for a stopped one; a busy exchange with the coordinator needs none.
+TEST_F(ManagerUnitTest, AWaitingManagerSendsManagerAliveEveryQuarterOfTheTimeout) {
+  options_.idle_timeout_s = 0.4;
+  options_.coordinator_rank = kCoordinator;
+  manager();
+  EXPECT_THROW(manager().serve_one(), transport::TimeoutError);  // no trainer says anything
+  // Due at 0.1, 0.2 and 0.3 s (later under load, then fewer), never more than 4.
+  const auto n = waiting(kCoordinator, protocol::tags::kControl);
+  EXPECT_GE(n, 2u);
+  EXPECT_LE(n, 4u);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto alive = reply<protocol::ManagerAlive>(kCoordinator, protocol::tags::kControl,
+                                                     MessageType::kManagerAlive);
+    EXPECT_EQ(alive.submissions, 0);
+  }
+  EXPECT_EQ(manager().result().alive_messages, static_cast<std::int64_t>(n));
+}
+
+TEST_F(ManagerUnitTest, NoManagerAliveWithoutACoordinator) {
+  options_.idle_timeout_s = 0.2;
+  EXPECT_THROW(manager().serve_one(), transport::TimeoutError);
+  EXPECT_EQ(manager().result().alive_messages, 0);
+  EXPECT_EQ(waiting(kCoordinator, protocol::tags::kControl), 0u);
+}
+
+// A stopped trainer (README "Shutdown and failures"): each running trainer has its own
+// deadline, so a silent one is named while the others keep talking; the error lists the
+// running trainers by silence, longest first.
+TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainerSilentLongestFirst) {
+  options_.idle_timeout_s = 0.05;
+  manager();  // both trainers' silence starts now
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  send_to_manager(kTrainer, MessageType::kGetMetadata, protocol::Query{});
+  manager().serve_one();  // kTrainer was heard just now, kTrainer2 never
+  try {
+    manager().serve_one();
+    ADD_FAILURE() << "expected a TimeoutError";
+  } catch (const transport::TimeoutError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("from trainer rank(s) 1 while waiting for TRAINER_EXIT from trainer "
+                        "rank(s) 0, 1"),
+              std::string::npos)
+        << what;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        what, m,
+        std::regex("last message from trainer rank ([0-9]+) ([0-9.]+) s ago, from rank ([0-9]+) "
+                   "([0-9.]+) s ago\\)$")))
+        << what;
+    EXPECT_EQ(std::stoi(m[1]), kTrainer2) << what;
+    EXPECT_EQ(std::stoi(m[3]), kTrainer) << what;
+    EXPECT_GE(std::stod(m[2]), 0.3) << what;
+    EXPECT_LT(std::stod(m[4]), std::stod(m[2])) << what;
   }
 }
 

@@ -4,7 +4,9 @@
 //     a truncated DATA payload and a malformed query: each is answered with an ERROR
 //     naming the problem, and the manager keeps serving a real (async) trainer;
 //   - every blocking wait of a trainer (SCORE, METADATA, sample, drain) ends in a
-//     TimeoutError naming the peer, the tag and the message type.
+//     TimeoutError naming the peer, the tag and the message type;
+//   - a sync DATA send to a manager that does not receive (stopped, README "Shutdown and
+//     failures") ends in a TimeoutError naming the buffer manager rank and DATA.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +175,38 @@ TEST(ProtocolRobustness, EveryTrainerWaitTimesOutNamingPeerTagAndType) {
   } else if (t.rank() == silent) {
     // Receive (and never answer) what rank 0 sent, so no send is left unmatched.
     for (int i = 0; i < 4; ++i) t.recv(0, protocol::tags::kData);
+  }
+  t.world().barrier();
+}
+
+TEST(ProtocolRobustness, SyncDataToAManagerThatDoesNotReceiveTimesOutNamingIt) {
+  auto& t = world_transport();
+  const int stopped = 2;
+  constexpr int kGo = 7;  // a tag the protocol does not use
+  if (t.rank() == 0) {
+    SubmitterOptions o;
+    o.timeout_s = 0.5;
+    {
+      Submitter sync(t, stopped, o);
+      // 40,000 items (~800 kB): far above any eager limit, so the send waits for the receiver.
+      try {
+        sync.submit(batch(1, 40000));
+        ADD_FAILURE() << "expected a timeout";
+      } catch (const transport::TimeoutError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("buffer manager rank 2"), std::string::npos) << what;
+        EXPECT_NE(what.find("tag 0"), std::string::npos) << what;
+        // The torch backend may hand the payload to the socket before the receiver posts its
+        // receive; then the trainer waits for the SCORE instead.
+        const bool data = what.find("did not receive DATA") != std::string::npos;
+        const bool score = what.find("waiting for SCORE") != std::string::npos;
+        EXPECT_TRUE(data || (t.backend() == "torch" && score)) << what;
+      }
+      t.send(transport::Bytes{1}, stopped, kGo);  // the manager "continues": it receives
+    }  // the Submitter's destructor waits for the send, which now completes
+  } else if (t.rank() == stopped) {
+    t.recv(0, kGo, transport::Seconds(60));
+    t.recv(0, protocol::tags::kData, transport::Seconds(60));
   }
   t.world().barrier();
 }

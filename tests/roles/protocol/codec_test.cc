@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 
+#include "roles/protocol/message_table.h"
 #include "tests/support/error_text.h"
 #include "tests/support/loopback_transport.h"
 
@@ -62,7 +64,10 @@ TEST(Codec, AMessageOfAnotherTypeIsRefusedByName) {
 
 TEST(Codec, UnknownTypesAreRefusedAndKnownOnesNamedInErrors) {
   auto wire = encode(Score{});
-  for (std::uint16_t v : {std::uint16_t{0}, std::uint16_t{20}, std::uint16_t{999}}) {
+  // The first value after the table's last row (rows are appended in wire-value order).
+  const auto next = static_cast<std::uint16_t>(
+      static_cast<std::uint16_t>(kMessages[std::size(kMessages) - 1].type) + 1);
+  for (std::uint16_t v : {std::uint16_t{0}, next, std::uint16_t{999}}) {
     transport::write_envelope_header(wire.data(), transport::EnvelopeType{v},
                                      wire.size() - transport::kEnvelopeHeaderBytes);
     EXPECT_EQ(what_of([&] { decode_message_view(wire, 1 << 20); }),

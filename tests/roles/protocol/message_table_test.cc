@@ -58,6 +58,7 @@ TEST(MessageTable, ExistingWireValuesAreKeptAndNewOnesAppended) {
       {MessageType::kBaselineFeedEnd, 17},
       {MessageType::kSpawnMetric, 18},
       {MessageType::kSpawnParams, 19},
+      {MessageType::kManagerAlive, 20},
   };
   ASSERT_EQ(std::size(kMessages), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
@@ -136,6 +137,8 @@ TEST(MessageTable, OneMeaningPerType) {
   const auto row = [](MessageType t) { return *find(t); };
   EXPECT_EQ(row(MessageType::kTrainerExit).tag, tags::kData);
   EXPECT_EQ(row(MessageType::kManagerExit).tag, tags::kControl);
+  EXPECT_EQ(row(MessageType::kManagerAlive).tag, tags::kControl);
+  EXPECT_EQ(row(MessageType::kManagerAlive).reply, MessageType::kNone);
   EXPECT_EQ(row(MessageType::kManagerExitAck).tag, tags::kData);
   EXPECT_EQ(row(MessageType::kBaselineFeedEnd).tag, tags::kBaseline);
   EXPECT_EQ(row(MessageType::kBaselineSync).from, Role::kCoordinator);

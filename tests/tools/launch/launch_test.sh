@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of tools/gfn-launch. Usage: launch_test.sh <gfn-launch binary> <case>
-# Cases: success, environment, prefix, first_failure, signal, usage.
+# Cases: success, environment, prefix, first_failure, killed, signal, usage.
 set -uo pipefail
 launcher=$1
 case_name=$2
@@ -58,11 +58,26 @@ first_failure)
   [ $rc -eq 3 ] || fail "exit code $rc, want 3"
   [ $elapsed -lt 20 ] || fail "took ${elapsed}s: the other ranks were not killed"
   grep -q survived "$work/out" && fail "a rank survived"
-  grep -q "rank 1 failed with exit code 3" "$work/err" || fail "no failure message"
+  grep -q "rank 1 (pid [0-9]*) failed with exit code 3; stopping" "$work/err" ||
+    fail "no failure message"
+  grep -q "killed by signal" "$work/err" && fail "an exit code named as a signal"
   for r in 0 2; do
     pid=$(cat "$work/pid.$r")
     kill -0 "$pid" 2>/dev/null && fail "rank $r (pid $pid) still running"
   done
+  ;;
+killed)
+  # Rank 1 is killed by SIGKILL (kill -9): the launcher exits 128 + 9, names the rank, its
+  # pid and the signal, and ends the others within the grace period.
+  start=$(date +%s)
+  "$launcher" -n 3 --kill-grace 2 -- bash -c \
+    'if [ "$RANK" = 1 ]; then echo $$ > '"$work"'/pid.1; sleep 0.5; kill -9 $$; fi; sleep 60' \
+    >"$work/out" 2>"$work/err"
+  rc=$?
+  elapsed=$(($(date +%s) - start))
+  [ $rc -eq 137 ] || fail "exit code $rc, want 137"
+  [ $elapsed -lt 20 ] || fail "took ${elapsed}s: the other ranks were not killed"
+  expect_line "$work/err" "gfn-launch: rank 1 (pid $(cat "$work/pid.1")) failed with exit code 137 (killed by signal 9: SIGKILL); stopping the other ranks"
   ;;
 signal)
   # SIGTERM to the launcher reaches every child; the launcher exits with the
