@@ -45,7 +45,7 @@ TimeReport report_time_info(const std::vector<TimingTable>& tables,
     for (const auto& step : tables[i].steps()) {
       TimeReport::StepStats ss;
       ss.step = step;
-      ss.iterations = static_cast<int>(tables[i].durations(step).size());
+      ss.iterations = tables[i].num_iterations();
       ss.total_s = tables[i].total(step);
       ss.mean_s = ss.iterations > 0 ? ss.total_s / ss.iterations : 0.0;
       rs.steps.push_back(ss);
@@ -88,28 +88,31 @@ LoadImbalanceReport report_load_imbalance(const std::vector<TimingTable>& tables
       report.skipped.push_back(step);
       continue;
     }
-    const std::size_t iterations = tables.front().durations(step).size();
-    bool same = true;
+    const std::size_t iterations = tables.front().num_iterations();
+    const std::size_t rows = tables.front().durations(step).size();
+    bool same_iterations = true, same_rows = true;
     std::vector<std::size_t> counts;
     for (const auto& t : tables) {
-      counts.push_back(t.durations(step).size());
-      same = same && counts.back() == iterations;
+      counts.push_back(static_cast<std::size_t>(t.num_iterations()));
+      same_iterations = same_iterations && counts.back() == iterations;
+      same_rows = same_rows && t.durations(step).size() == rows &&
+                  t.iterations_per_row() == tables.front().iterations_per_row();
     }
-    if (!same) {
-      spdlog::warn(
-          "report_load_imbalance: step '{}' has different iteration counts per rank ({}), "
-          "skipping it",
-          step, fmt::join(counts, ","));
+    if (!same_iterations || !same_rows) {
+      spdlog::warn("report_load_imbalance: step '{}' has different {} per rank ({}), skipping it",
+                   step,
+                   same_iterations ? "timing rows (TimingTable max_rows)" : "iteration counts",
+                   fmt::join(counts, ","));
       report.skipped.push_back(step);
       continue;
     }
     LoadImbalanceReport::StepImbalance s;
     s.step = step;
     s.iterations = static_cast<int>(iterations);
-    for (std::size_t it = 0; it < iterations; ++it) {
+    for (std::size_t row = 0; row < rows; ++row) {
       double sum = 0.0, max = 0.0;
       for (const auto& t : tables) {
-        const double d = t.durations(step)[it];
+        const double d = t.durations(step)[row];
         sum += d;
         max = std::max(max, d);
       }

@@ -47,7 +47,9 @@ struct LoadImbalanceReport {
     /// Sum over iterations of the mean over ranks (the work every rank did).
     double useful_s = 0.0;
     /// Sum over iterations of (max over ranks - mean over ranks): time the average
-    /// rank waits for the slowest one.
+    /// rank waits for the slowest one. After a compaction (TimingTable::max_rows) the max
+    /// is taken per row, a block of iterations_per_row() iterations, which can only
+    /// understate the waiting of single iterations.
     double waiting_s = 0.0;
     int iterations = 0;
   };
@@ -67,7 +69,7 @@ struct LoadImbalanceReport {
 TimeReport report_time_info(const std::vector<TimingTable>& tables,
                             const std::vector<int>& rank_labels = {});
 
-/// Only steps present on every rank with the same number of iterations are
+/// Only steps present on every rank with the same number of iterations (and rows) are
 /// reported; the others are listed in `skipped` with a spdlog warning naming them.
 /// Steps are in first-seen order over ranks 0, 1, ....
 LoadImbalanceReport report_load_imbalance(const std::vector<TimingTable>& tables);

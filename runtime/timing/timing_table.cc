@@ -9,9 +9,29 @@
 
 namespace gfn::timing {
 
+TimingTable::TimingTable(std::size_t max_rows) : max_rows_(max_rows) {
+  if (max_rows == 1 || max_rows % 2 != 0) {
+    throw std::invalid_argument(fmt::format(
+        "TimingTable: max_rows must be 0 (unbounded) or an even number >= 2, got {}", max_rows));
+  }
+}
+
 void TimingTable::begin_iteration() {
+  const bool row_full = num_iterations_ % iterations_per_row_ == 0;
   ++num_iterations_;
+  if (!row_full) return;
+  if (max_rows_ != 0 && rows_ == max_rows_) compact();
+  ++rows_;
   for (auto& d : durations_) d.push_back(0.0);
+}
+
+void TimingTable::compact() {
+  for (auto& d : durations_) {
+    for (std::size_t i = 0; i < rows_ / 2; ++i) d[i] = d[2 * i] + d[2 * i + 1];
+    d.resize(rows_ / 2);
+  }
+  rows_ /= 2;
+  iterations_per_row_ *= 2;
 }
 
 void TimingTable::add(const std::string& step, double seconds) {
@@ -24,7 +44,7 @@ void TimingTable::add(const std::string& step, double seconds) {
   if (it == index_.end()) {
     it = index_.emplace(step, steps_.size()).first;
     steps_.push_back(step);
-    durations_.emplace_back(num_iterations_, 0.0);
+    durations_.emplace_back(rows_, 0.0);
   }
   durations_[it->second].back() += seconds;
 }
@@ -43,14 +63,17 @@ double TimingTable::total(const std::string& step) const {
 
 void TimingTable::rebuild_index() {
   index_.clear();
-  if (num_iterations_ < 0 || steps_.size() != durations_.size()) {
+  if (num_iterations_ < 0 || steps_.size() != durations_.size() || iterations_per_row_ < 1 ||
+      max_rows_ == 1 || max_rows_ % 2 != 0) {
     throw std::runtime_error("TimingTable: inconsistent serialized table");
   }
+  rows_ =
+      static_cast<std::size_t>((num_iterations_ + iterations_per_row_ - 1) / iterations_per_row_);
   for (std::size_t i = 0; i < steps_.size(); ++i) {
-    if (durations_[i].size() != static_cast<std::size_t>(num_iterations_)) {
-      throw std::runtime_error(
-          fmt::format("TimingTable: serialized step '{}' has {} durations for {} iterations",
-                      steps_[i], durations_[i].size(), num_iterations_));
+    if (durations_[i].size() != rows_) {
+      throw std::runtime_error(fmt::format(
+          "TimingTable: serialized step '{}' has {} durations for {} rows ({} iterations)",
+          steps_[i], durations_[i].size(), rows_, num_iterations_));
     }
     if (!index_.emplace(steps_[i], i).second) {
       throw std::runtime_error("TimingTable: serialized step '" + steps_[i] + "' appears twice");

@@ -98,7 +98,7 @@ Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
   buffer::ModesScorerOptions so;
   so.novelty = buffer::parse_novelty_method(novelty);
   o.scorer = std::make_shared<buffer::ModesScorer>(so);
-  timing::TimingTable table;
+  timing::TimingTable table{0};  // every message's phases: no compaction
   const auto result = roles::run_buffer_manager(t, trainers, o, is_mode, &table);
   if (result.exit_mismatches != 0 || result.rejected_messages != 0) {
     throw std::runtime_error(

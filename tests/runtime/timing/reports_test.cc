@@ -119,5 +119,35 @@ TEST_F(ReportsTest, DifferentIterationCountsAreSkipped) {
   EXPECT_DOUBLE_EQ(even.steps[0].waiting_s, 0.0);
 }
 
+// Two ranks whose tables compacted (max_rows 2, 4 iterations: rows of 2 iterations).
+//   rank0 a [1, 3, 2, 2] -> rows [4, 4];  rank1 a [3, 1, 2, 2] -> rows [4, 4]
+// Per iteration the ranks wait (iterations 0 and 1: max - mean = 1 each); per row they do
+// not: the report sees blocks, so waiting can only be understated, never the useful work.
+TEST_F(ReportsTest, CompactedTablesReportTrueIterationsAndBlockWaiting) {
+  auto bounded = [](const std::vector<double>& values) {
+    TimingTable t(2);
+    for (double v : values) {
+      t.begin_iteration();
+      t.add("a", v);
+    }
+    return t;
+  };
+  const std::vector<TimingTable> tables = {bounded({1, 3, 2, 2}), bounded({3, 1, 2, 2})};
+  ASSERT_EQ(tables[0].iterations_per_row(), 2);
+  const TimeReport info = report_time_info(tables);
+  EXPECT_EQ(info.ranks[0].steps[0].iterations, 4);
+  EXPECT_DOUBLE_EQ(info.ranks[0].steps[0].mean_s, 2.0);
+  const LoadImbalanceReport r = report_load_imbalance(tables);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].iterations, 4);
+  EXPECT_DOUBLE_EQ(r.steps[0].useful_s, 8.0);
+  EXPECT_DOUBLE_EQ(r.steps[0].waiting_s, 0.0);
+  // A rank that compacted differently (unbounded) is not compared row by row.
+  const LoadImbalanceReport mixed = report_load_imbalance({tables[0], make({{"a", {3, 1, 2, 2}}})});
+  EXPECT_TRUE(mixed.steps.empty());
+  EXPECT_THAT(mixed.skipped, ElementsAre("a"));
+  EXPECT_THAT(log_.str(), HasSubstr("step 'a' has different timing rows"));
+}
+
 }  // namespace
 }  // namespace gfn::timing
