@@ -366,6 +366,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       spdlog::info("resumed from '{}' after iteration {}", setup.resume->directory, loop.iteration);
     }
   }
+  std::int64_t last_checkpoint = first_it - 1;
   // Collective over the trainers: every trainer saves its state at iteration `at`.
   const auto take_checkpoint = [&](std::int64_t at) {
     const auto t0 = Clock::now();
@@ -373,6 +374,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                           timeline.firsts()};
     const auto dir = write_trainer_checkpoint(
         config, setup, at, encode_trainer_state(learner, loop, visited ? &*visited : nullptr));
+    last_checkpoint = at;
     add_time(setup.timing, "checkpoint", seconds_since(t0));
     if (leader) spdlog::info("checkpoint after iteration {}: {}", at, dir);
   };
@@ -382,6 +384,13 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       result.stopped_by_signal = true;
       spdlog::warn("stop requested ({}): stopping after iteration {}",
                    setup.stop->signal_name().empty() ? "stop" : setup.stop->signal_name(), it - 1);
+      if (config.checkpoint.on_signal && it - 1 > last_checkpoint) {
+        if (not_checkpointable.empty()) {
+          take_checkpoint(it - 1);
+        } else if (leader) {
+          spdlog::warn("no checkpoint on signal: {}", not_checkpointable);
+        }
+      }
       break;
     }
     const auto t_iter = Clock::now();
