@@ -22,6 +22,7 @@
 #include "roles/context/distributed_context.h"
 #include "roles/coordinator/coordinator.h"
 #include "roles/trainer/trainer.h"
+#include "runtime/checkpoint/store.h"
 
 #include "runtime/config/config.h"
 #include "runtime/log/logging.h"
@@ -80,13 +81,33 @@ std::vector<double> gather_trainer_medians(transport::Group& trainers, double mi
 }  // namespace
 
 int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
-              std::chrono::steady_clock::time_point t_start);
+              std::chrono::steady_clock::time_point t_start,
+              const checkpoint::OpenedCheckpoint* resume);
 
-int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch) {
+void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout) {
+  const auto& m = resume.manifest;
+  if (m.world_size != layout.world_size()) {
+    throw std::invalid_argument("--resume: the checkpoint '" + resume.directory +
+                                "' is from a world of " + std::to_string(m.world_size) +
+                                " rank(s), this job has " + std::to_string(layout.world_size()));
+  }
+  for (int r = 0; r < layout.world_size(); ++r) {
+    const auto role = to_string(layout.role(r));
+    if (static_cast<std::size_t>(r) >= m.roles.size() || m.roles[r] != role) {
+      throw std::invalid_argument(
+          "--resume: rank " + std::to_string(r) + " is a " + role + " in this job, a " +
+          (static_cast<std::size_t>(r) < m.roles.size() ? m.roles[r] : std::string("(none)")) +
+          " in the checkpoint '" + resume.directory + "'");
+    }
+  }
+}
+
+int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch,
+            const checkpoint::OpenedCheckpoint* resume) {
   const auto t_start = Clock::now();
   DistributedContext ctx(config, launch);
   try {
-    return run_roles(ctx, config, t_start);
+    return run_roles(ctx, config, t_start, resume);
   } catch (const std::exception& e) {
     if (ctx.world_size() == 1) throw;
     // Fail fast: exiting without finalizing makes the launcher (mpirun) end every
@@ -99,7 +120,8 @@ int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& lau
 }
 
 int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
-              std::chrono::steady_clock::time_point t_start) {
+              std::chrono::steady_clock::time_point t_start,
+              const checkpoint::OpenedCheckpoint* resume) {
   const auto role = ctx.role();
   log::setup_logging(ctx.rank(), to_string(role));
   if (ctx.rank() == 0) {
@@ -131,6 +153,10 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       setup.coordinator = ctx.layout().coordinator_rank();
       setup.stop = &stop;
       setup.timing = &timing;
+      setup.resume = resume;
+      for (int r = 0; r < ctx.world_size(); ++r) {
+        setup.world_roles.push_back(to_string(ctx.layout().role(r)));
+      }
       const auto t_train = Clock::now();
       trainer_result = run_trainer(config, setup);
       train_s = std::chrono::duration<double>(Clock::now() - t_train).count();

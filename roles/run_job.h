@@ -5,14 +5,26 @@
 // coordinator), then gather every rank's step timings to rank 0 for the time and
 // load-imbalance reports, and write <output.dir>/summary.json (trainer-group rank 0).
 
+#include "roles/planner/rank_layout.h"
 #include "runtime/config/options.h"
 #include "runtime/launch/launch_env.h"
+
+namespace gfn::checkpoint {
+struct OpenedCheckpoint;
+}
 
 namespace gfn::roles {
 
 /// Runs the job on this rank. Returns the process exit code (0 on success).
 /// Throws LayoutError / transport::TransportError / std::runtime_error on failure
 /// (the caller prints the message and exits non-zero).
-int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch);
+/// `resume`: the verified checkpoint to continue from (gfn-train --resume; README "Checkpoint
+/// and resume"), or null; the caller has checked that its layout matches (check_resumable).
+int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch,
+            const checkpoint::OpenedCheckpoint* resume = nullptr);
+
+/// Refuses a checkpoint whose world (size, role of each rank) differs from `layout`'s, before
+/// any communication: std::invalid_argument naming what differs.
+void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout);
 
 }  // namespace gfn::roles

@@ -23,6 +23,12 @@ void ModeTimeline::observe(const core::ModeTracker* tracker, std::int64_t iterat
   }
 }
 
+void ModeTimeline::restore(std::vector<ModeFirst> firsts) {
+  firsts_ = std::move(firsts);
+  seen_.clear();
+  for (const auto& f : firsts_) seen_.insert(f.mode);
+}
+
 std::string agent_spawn_json(int rank, const std::vector<SpawnEvent>& events, int group_rank,
                              std::int64_t modes_found, const std::string& strategy_json) {
   nlohmann::json j;

@@ -41,6 +41,9 @@ class ModeTimeline {
   /// (O(modes found) when some are new, O(1) otherwise). A null tracker records nothing.
   void observe(const core::ModeTracker* tracker, std::int64_t iteration, double wall_s);
   const std::vector<ModeFirst>& firsts() const { return firsts_; }
+  /// Checkpoints (roles/trainer/trainer_checkpoint.h): the discoveries recorded before the
+  /// checkpoint (firsts() of the checkpointed run) replace the current ones.
+  void restore(std::vector<ModeFirst> firsts);
 
  private:
   std::set<std::int64_t> seen_;

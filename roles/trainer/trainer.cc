@@ -25,6 +25,8 @@
 #include "roles/trainer/payload.h"
 #include "roles/trainer/spawner.h"
 #include "roles/trainer/submitter.h"
+#include "roles/trainer/trainer_checkpoint.h"
+#include "runtime/checkpoint/store.h"
 #include "runtime/distributed/model_averaging.h"
 #include "runtime/distributed/spawn/strategy.h"
 #include "runtime/gfn/env/environment.h"
@@ -250,19 +252,33 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   std::optional<output::CsvWriter> metrics;
   std::optional<output::CsvWriter> training;         // every output.log_every iterations (gfn-plot)
   std::optional<output::ProgressReporter> progress;  // output.progress (progress.h)
+  // Checkpoints (roles/trainer/trainer_checkpoint.h): what this run cannot save is refused
+  // before training when checkpoints are asked for by checkpoint.every or --resume.
+  const std::string not_checkpointable = unsupported_reason(config, setup);
+  if (!not_checkpointable.empty() && (config.checkpoint.every > 0 || setup.resume)) {
+    throw std::invalid_argument(std::string(setup.resume ? "--resume" : "checkpoint.every") + ": " +
+                                not_checkpointable);
+  }
+  const bool resumed = setup.resume != nullptr;
   if (leader) {
     output::ensure_directory(config.output.dir);
+    if (resumed) {  // rows written after the checkpoint are written again
+      drop_csv_rows_after(config.output.dir + "/metrics.csv", setup.resume->manifest.iteration);
+      drop_csv_rows_after(config.output.dir + "/training.csv", setup.resume->manifest.iteration);
+    }
     metrics.emplace(
         config.output.dir + "/metrics.csv",
         std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
                                  "logz_error", "l1_sampled", "modes_found", "elapsed_s",
-                                 "l1_visited", "spearman_logp_logr", "n_visited"});
+                                 "l1_visited", "spearman_logp_logr", "n_visited"},
+        resumed);
     progress.emplace(
         output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
         config.output.progress_every_s);
     training.emplace(config.output.dir + "/training.csv",
                      std::vector<std::string>{"iteration", "trajectories", "elapsed_s", "loss",
-                                              "logz", "modes_found"});
+                                              "logz", "modes_found"},
+                     resumed);
   }
 
   // train.average: "models" averages parameters every average_every iterations;
@@ -338,13 +354,49 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                               });
   const bool full_payload = config.buffer.payload == config::Payload::kFull;
   std::int64_t pending_iterations = 0;
-  const auto t_start = Clock::now();
+  auto t_start = Clock::now();
   double last_loss = 0.0;
+  std::int64_t first_it = 1;
+  if (resumed) {  // after every set-up step that draws from LibTorch's default generator
+    const auto loop =
+        decode_trainer_state(checkpoint::read_rank_file(*setup.resume, transport.rank()), learner,
+                             visited ? &*visited : nullptr);
+    first_it = loop.iteration + 1;
+    result.trajectories = loop.trajectories;
+    result.iterations = loop.iteration;
+    last_loss = loop.last_loss;
+    timeline.restore(loop.firsts);
+    t_start -=
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(loop.elapsed_s));
+    if (leader) {
+      spdlog::info("resumed from '{}' after iteration {}", setup.resume->directory, loop.iteration);
+    }
+  }
+  std::int64_t last_checkpoint = first_it - 1;
+  // Collective over the trainers: every trainer saves its state at iteration `at`.
+  const auto take_checkpoint = [&](std::int64_t at) {
+    const auto t0 = Clock::now();
+    TrainerLoopState loop{at, result.trajectories, last_loss, seconds_since(t_start),
+                          timeline.firsts()};
+    const auto dir = write_trainer_checkpoint(
+        config, setup, at, encode_trainer_state(learner, loop, visited ? &*visited : nullptr));
+    last_checkpoint = at;
+    add_time(setup.timing, "checkpoint", seconds_since(t0));
+    if (leader) spdlog::info("checkpoint after iteration {}: {}", at, dir);
+  };
 
-  for (std::int64_t it = 1; it <= iterations; ++it) {
+  for (std::int64_t it = first_it; it <= iterations; ++it) {
     if (stop_agreed(setup, trainers, it, config.train.average_every)) {
       result.stopped_by_signal = true;
-      spdlog::warn("stop requested (SIGINT/SIGTERM): stopping after iteration {}", it - 1);
+      spdlog::warn("stop requested ({}): stopping after iteration {}",
+                   setup.stop->signal_name().empty() ? "stop" : setup.stop->signal_name(), it - 1);
+      if (config.checkpoint.on_signal && it - 1 > last_checkpoint) {
+        if (not_checkpointable.empty()) {
+          take_checkpoint(it - 1);
+        } else if (leader) {
+          spdlog::warn("no checkpoint on signal: {}", not_checkpointable);
+        }
+      }
       break;
     }
     const auto t_iter = Clock::now();
@@ -473,6 +525,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     }
     result.iteration_ms.push_back(1e3 * seconds_since(t_iter));
     result.iterations = it;
+    if (config.checkpoint.every > 0 && it % config.checkpoint.every == 0) take_checkpoint(it);
     if (progress) {
       const auto* modes = learner.mode_tracker();
       progress->update({it, iterations, it * config.train.batch_size, seconds_since(t_start),

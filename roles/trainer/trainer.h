@@ -15,8 +15,12 @@
 //      train.average = gradients, average the gradients every iteration;
 //   4. trainer-group rank 0 validates every validation.interval iterations and at the
 //      end, logs progress, and writes metrics.csv.
-// At the end (or after SIGINT/SIGTERM: the current iteration finishes) it drains, and
-// sends TRAINER_EXIT to its manager.
+// At the end (or after SIGINT/SIGTERM/SIGUSR1: the current iteration finishes) it drains,
+// and sends TRAINER_EXIT to its manager.
+// Checkpoints (README "Checkpoint and resume"; roles/trainer/trainer_checkpoint.h): every
+// checkpoint.every iterations, and with checkpoint.on_signal before a stop by signal, at the
+// iteration boundary the trainers agree on; a resumed trainer restores its state and
+// continues with the next iteration.
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +35,9 @@
 
 namespace gfn::signals {
 class StopSignal;
+}
+namespace gfn::checkpoint {
+struct OpenedCheckpoint;
 }
 namespace gfn::timing {
 class TimingTable;
@@ -99,6 +106,12 @@ struct TrainerSetup {
   std::function<void(const protocol::SampleBatch&)> replay_consumer;
   signals::StopSignal* stop = nullptr;    ///< optional
   timing::TimingTable* timing = nullptr;  ///< optional; steps in seconds
+  /// Resume (README "Checkpoint and resume"): the verified checkpoint this trainer continues
+  /// from (its rank's file), or null for a fresh start. Optional.
+  const checkpoint::OpenedCheckpoint* resume = nullptr;
+  /// The role of every rank ("trainer", "manager", "coordinator": to_string(Role)), for the
+  /// checkpoint manifest. Empty: every rank a trainer.
+  std::vector<std::string> world_roles;
 };
 
 /// Runs the trainer loop. Blocking and collective over the trainer group (averaging,

@@ -28,6 +28,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, const std::str
   CommandLine cl;
   CLI::App app("Trains a GFlowNet across trainer, buffer-manager and coordinator ranks.", program);
   add_config_options(app, cl);
+  app.add_option("--resume", cl.resume,
+                 "Continue from a checkpoint: a run directory (its latest checkpoint) or one "
+                 "checkpoint directory; the config comes from it, --set may change only the "
+                 "resumable options (README \"Checkpoint and resume\")")
+      ->check(CLI::ExistingDirectory)
+      ->excludes("--config");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,8 @@
 //   --config FILE        YAML experiment (optional: without it the defaults are used)
 //   --set KEY=VALUE      override one key, e.g. --set train.batch_size=64 (repeatable)
 //   --print-config       print the effective configuration (YAML) and exit
+//   --resume DIR         gfn-train only: continue from a checkpoint (a run directory or one
+//                        checkpoint directory; README "Checkpoint and resume")
 //   --help               usage
 // The options are turned into a configuration by load_config (runtime/config/config.h).
 
@@ -20,6 +22,7 @@ struct CommandLine {
   std::string config_path;             ///< "" when --config was not given
   std::vector<std::string> overrides;  ///< each "section.key=value", in command-line order
   bool print_config = false;
+  std::string resume;  ///< --resume: "" when not given (parse_command_line only)
   /// True after --help or a command-line error: the caller returns exit_code from
   /// main (0 for --help; the help or error text has already been printed).
   bool exit_now = false;

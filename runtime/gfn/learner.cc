@@ -1,4 +1,5 @@
 #include "runtime/gfn/learner.h"
+#include "runtime/gfn/learner_optim.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -61,33 +62,6 @@ void check_train(const config::TrainOptions& t) {
 const char* on_off(bool on) { return on ? "on" : "off"; }
 
 }  // namespace
-
-// Exactly one of the two optimizers is set; both apply the same AdamW update.
-struct Learner::Optim {
-  std::unique_ptr<torch::optim::AdamW> adam;
-  std::unique_ptr<FlatAdamW> flat;  ///< speed: ~20 ops per step instead of ~200 (flat_adam.h)
-  void zero_grad() {
-    if (flat) {
-      flat->zero_grad();
-    } else {
-      adam->zero_grad();
-    }
-  }
-  void step() {
-    if (flat) {
-      flat->step();
-    } else {
-      adam->step();  // returns the (unused) closure loss
-    }
-  }
-  void reset_state() {
-    if (flat) {
-      flat->reset_state();
-    } else {
-      adam->state().clear();  // rebuilt lazily, with step 0, at the next step
-    }
-  }
-};
 
 Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& model,
                  const config::TrainOptions& train, std::uint64_t seed,

@@ -81,6 +81,10 @@ struct PackedTrajectories;
 namespace torch::nn {
 class Module;
 }
+namespace torch::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace torch::serialize
 
 namespace gfn::core {
 
@@ -229,6 +233,20 @@ class Learner {
   /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
   /// on | off, reuse_logprobs on | off (on-policy iterations of the generic path) | unused.
   std::map<std::string, std::string> engine_paths() const;
+
+  /// Checkpoints (README "Checkpoint and resume"; runtime/gfn/learner_state.cc): writes
+  /// everything the next iterations depend on — parameters and buffers of the model, the
+  /// optimizer state (FlatAdamW moments and step, or torch::optim::AdamW's state), the
+  /// sampling, validation and LibTorch default CPU generators, the iteration and
+  /// trajectory counters, the exploration settings, the mode tracker and the queued remote
+  /// states. A Learner built with the same options and seed, then given load_state,
+  /// continues bit-identically (single-threaded). Throws std::logic_error with a local
+  /// replay buffer (replay.kind; its selectors' order is not saved yet) or pending queued
+  /// remote trajectories (full payloads).
+  void save_state(torch::serialize::OutputArchive& archive) const;
+  /// Restores what save_state wrote. Throws std::runtime_error (naming the entry) when the
+  /// archive lacks an entry or a tensor's shape differs (another model or environment).
+  void load_state(torch::serialize::InputArchive& archive);
 
  private:
   void load_init_from(const std::string& path);  ///< model.init_from, before the optimizer

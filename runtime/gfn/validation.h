@@ -56,6 +56,10 @@ class ModeTracker {
   std::int64_t n_total() const;
   /// Ids of the modes found (Environment::mode_hits; HyperGrid: state indices), ascending.
   std::vector<std::int64_t> found() const { return {found_.begin(), found_.end()}; }
+  /// Checkpoints: marks the mode ids `found` (as found() returned them) as found.
+  void restore(const std::vector<std::int64_t>& found) {
+    found_.insert(found.begin(), found.end());
+  }
 
  private:
   const Environment* env_;

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -47,6 +48,42 @@ void VisitedTerminatingStates::add(const at::Tensor& terminating_states) {
     if (size_ < w) ++size_;
   }
   total_ += n;
+}
+
+at::Tensor VisitedTerminatingStates::window_indices() const {
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(size_));
+  const std::int64_t w = window();
+  const std::int64_t oldest = size_ == w ? head_ : 0;
+  for (std::int64_t i = 0; i < size_; ++i) {
+    out.push_back(ring_[static_cast<std::size_t>((oldest + i) % w)]);
+  }
+  return at::tensor(out, at::kLong);
+}
+
+void VisitedTerminatingStates::restore(const at::Tensor& indices, std::int64_t total_added) {
+  const at::Tensor idx = indices.to(at::kLong).contiguous();
+  const std::int64_t n = idx.numel();
+  const auto t = static_cast<std::int64_t>(counts_.size());
+  if (n > window() || total_added < n) {
+    throw std::invalid_argument("VisitedTerminatingStates::restore: " + std::to_string(n) +
+                                " indices for a window of " + std::to_string(window()) + " after " +
+                                std::to_string(total_added) + " additions");
+  }
+  const std::int64_t* p = idx.data_ptr<std::int64_t>();
+  std::fill(ring_.begin(), ring_.end(), -1);
+  std::fill(counts_.begin(), counts_.end(), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (p[i] < 0 || p[i] >= t) {
+      throw std::invalid_argument("VisitedTerminatingStates::restore: terminating index " +
+                                  std::to_string(p[i]) + " out of range");
+    }
+    ring_[static_cast<std::size_t>(i)] = p[i];
+    ++counts_[static_cast<std::size_t>(p[i])];
+  }
+  size_ = n;
+  head_ = n % window();
+  total_ = total_added;
 }
 
 at::Tensor VisitedTerminatingStates::distribution() const {

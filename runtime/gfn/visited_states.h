@@ -37,6 +37,12 @@ class VisitedTerminatingStates {
   std::int64_t size() const { return size_; }
   /// States added since construction.
   std::int64_t total_added() const { return total_; }
+  /// Checkpoints: the window's terminating-state indices oldest first, int64 [size()];
+  /// restore() of it (after total_added() earlier additions) rebuilds an equal tracker.
+  /// Throws std::invalid_argument in restore for more indices than the window or an index
+  /// outside [0, T).
+  at::Tensor window_indices() const;
+  void restore(const at::Tensor& indices, std::int64_t total_added);
 
   /// Empirical distribution of the states in the window, float64 [n_terminating_states]
   /// (torchgfn get_terminating_state_dist_pmf). Throws std::logic_error when empty.

@@ -25,10 +25,13 @@ void write_text(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error("error while writing '" + path + "'");
 }
 
-CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns)
-    : path_(path), columns_(std::move(columns)), out_(path, std::ios::trunc) {
+CsvWriter::CsvWriter(const std::string& path, std::vector<std::string> columns, bool append_rows)
+    : path_(path), columns_(std::move(columns)) {
+  std::error_code ec;
+  const bool has_rows = append_rows && std::filesystem::file_size(path, ec) > 0 && !ec;
+  out_.open(path, append_rows ? std::ios::app : std::ios::trunc);
   if (!out_) throw std::runtime_error("cannot write '" + path + "'");
-  append(columns_);
+  if (!has_rows) append(columns_);
 }
 
 void CsvWriter::append(const std::vector<std::string>& values) {

@@ -25,8 +25,10 @@ void write_text(const std::string& path, const std::string& text);
 /// A CSV file with a fixed header; each append() writes one row and flushes.
 class CsvWriter {
  public:
-  /// Truncates `path` and writes the header. Throws std::runtime_error on failure.
-  CsvWriter(const std::string& path, std::vector<std::string> columns);
+  /// Truncates `path` and writes the header; with `append` (a resumed run, README
+  /// "Checkpoint and resume") keeps an existing file's rows and appends after them (the
+  /// header only if the file is new or empty). Throws std::runtime_error on failure.
+  CsvWriter(const std::string& path, std::vector<std::string> columns, bool append = false);
   /// `values` must have one entry per column (std::invalid_argument otherwise);
   /// an empty string leaves the cell empty.
   void append(const std::vector<std::string>& values);

@@ -12,7 +12,7 @@ std::atomic<bool> g_installed{false};
 
 struct StopSignal::Impl {
   boost::asio::io_context io;
-  boost::asio::signal_set signals{io, SIGINT, SIGTERM};
+  boost::asio::signal_set signals{io, SIGINT, SIGTERM, SIGUSR1};
   std::thread thread;
 };
 
@@ -42,6 +42,8 @@ std::string StopSignal::signal_name() const {
       return "SIGINT";
     case SIGTERM:
       return "SIGTERM";
+    case SIGUSR1:
+      return "SIGUSR1";
     case 0:
       return "";
     default:

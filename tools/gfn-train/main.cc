@@ -4,6 +4,8 @@
 //   build/bin/gfn-train --config configs/hypergrid_2d.yaml            # world of one
 //   tools/mpirun.sh -np 4 build/bin/gfn-train --config configs/hypergrid_demo.yaml
 //   ... --set train.batch_size=256 --set output.dir=runs/x            # overrides
+//   build/bin/gfn-train --resume runs/hypergrid_2d --set train.n_trajectories=64000
+//                                       # continue from the latest checkpoint of a run
 //
 // Exit codes: 0 success, 2 bad command line / config / layout / launch environment
 // (refused before any communication), 1 any failure while running.
@@ -12,12 +14,15 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 
 #include "roles/context/distributed_context.h"
 #include "roles/run_job.h"
 #include "runtime/blas_kernels.h"
+#include "runtime/checkpoint/store.h"
 #include "runtime/config/cli.h"
 #include "runtime/config/config.h"
+#include "runtime/config/resume.h"
 #include "runtime/launch/explicit_launch.h"
 #include "runtime/launch/launch_env.h"
 #include "runtime/malloc_tuning.h"
@@ -26,10 +31,24 @@ int main(int argc, char** argv) {
   using namespace gfn;
   config::ExperimentConfig config;
   launch::LaunchEnv launch_env;
+  std::optional<checkpoint::OpenedCheckpoint> resume;
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
-    config = config::load_config(cli.config_path, cli.overrides);
+    if (cli.resume.empty()) {
+      config = config::load_config(cli.config_path, cli.overrides);
+    } else {
+      // README "Checkpoint and resume": the checkpoint (verified) brings the config; --set
+      // may change only the resumable options.
+      resume = checkpoint::open_checkpoint(cli.resume);
+      config = config::resume_config(resume->config_path(), cli.overrides);
+      if (config.iterations() <= resume->manifest.iteration) {
+        throw config::ConfigError(
+            "--resume: the checkpoint is after iteration " +
+            std::to_string(resume->manifest.iteration) + " and train.n_trajectories gives " +
+            std::to_string(config.iterations()) + " iterations: nothing left to train");
+      }
+    }
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
     // OpenBLAS's kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc
     // thresholds that keep tensor buffers in the heap.
@@ -41,14 +60,15 @@ int main(int argc, char** argv) {
       return 0;
     }
     launch_env = launch::detect_launch_env(config.launch);  // `launch:` values first
-    // Refuse an impossible layout before any communication.
-    roles::plan_from_config(config, launch_env.world_size);
+    // Refuse an impossible layout, or a checkpoint of another one, before any communication.
+    const auto layout = roles::plan_from_config(config, launch_env.world_size);
+    if (resume) roles::check_resumable(*resume, layout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-train: error: %s\n", e.what());
     return 2;
   }
   try {
-    return roles::run_job(config, launch_env);
+    return roles::run_job(config, launch_env, resume ? &*resume : nullptr);
   } catch (const std::exception& e) {
     spdlog::critical("gfn-train failed on rank {}: {}", launch_env.rank, e.what());
     std::fflush(nullptr);

@@ -314,4 +314,25 @@ void FlatAdamW::reset_state() {
   step_ = 0;
 }
 
+void FlatAdamW::load_state(std::int64_t step, const std::vector<at::Tensor>& exp_avg,
+                           const std::vector<at::Tensor>& exp_avg_sq) {
+  if (exp_avg.size() != flat_.size() || exp_avg_sq.size() != flat_.size()) {
+    throw std::invalid_argument("FlatAdamW::load_state: " + std::to_string(exp_avg.size()) +
+                                " groups given, the optimizer has " + std::to_string(flat_.size()));
+  }
+  for (std::size_t i = 0; i < flat_.size(); ++i) {
+    if (!exp_avg[i].sizes().equals(flat_[i].exp_avg.sizes()) ||
+        !exp_avg_sq[i].sizes().equals(flat_[i].exp_avg_sq.sizes())) {
+      throw std::invalid_argument("FlatAdamW::load_state: group " + std::to_string(i) + " has " +
+                                  std::to_string(flat_[i].exp_avg.numel()) +
+                                  " values, the state given another shape");
+    }
+  }
+  for (std::size_t i = 0; i < flat_.size(); ++i) {
+    flat_[i].exp_avg.copy_(exp_avg[i]);
+    flat_[i].exp_avg_sq.copy_(exp_avg_sq[i]);
+  }
+  step_ = step;
+}
+
 }  // namespace gfn::core

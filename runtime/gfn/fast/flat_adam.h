@@ -94,6 +94,14 @@ class FlatAdamW {
   const at::Tensor& all_gradients() const { return all_grads_; }
   /// The first moment (exp_avg) buffer of group i, float32 [sum of numels] (tests).
   const at::Tensor& flat_exp_avg(std::size_t i) const { return flat_[i].exp_avg; }
+  /// The second moment (exp_avg_sq) buffer of group i, laid out as flat_exp_avg(i).
+  const at::Tensor& flat_exp_avg_sq(std::size_t i) const { return flat_[i].exp_avg_sq; }
+  std::size_t n_groups() const { return flat_.size(); }
+  /// Checkpoints (runtime/gfn/learner_state.cc): sets the step count and copies the moments
+  /// of every group (float32 tensors shaped as flat_exp_avg(i)) into the buffers in place.
+  /// Throws std::invalid_argument for a wrong number of groups or a shape mismatch.
+  void load_state(std::int64_t step, const std::vector<at::Tensor>& exp_avg,
+                  const std::vector<at::Tensor>& exp_avg_sq);
 
  private:
   struct Flat {

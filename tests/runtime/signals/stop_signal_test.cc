@@ -33,6 +33,13 @@ TEST(StopSignal, SigintRequestsAStopAndOnlyOneMayExist) {
   EXPECT_EQ(stop.signal_name(), "SIGINT");
 }
 
+TEST(StopSignal, Sigusr1RequestsAStop) {  // Slurm's --signal=B:USR1@120 (README)
+  StopSignal stop;
+  std::raise(SIGUSR1);
+  ASSERT_TRUE(wait_for_stop(stop));
+  EXPECT_EQ(stop.signal_name(), "SIGUSR1");
+}
+
 TEST(StopSignal, RequestStopWithoutASignal) {
   StopSignal stop;
   stop.request_stop();

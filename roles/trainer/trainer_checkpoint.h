@@ -1,0 +1,70 @@
+#pragma once
+// The trainer's part of a checkpoint (README "Checkpoint and resume"): what run_trainer
+// (roles/trainer/trainer.h) writes at an agreed iteration boundary and reads on --resume.
+//
+// A trainer's file (rank_<global rank>.pt, runtime/checkpoint/store.h) is a LibTorch archive
+// (torch::serialize, the format of torch::save) holding the Learner's state
+// (core::Learner::save_state: parameters, optimizer, RNG generators, counters, mode tracker)
+// and the loop's own: completed iterations, trajectories, last loss, elapsed wall seconds,
+// the mode-discovery timeline and, on trainer-group rank 0, the visited-state window of
+// l1_visited.
+//
+// Supported today: worlds of trainers only (one or several, averaging by model or
+// gradient, spawn.policy average_all) without a local replay buffer; a run with buffer
+// managers, a coordinator, another spawn policy or replay.kind != none is refused by
+// checkpoint.every / --resume before training (unsupported_reason), and a stop by signal
+// there stops without checkpoint, as before.
+//
+// Errors: checkpoint::CheckpointError (files), std::runtime_error (a state that does not
+// fit this model). Blocking; write_trainer_checkpoint is collective over the trainer group.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "roles/trainer/spawn_report.h"
+#include "roles/trainer/trainer.h"
+#include "runtime/config/options.h"
+
+namespace gfn::core {
+class Learner;
+class VisitedTerminatingStates;
+}  // namespace gfn::core
+
+namespace gfn::roles {
+
+/// The trainer loop's counters in a checkpoint.
+struct TrainerLoopState {
+  std::int64_t iteration = 0;     ///< iterations completed
+  std::int64_t trajectories = 0;  ///< TrainerResult::trajectories so far
+  double last_loss = 0;
+  double elapsed_s = 0;  ///< wall seconds of the loop so far (the CSVs' elapsed_s continue)
+  std::vector<ModeFirst> firsts;  ///< ModeTimeline::firsts
+};
+
+/// Why this trainer's run cannot be checkpointed, or "" when it can (see the header comment).
+std::string unsupported_reason(const config::ExperimentConfig& config, const TrainerSetup& setup);
+
+/// This trainer's file: the Learner's state, `loop`, and `visited` if not null.
+std::string encode_trainer_state(const core::Learner& learner, const TrainerLoopState& loop,
+                                 const core::VisitedTerminatingStates* visited);
+/// Restores `learner` (built with the same options and seed) and `visited` (if not null; the
+/// file must then hold one) from a file of encode_trainer_state; returns the loop's state.
+/// Throws std::runtime_error naming what does not fit.
+TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& learner,
+                                      core::VisitedTerminatingStates* visited);
+
+/// Collective over the trainer group: every trainer writes `bytes` as its rank's file of the
+/// checkpoint at `iteration` under <output.dir>/checkpoints; trainer-group rank 0 gathers the
+/// entries and commits the manifest (config = to_yaml(config)), then rotates
+/// (checkpoint.keep). Returns the checkpoint directory.
+std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
+                                     const TrainerSetup& setup, std::int64_t iteration,
+                                     const std::string& bytes);
+
+/// Resume: keeps the header and the rows of the CSV file `path` whose first column (the
+/// iteration) is <= `iteration` (rows a run wrote after its checkpoint). A missing file is
+/// left missing. Throws std::runtime_error if it cannot be rewritten.
+void drop_csv_rows_after(const std::string& path, std::int64_t iteration);
+
+}  // namespace gfn::roles

@@ -1,0 +1,142 @@
+// runtime/checkpoint/store.h: atomic checkpoints, rotation, verified reading.
+#include "runtime/checkpoint/store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace gfn::checkpoint {
+namespace {
+namespace fs = std::filesystem;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gfn_ckpt_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// A complete two-rank checkpoint at `iteration` with content depending on it.
+  std::string write(const CheckpointStore& store, std::int64_t iteration) {
+    auto m = make_manifest(iteration, "seed: 1\n", 2, {"trainer", "trainer"});
+    m.files.push_back(store.write_rank_file(iteration, 0, payload(iteration, 0)));
+    m.files.push_back(store.write_rank_file(iteration, 1, payload(iteration, 1)));
+    return store.commit(m);
+  }
+  static std::string payload(std::int64_t iteration, int rank) {
+    return std::string(100 + rank, static_cast<char>('a' + iteration % 26)) + "end";
+  }
+  std::string root() const { return (dir_ / "checkpoints").string(); }
+  fs::path dir_;
+};
+
+void expect_refusal(const std::string& path, const std::string& file, const std::string& why) {
+  try {
+    open_checkpoint(path);
+    FAIL() << "accepted " << path;
+  } catch (const CheckpointError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(file), std::string::npos) << what;
+    EXPECT_NE(what.find(why), std::string::npos) << what;
+  }
+}
+
+TEST_F(StoreTest, OpensTheNewestCompleteCheckpointFromTheRunDirectory) {
+  CheckpointStore store(root(), 3);
+  write(store, 10);
+  write(store, 20);
+  const auto c = open_checkpoint(dir_.string());  // the run directory
+  EXPECT_EQ(c.manifest.iteration, 20);
+  EXPECT_EQ(c.directory, root() + "/iteration_00000020");
+  EXPECT_EQ(read_rank_file(c, 1), payload(20, 1));
+  EXPECT_EQ(open_checkpoint(root()).manifest.iteration, 20);  // the checkpoints folder
+  EXPECT_EQ(open_checkpoint(root() + "/iteration_00000010").manifest.iteration, 10);
+}
+
+TEST_F(StoreTest, KeepsTheLatestN) {
+  CheckpointStore store(root(), 2);
+  for (std::int64_t it : {5, 10, 15, 20}) write(store, it);
+  EXPECT_EQ(store.complete_iterations(), (std::vector<std::int64_t>{15, 20}));
+  EXPECT_FALSE(fs::exists(root() + "/iteration_00000005"));
+}
+
+TEST_F(StoreTest, AKillBetweenRankFilesAndManifestLeavesThePreviousCheckpointValid) {
+  CheckpointStore store(root(), 2);
+  write(store, 10);
+  // The job dies after writing the rank files of iteration 20, before the manifest.
+  store.write_rank_file(20, 0, payload(20, 0));
+  store.write_rank_file(20, 1, payload(20, 1));
+  // ... and a rank died mid-write of its file for iteration 30 (only the temporary exists).
+  fs::create_directories(root() + "/iteration_00000030");
+  std::ofstream(root() + "/iteration_00000030/rank_0.pt.tmp") << "partial";
+  const auto c = open_checkpoint(dir_.string());
+  EXPECT_EQ(c.manifest.iteration, 10);
+  EXPECT_EQ(read_rank_file(c, 0), payload(10, 0));
+  // The next complete checkpoint removes the incomplete ones older than itself.
+  write(store, 40);
+  EXPECT_FALSE(fs::exists(root() + "/iteration_00000020"));
+  EXPECT_FALSE(fs::exists(root() + "/iteration_00000030"));
+  EXPECT_EQ(store.complete_iterations(), (std::vector<std::int64_t>{10, 40}));
+}
+
+TEST_F(StoreTest, RefusesATruncatedFileNamingIt) {
+  CheckpointStore store(root(), 2);
+  const auto dir = write(store, 10);
+  fs::resize_file(dir + "/rank_1.pt", 50);
+  expect_refusal(dir_.string(), "iteration_00000010/rank_1.pt", "truncated");
+}
+
+TEST_F(StoreTest, RefusesACorruptedFileNamingIt) {
+  CheckpointStore store(root(), 2);
+  const auto dir = write(store, 10);
+  {
+    std::fstream f(dir + "/rank_0.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(7);
+    f.put('#');  // same size, one byte changed
+  }
+  expect_refusal(dir_.string(), "iteration_00000010/rank_0.pt", "corrupted");
+}
+
+TEST_F(StoreTest, RefusesAMissingFileNamingIt) {
+  CheckpointStore store(root(), 2);
+  const auto dir = write(store, 10);
+  fs::remove(dir + "/rank_1.pt");
+  expect_refusal(dir, "iteration_00000010/rank_1.pt", "cannot open");
+}
+
+TEST_F(StoreTest, WritesTheConfigBesideTheManifestAndVerifiesIt) {
+  CheckpointStore store(root(), 2);
+  const auto dir = write(store, 10);
+  const auto c = open_checkpoint(dir);
+  EXPECT_EQ(c.config_path(), dir + "/config.yaml");
+  EXPECT_EQ(read_whole_file(c.config_path()), "seed: 1\n");
+  write_file_atomic(dir + "/config.yaml", "seed: 2\n");
+  expect_refusal(dir, "iteration_00000010/config.yaml", "corrupted");
+}
+
+TEST_F(StoreTest, RefusesADirectoryWithoutCheckpoint) {
+  fs::create_directories(dir_);
+  expect_refusal(dir_.string(), dir_.string(), "no complete checkpoint");
+  expect_refusal((dir_ / "nowhere").string(), "nowhere", "no such path");
+}
+
+TEST_F(StoreTest, AtomicWriteReplacesAWholeFile) {
+  fs::create_directories(dir_);
+  const auto path = (dir_ / "f.bin").string();
+  write_file_atomic(path, "first version, long");
+  write_file_atomic(path, "second");
+  EXPECT_EQ(read_whole_file(path), "second");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_F(StoreTest, KeepBelowOneIsRefused) {
+  EXPECT_THROW(CheckpointStore(root(), 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gfn::checkpoint

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Checkpoint and resume, end to end (README "Checkpoint and resume"): a short HyperGrid 2-D
+# run of 20 iterations in one go, and the same run stopped after 10 (its checkpoint) and
+# resumed for 10 more, must end with bit-identical trainer state (compare_checkpoints:
+# parameters, optimizer, generators, counters) and the same summary metrics and
+# metrics.csv rows (elapsed time aside). Then the refusals: a --set of a non-resumable key,
+# a corrupted rank file, another world size; each exits 2 naming the key / file / layout.
+# NP > 1: NP trainers under mpirun (model averaging every iteration); extra arguments go to
+# every gfn-train run (e.g. --set transport.backend=torch).
+#   run_checkpoint_e2e.sh GFN_TRAIN COMPARE OUTDIR NP [GFN_TRAIN_ARGS...]
+set -uo pipefail
+train=$1 compare=$2 out=$3 np=$4
+shift 4
+rm -rf "$out"
+mkdir -p "$out"
+export OMPI_MCA_mpi_yield_when_idle=1
+run() {  # run NP ARGS...: gfn-train on NP ranks
+  local n=$1
+  shift
+  if [ "$n" -gt 1 ]; then
+    mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" "$train" "$@"
+  else
+    "$train" "$@"
+  fi
+}
+common=(--set validation.interval=5 --set validation.n_samples=5000 --set output.log_every=5
+        --set output.progress=off --set checkpoint.every=10 "$@")
+fail=0
+run "$np" --config configs/hypergrid_2d.yaml "${common[@]}" --set train.n_trajectories=2560 \
+  --set output.dir="$out/straight" >"$out/straight.log" 2>&1 || { echo "FAIL: straight run"; cat "$out/straight.log"; exit 1; }
+run "$np" --config configs/hypergrid_2d.yaml "${common[@]}" --set train.n_trajectories=1280 \
+  --set output.dir="$out/split" >"$out/first_half.log" 2>&1 || { echo "FAIL: first half"; cat "$out/first_half.log"; exit 1; }
+[ -f "$out/split/checkpoints/iteration_00000010/manifest.json" ] || { echo "FAIL: no checkpoint after the first half"; exit 1; }
+run "$np" --resume "$out/split" --set train.n_trajectories=2560 >"$out/second_half.log" 2>&1 || { echo "FAIL: resume"; cat "$out/second_half.log"; exit 1; }
+grep -q "resumed from" "$out/second_half.log" || { echo "FAIL: the resumed run does not say so"; fail=1; }
+
+for ((r = 0; r < np; ++r)); do
+  "$compare" "$out/straight/checkpoints/iteration_00000020/rank_$r.pt" \
+    "$out/split/checkpoints/iteration_00000020/rank_$r.pt" || { echo "FAIL: rank $r state differs"; fail=1; }
+done
+# The comparison can fail: two checkpoints of one run differ.
+"$compare" "$out/straight/checkpoints/iteration_00000010/rank_0.pt" \
+  "$out/straight/checkpoints/iteration_00000020/rank_0.pt" >/dev/null
+[ $? -eq 1 ] || { echo "FAIL: compare_checkpoints does not see iterations 10 and 20 differ"; fail=1; }
+python3 - "$out/straight" "$out/split" <<'PY' || fail=1
+import csv, json, sys
+a, b = (json.load(open(d + "/summary.json")) for d in sys.argv[1:3])
+keys = ["l1_exact", "l1_sampled", "l1_visited", "jsd", "logz_error", "logz", "modes_found",
+        "iterations", "trajectories"]
+bad = [k for k in keys if a.get(k) != b.get(k)]
+if a["iterations"] != 20: bad.append("iterations != 20")
+def rows(d, name):  # without the elapsed_s column
+    with open(d + "/" + name) as f:
+        return [{k: v for k, v in r.items() if k != "elapsed_s"} for r in csv.DictReader(f)]
+for name in ["metrics.csv", "training.csv"]:
+    ra, rb = rows(sys.argv[1], name), rows(sys.argv[2], name)
+    if ra != rb or not ra: bad.append(name)
+if bad:
+    print("FAIL: the resumed run differs in", bad); sys.exit(1)
+print("summary and CSVs identical: l1_exact", a["l1_exact"], "logz", a["logz"])
+PY
+
+# Refusals, before any training (exit code 2), naming what differs.
+expect_refusal() {  # expect_refusal WHAT PATTERN NP ARGS...
+  local what=$1 pattern=$2 n=$3
+  shift 3
+  run "$n" "$@" >"$out/refusal.log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ] || ! grep -q -- "$pattern" "$out/refusal.log"; then
+    echo "FAIL: $what: exit $rc, expected a message with '$pattern'"; cat "$out/refusal.log"; fail=1
+  fi
+}
+expect_refusal "non-resumable --set" "train.lr" "$np" --resume "$out/split" --set train.lr=0.5
+cp -r "$out/split" "$out/corrupt"
+printf 'X' | dd of="$out/corrupt/checkpoints/iteration_00000020/rank_0.pt" bs=1 seek=100 \
+  conv=notrunc status=none
+expect_refusal "corrupted file" "iteration_00000020/rank_0.pt" "$np" --resume "$out/corrupt" \
+  --set train.n_trajectories=3840
+expect_refusal "another world size" "world of $np" $((np + 1)) --resume "$out/split" \
+  --set train.n_trajectories=3840
+[ $fail -eq 0 ] && echo "checkpoint / resume OK ($np rank(s))"
+exit $fail
