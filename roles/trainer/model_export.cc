@@ -71,14 +71,14 @@ void export_model(core::Learner& learner, const config::ExperimentConfig& config
         {"height", config.env.height},
         {"state_dim", env.state_dim()},
         {"n_actions", env.n_actions()},
-        {"preprocessor", config.env.preprocessor},
+        {"preprocessor", config::enum_name(config.env.preprocessor)},
         {"preprocessor_output_dim", input_dim}}},
       {"pf", mlp_json(input_dim, env.n_actions(), m)},
       {"pb", m.uniform_pb ? nlohmann::json(nullptr) : mlp_json(input_dim, env.n_actions() - 1, m)},
       {"logF", model.has_log_flow() ? mlp_json(input_dim, 1, m) : nlohmann::json(nullptr)},
       {"tied", m.tied},
       {"uniform_pb", m.uniform_pb},
-      {"loss", config.train.loss},
+      {"loss", config::enum_name(config.train.loss)},
       {"logZ", learner.log_z()},
       {"config", "config.yaml"}};
   output::write_json(dir + "/model.json", sidecar);

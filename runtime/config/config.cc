@@ -129,18 +129,6 @@ struct AsInvalid {
   }
 };
 
-// Allowed values of the string options: what runtime/ implements today (extend here
-// when a variant is added).
-// Environments: the registry's names (runtime/gfn/env/registry.h).
-const std::vector<std::string> kRewards = {
-    "original", "cosine",      "deceptive",
-    "sparse",   "bitwise_xor", "multiplicative_coprime"};  // runtime/gfn/env/hypergrid.cc
-const std::vector<std::string> kPreprocessors = {"khot", "onehot", "identity"};
-const std::vector<std::string> kLosses = {"tb",          "zvar",  "db",
-                                          "modified_db", "subtb", "fm"};  // runtime/gfn/losses.cc
-const std::vector<std::string> kSubtbWeightings = {
-    "geometric_within", "geometric", "equal", "equal_within", "TB", "DB", "ModifiedDB"};
-
 // ---------------------------------------------------------------------------
 // The registry: one entry per field.
 
@@ -277,11 +265,11 @@ const std::vector<Field>& registry() {
       field("env.name", &C::env, &EnvOptions::name, one_of(core::environment_names())),
       field("env.ndim", &C::env, &EnvOptions::ndim, at_least(1)),
       field("env.height", &C::env, &EnvOptions::height, at_least(2)),
-      field("env.reward", &C::env, &EnvOptions::reward, one_of(kRewards)),
+      field("env.reward", &C::env, &EnvOptions::reward, AsInvalid{}),
       field("env.R0", &C::env, &EnvOptions::R0, non_negative()),
       field("env.R1", &C::env, &EnvOptions::R1, non_negative()),
       field("env.R2", &C::env, &EnvOptions::R2, non_negative()),
-      field("env.preprocessor", &C::env, &EnvOptions::preprocessor, one_of(kPreprocessors)),
+      field("env.preprocessor", &C::env, &EnvOptions::preprocessor, AsInvalid{}),
       field("env.alpha", &C::env, &EnvOptions::alpha),
       field("env.word_size", &C::env, &EnvOptions::word_size, at_least(1)),
       field("env.seq_size", &C::env, &EnvOptions::seq_size, at_least(1)),
@@ -296,9 +284,8 @@ const std::vector<Field>& registry() {
       field("model.n_noisy_layers", &C::model, &ModelOptions::n_noisy_layers, at_least(0)),
       field("model.noisy_std_init", &C::model, &ModelOptions::noisy_std_init, positive()),
       field("model.init_from", &C::model, &ModelOptions::init_from),
-      field("train.loss", &C::train, &TrainOptions::loss, one_of(kLosses)),
-      field("train.subtb_weighting", &C::train, &TrainOptions::subtb_weighting,
-            one_of(kSubtbWeightings)),
+      field("train.loss", &C::train, &TrainOptions::loss, AsInvalid{}),
+      field("train.subtb_weighting", &C::train, &TrainOptions::subtb_weighting, AsInvalid{}),
       field("train.subtb_lambda", &C::train, &TrainOptions::subtb_lambda, positive()),
       field("train.fm_alpha", &C::train, &TrainOptions::fm_alpha, non_negative()),
       field("train.batch_size", &C::train, &TrainOptions::batch_size, positive()),

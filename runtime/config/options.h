@@ -10,6 +10,9 @@
 #include <string>
 
 #include "runtime/config/engine_options.h"
+#include "runtime/gfn/env/hypergrid_reward.h"
+#include "runtime/gfn/loss_kind.h"
+#include "runtime/gfn/preprocessor_kind.h"
 #include "transport/backend.h"
 
 namespace gfn::config {
@@ -156,6 +159,15 @@ inline constexpr EnumName<Placement> kPlacementNames[] = {{Placement::kAuto, "au
 /// (transport/backend.h kBackendNames, found by argument-dependent lookup).
 using TransportBackend = transport::Backend;
 
+/// env.reward, env.preprocessor, train.loss and train.subtb_weighting: enumerations of
+/// the modules that implement them, named once there (runtime/gfn/env/hypergrid_reward.h,
+/// runtime/gfn/preprocessor_kind.h, runtime/gfn/loss_kind.h; found by argument-dependent
+/// lookup like TransportBackend).
+using HyperGridReward = core::HyperGridReward;
+using PreprocessorKind = core::PreprocessorKind;
+using LossKind = core::LossKind;
+using SubTrajectoryWeighting = core::SubTrajectoryWeighting;
+
 /// buffer.payload: what a submission carries (roles/trainer/payload.h).
 enum class Payload {
   kFull,         ///< states, rewards and trajectories: the manager may store them
@@ -233,11 +245,11 @@ struct EnvOptions {
   /// HyperGrid reward (runtime/gfn/env/hypergrid.h documents each): "original" (R0, R1, R2),
   /// "cosine" (R0, R1), "deceptive" (R0, R1, R2), "sparse", "bitwise_xor" and
   /// "multiplicative_coprime" (R0 + torchgfn's default tiers).
-  std::string reward = "original";
+  HyperGridReward reward = HyperGridReward::kOriginal;
   double R0 = 0.1;
   double R1 = 0.5;
   double R2 = 2.0;
-  std::string preprocessor = "khot";  ///< "khot" | "onehot" | "identity"
+  PreprocessorKind preprocessor = PreprocessorKind::kKHot;  ///< "khot" | "onehot" | "identity"
   // name "discrete_ebm" (runtime/gfn/env/discrete_ebm.h): ndim above, and
   double alpha = 1.0;  ///< Ising interaction strength: log R(x) = alpha (sum_i (2 x_i - 1))^2
   // name "bit_sequence" (runtime/gfn/env/bit_sequence.h):
@@ -265,10 +277,10 @@ struct ModelOptions {
 
 struct TrainOptions {
   /// "tb" | "zvar" | "db" | "modified_db" | "subtb" | "fm" (runtime/gfn/losses.h)
-  std::string loss = "tb";
+  LossKind loss = LossKind::kTB;
   /// SubTB weighting: "geometric_within" | "geometric" | "equal" | "equal_within" | "TB" |
-  /// "DB" | "ModifiedDB" (torchgfn SubTBGFlowNet)
-  std::string subtb_weighting = "geometric_within";
+  /// "DB" | "ModifiedDB" (torchgfn SubTBGFlowNet; runtime/gfn/loss_kind.h)
+  SubTrajectoryWeighting subtb_weighting = SubTrajectoryWeighting::kGeometricWithin;
   double subtb_lambda = 0.9;  ///< SubTB lambda (> 0): sub-trajectories weighted lambda^(len-1)
   double fm_alpha = 1.0;      ///< FM weight of the terminating-state reward-matching term
   int batch_size = 128;       ///< global trajectories per iteration, split over trainers

@@ -54,6 +54,22 @@ std::string not_initialized(const char* caller) {
   return std::string(caller) + ": called before gfn::dist::init_dist";
 }
 
+// DistInitError unless a process group can be initialized now.
+void require_can_initialize() {
+  if (state().transport) {
+    throw DistInitError("init_dist: already initialized (backend '" + state().transport->backend() +
+                        "'); call shutdown_dist first");
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    throw DistInitError(
+        "init_dist: MPI was finalized by an earlier shutdown_dist in this process and can be "
+        "initialized only once per process (MPI standard); keep one init_dist / shutdown_dist "
+        "per process, or use backend 'torch' with MASTER_ADDR / MASTER_PORT");
+  }
+}
+
 }  // namespace
 
 void init_dist(const InitOptions& options) {
@@ -68,23 +84,16 @@ void init_dist(const InitOptions& options) {
     throw std::invalid_argument("init_dist: unknown backend '" + options.backend +
                                 "' (available: " + transport::backend_choices() + ")");
   }
-  if (state().transport) {
-    throw DistInitError("init_dist: already initialized (backend '" + state().transport->backend() +
-                        "'); call shutdown_dist first");
-  }
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) {
-    throw DistInitError(
-        "init_dist: MPI was finalized by an earlier shutdown_dist in this process and can be "
-        "initialized only once per process (MPI standard); keep one init_dist / shutdown_dist "
-        "per process, or use backend 'torch' with MASTER_ADDR / MASTER_PORT");
-  }
+  require_can_initialize();
   // The rendezvous, resolved once: explicit values first, then the launcher's variables.
-  const launch::LaunchEnv env = launch::detect_launch_env(explicit_values(options));
-  auto t =
-      transport::make_transport(*backend, options.transport, launch::transport_rendezvous(env));
-  state().info = info_of(*t, env);
+  init_dist(*backend, launch::detect_launch_env(explicit_values(options)), options.transport);
+}
+
+void init_dist(transport::Backend backend, const launch::LaunchEnv& launch,
+               const transport::TransportOptions& options) {
+  require_can_initialize();
+  auto t = transport::make_transport(backend, options, launch::transport_rendezvous(launch));
+  state().info = info_of(*t, launch);
   state().transport = std::move(t);
 }
 

@@ -23,6 +23,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/launch/launch_env.h"
+#include "transport/backend.h"
 #include "transport/transport.h"
 
 namespace gfn::dist {
@@ -80,6 +82,18 @@ struct InitOptions {
 ///    launcher's world, missing MASTER_ADDR / MASTER_PORT where a TCPStore is needed.
 /// On error nothing is initialized.
 void init_dist(const InitOptions& options = {});
+
+/// Initializes the default process group from launch values resolved once by the caller
+/// (runtime/launch detect_launch_env, or DistributedState::launch of
+/// process_group_setup.h): reads no environment variable. The transport's rendezvous is
+/// launch::transport_rendezvous(launch), `options` its message-size cap and timeout;
+/// get_dist_info's local rank and local world size
+/// are launch's when its world is the transport's. Collective and blocking as above.
+/// Errors: DistInitError (already initialized, MPI finalized), transport::TransportError
+/// (rendezvous failed, launch values contradict the world the backend formed, no
+/// master address / port where a TCPStore is needed). On error nothing is initialized.
+void init_dist(transport::Backend backend, const launch::LaunchEnv& launch,
+               const transport::TransportOptions& options = {});
 
 /// Destroys the default process group (helios shutdown_dist): groups and transport are
 /// released; MPI is finalized if init_dist initialized it (see the file comment).

@@ -36,6 +36,33 @@ std::vector<int> federated_from_launch(const launch::LaunchEnv& launch, int node
   return sizes;
 }
 
+// The launch values of the process group: the resolved state's rank, world size, node-local
+// values and rendezvous, over the launcher's (its MPI flag, node values and origins).
+launch::LaunchEnv process_group_launch(const SetupOptions& options,
+                                       const launch::LaunchEnv& launcher,
+                                       const DistributedState& state) {
+  launch::LaunchEnv out = launcher;
+  if (options.rank || launcher.launcher == "none") {
+    out.launcher = "explicit";
+    out.rank_origin = fmt::format("rank={}", state.rank);
+    out.world_size_origin = fmt::format("world_size={}", state.world_size);
+  }
+  out.rank = state.rank;
+  out.world_size = state.world_size;
+  out.local_rank = state.node_local_rank;
+  out.local_world_size = state.node_local_size;
+  out.master_addr = state.master_addr.value_or("");
+  out.master_addr_origin = !state.master_addr ? ""
+                           : options.master_addr && !options.master_addr->empty()
+                               ? "master_addr"
+                               : launcher.master_addr_origin;
+  out.master_port = state.master_port.value_or(0);
+  out.master_port_origin = !state.master_port    ? ""
+                           : options.master_port ? "master_port"
+                                                 : launcher.master_port_origin;
+  return out;
+}
+
 }  // namespace
 
 launch::LaunchEnv setup_launch_env() {
@@ -77,8 +104,13 @@ DistributedState resolve_distributed_setup(const SetupOptions& options,
         fmt::format("setup_distributed_process_group: rank {} is outside a world of {} processes",
                     state.rank, state.world_size));
   }
-  state.master_addr = options.master_addr;
+  if (options.master_addr && !options.master_addr->empty()) state.master_addr = options.master_addr;
   if (!state.master_addr && !launcher.master_addr.empty()) state.master_addr = launcher.master_addr;
+  if (options.master_port && (*options.master_port < 1 || *options.master_port > 65535)) {
+    throw SetupError(
+        fmt::format("setup_distributed_process_group: master port {} is not a TCP port (1..65535)",
+                    *options.master_port));
+  }
   state.master_port = options.master_port;
   if (!state.master_port && launcher.master_port != 0) state.master_port = launcher.master_port;
   state.transport = options.transport;
@@ -115,6 +147,7 @@ DistributedState resolve_distributed_setup(const SetupOptions& options,
                     state.node_rank, state.node_world_size));
   }
 
+  state.launch = process_group_launch(options, launcher, state);
   state.hsdp = options.hsdp;
   state.federated = options.federated.empty()
                         ? federated_from_launch(launcher, state.node_local_size)
@@ -128,16 +161,12 @@ DistributedState resolve_distributed_setup(const SetupOptions& options,
 }
 
 void init_distributed_process_group(DistributedState& state) {
-  InitOptions init;
-  init.backend = state.backend;
-  init.rank = state.rank;
-  init.world_size = state.world_size;
-  init.local_rank = state.node_local_rank;
-  init.local_world_size = state.node_local_size;
-  init.master_addr = state.master_addr;
-  init.master_port = state.master_port;
-  init.transport = state.transport;
-  init_dist(init);
+  const auto backend = transport::parse_backend(state.backend);
+  if (!backend) {
+    throw SetupError(fmt::format("init_distributed_process_group: unknown backend '{}' ({})",
+                                 state.backend, transport::backend_choices()));
+  }
+  init_dist(*backend, state.launch, state.transport);
   state.rank = default_transport().rank();
   state.world_size = default_transport().world_size();
 }

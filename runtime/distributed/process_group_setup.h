@@ -83,6 +83,12 @@ struct DistributedState {
   // Topology requested (validated by resolve_distributed_setup).
   std::optional<int> hsdp;     ///< HSDP replica size, if any
   std::vector<int> federated;  ///< xffl `federated` as given (see expand_federated_sizes)
+  /// The launch values the process group is built from, resolved once by
+  /// resolve_distributed_setup: rank, world size, node-local rank / size and master
+  /// address / port as above, with the launcher's MPI flag and each value's origin
+  /// (explicit values are named by their SetupOptions fields: "rank=1"). Handed to
+  /// init_dist, which reads no environment variable.
+  launch::LaunchEnv launch;
   /// Layout and groups (hsdp / federated); null before init_distributed_process_group.
   std::unique_ptr<ShardingTopology> topology;
 
@@ -94,7 +100,8 @@ struct DistributedState {
 /// SetupOptions) and checks it, without any communication. The returned state has no
 /// topology yet. Errors: SetupError (unknown backend, non-CPU device, streams < 1, node
 /// values inconsistent as in xffl set_node: local rank outside 0..local size-1, world
-/// size not local size x node world size, node rank outside 0..node world size-1);
+/// size not local size x node world size, node rank outside 0..node world size-1; master
+/// port outside 1..65535; an empty master address counts as unset);
 /// TopologyError (invalid hsdp / federated). Pure: reads no environment variable.
 DistributedState resolve_distributed_setup(const SetupOptions& options,
                                            const launch::LaunchEnv& launch);
@@ -107,8 +114,9 @@ DistributedState resolve_distributed_setup(const SetupOptions& options);
 launch::LaunchEnv setup_launch_env();
 
 /// xffl init_distributed_process_group: initializes the default process group
-/// (gfn::dist::init_dist) from the state's backend, rank, world size and rendezvous, then
-/// stores the actual rank / world size. Collective and blocking over all processes.
+/// (gfn::dist::init_dist) from the state's backend and resolved launch values
+/// (state.launch; no environment variable is read again), then stores the actual rank /
+/// world size. Collective and blocking over all processes.
 /// Errors: DistInitError (already initialized), transport::TransportError (rendezvous
 /// failed; MASTER_ADDR / MASTER_PORT missing where a TCPStore rendezvous needs them:
 /// explicit or RANK / WORLD_SIZE of a world > 1 not started by an MPI launcher).

@@ -197,25 +197,6 @@ LossValue modified_detailed_balance(const Trajectories& trajs, const TransitionL
   return {scores.pow(2).mean(), log_z};
 }
 
-SubTrajectoryWeighting parse_subtb_weighting(const std::string& name) {
-  static const std::vector<std::pair<std::string, SubTrajectoryWeighting>> kNames = {
-      {"geometric_within", SubTrajectoryWeighting::kGeometricWithin},
-      {"geometric", SubTrajectoryWeighting::kGeometric},
-      {"equal", SubTrajectoryWeighting::kEqual},
-      {"equal_within", SubTrajectoryWeighting::kEqualWithin},
-      {"TB", SubTrajectoryWeighting::kTB},
-      {"DB", SubTrajectoryWeighting::kDB},
-      {"ModifiedDB", SubTrajectoryWeighting::kModifiedDB},
-  };
-  std::string known;
-  for (const auto& [key, value] : kNames) {
-    if (key == name) return value;
-    known += (known.empty() ? "" : ", ") + key;
-  }
-  throw std::invalid_argument("train.subtb_weighting: unknown weighting \"" + name +
-                              "\" (known: " + known + ")");
-}
-
 LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& lp,
                                  SubTrajectoryWeighting weighting, double lambda) {
   const auto [b, n] = check_inputs(trajs, lp, "sub_trajectory_balance", true);
@@ -394,6 +375,11 @@ SubTrajectoryBalanceLoss::SubTrajectoryBalanceLoss(SubTrajectoryWeighting weight
   if (!(lambda > 0)) {
     throw std::invalid_argument("train.subtb_lambda must be > 0, got " + std::to_string(lambda));
   }
+  if (std::string(option_name(weighting)) == "?") {
+    throw std::invalid_argument(
+        "train.subtb_weighting: " + std::to_string(static_cast<int>(weighting)) +
+        " is outside runtime/gfn/loss_kind.h's table");
+  }
 }
 
 LossValue SubTrajectoryBalanceLoss::evaluate(const Environment& env, const Trajectories& trajs,
@@ -415,22 +401,26 @@ LossValue FlowMatchingLoss::evaluate(const Environment& env, const Trajectories&
 }
 
 std::unique_ptr<Loss> make_loss(const config::TrainOptions& train) {
-  const std::string& name = train.loss;
-  if (name == "tb") return std::make_unique<TrajectoryBalanceLoss>();
-  if (name == "zvar") return std::make_unique<LogPartitionVarianceLoss>();
-  if (name == "db") return std::make_unique<DetailedBalanceLoss>();
-  if (name == "modified_db") return std::make_unique<ModifiedDetailedBalanceLoss>();
-  if (name == "subtb") {
-    return std::make_unique<SubTrajectoryBalanceLoss>(parse_subtb_weighting(train.subtb_weighting),
-                                                      train.subtb_lambda);
+  switch (train.loss) {
+    case LossKind::kTB:
+      return std::make_unique<TrajectoryBalanceLoss>();
+    case LossKind::kZVar:
+      return std::make_unique<LogPartitionVarianceLoss>();
+    case LossKind::kDB:
+      return std::make_unique<DetailedBalanceLoss>();
+    case LossKind::kModifiedDB:
+      return std::make_unique<ModifiedDetailedBalanceLoss>();
+    case LossKind::kSubTB:
+      return std::make_unique<SubTrajectoryBalanceLoss>(train.subtb_weighting, train.subtb_lambda);
+    case LossKind::kFM:
+      return std::make_unique<FlowMatchingLoss>(train.fm_alpha);
   }
-  if (name == "fm") return std::make_unique<FlowMatchingLoss>(train.fm_alpha);
-  throw std::invalid_argument("train.loss: unknown loss \"" + name +
-                              "\" (known: tb, zvar, db, modified_db, subtb, fm)");
+  throw std::invalid_argument("train.loss: " + std::to_string(static_cast<int>(train.loss)) +
+                              " is outside runtime/gfn/loss_kind.h's table");
 }
 
 std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environment& env) {
-  if (train.loss == "modified_db" && !env.every_state_terminates()) {
+  if (train.loss == LossKind::kModifiedDB && !env.every_state_terminates()) {
     throw std::invalid_argument(
         "train.loss: \"modified_db\" needs an environment where every state can terminate "
         "(it uses R(s) and PF(exit | s) of intermediate states); env \"" +
@@ -439,9 +429,9 @@ std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environ
   return make_loss(train);
 }
 
-std::unique_ptr<Loss> make_loss(const std::string& name) {
+std::unique_ptr<Loss> make_loss(LossKind kind) {
   config::TrainOptions train;
-  train.loss = name;
+  train.loss = kind;
   return make_loss(train);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// GFlowNet training objectives on Environment trajectories, selected by name
-// (TrainOptions::loss). Every loss follows torchgfn (src/gfn/gflownet/*.py), with
-// torchgfn's default "mean" reductions; log-probabilities of all transitions of a batch
-// come from ONE evaluation (Trajectories' step-major layout) with masked log-softmax,
-// exact for on- and off-policy samples: a StateEvaluator gives the network's outputs
+// GFlowNet training objectives on Environment trajectories, selected by TrainOptions::loss
+// (LossKind; the names are written once in loss_kind.h). Every loss follows torchgfn
+// (src/gfn/gflownet/*.py), with torchgfn's default "mean" reductions; log-probabilities of all
+// transitions of a batch come from ONE evaluation (Trajectories' step-major layout) with masked
+// log-softmax, exact for on- and off-policy samples: a StateEvaluator gives the network's outputs
 // (model_evaluator: a recomputation; the fast paths of runtime/gfn/fast/ give the same
 // values from saved outputs or a state table).
 //
@@ -56,6 +56,7 @@
 #include <string>
 
 #include "runtime/config/options.h"
+#include "runtime/gfn/loss_kind.h"
 #include "runtime/gfn/trajectories.h"
 
 namespace gfn::core {
@@ -126,29 +127,7 @@ LossValue detailed_balance(const Trajectories& trajs, const TransitionLogProbs& 
 LossValue modified_detailed_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs,
                                     const at::Tensor& row_log_rewards);
 
-/// torchgfn SubTBGFlowNet weightings of the sub-trajectories (n = trajectory length,
-/// i = sub-trajectory length, B = trajectories); each sums to 1 over the batch:
-///  geometric_within: lambda^(i-1), normalised within each trajectory, then 1/B (the
-///                    paper's weighting; torchgfn's default);
-///  geometric:        mean over the sub-trajectories of each length i, weighted by
-///                    lambda^(i-1) / sum_{i'=1}^{max n} lambda^(i'-1);
-///  equal:            every sub-trajectory of the batch equally;
-///  equal_within:     equally within each trajectory, then 1/B;
-///  TB:               only the full trajectories, 1/B each (TB with log F(s0) as logZ);
-///  DB:               only length-1 sub-trajectories, all equally (= "db");
-///  ModifiedDB:       only length-1 sub-trajectories, 1/(n B) each.
-enum class SubTrajectoryWeighting {
-  kGeometricWithin,
-  kGeometric,
-  kEqual,
-  kEqualWithin,
-  kTB,
-  kDB,
-  kModifiedDB
-};
-/// From the YAML name ("geometric_within", ...); throws std::invalid_argument naming
-/// train.subtb_weighting and the known names.
-SubTrajectoryWeighting parse_subtb_weighting(const std::string& name);
+// SubTrajectoryWeighting (train.subtb_weighting) is declared and documented in loss_kind.h.
 
 /// "subtb" (needs log_flow); lambda > 0.
 LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs,
@@ -179,7 +158,10 @@ class FusedLossKernels {
 class Loss {
  public:
   virtual ~Loss() = default;
-  virtual std::string name() const = 0;
+  /// Which loss this is (train.loss).
+  virtual LossKind kind() const = 0;
+  /// Its train.loss name ("tb", ...: loss_kind.h kLossKindNames).
+  std::string name() const { return option_name(kind()); }
   /// True if the loss needs the model's logF head (GFlowNetModel with_log_flow).
   virtual bool needs_log_flow() const { return false; }
   /// True if the loss trains the model's logZ parameter ("tb" only).
@@ -213,7 +195,7 @@ class Loss {
 
 class TrajectoryBalanceLoss final : public Loss {
  public:
-  std::string name() const override { return "tb"; }
+  LossKind kind() const override { return LossKind::kTB; }
   bool trains_log_z() const override { return true; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
@@ -226,14 +208,14 @@ class TrajectoryBalanceLoss final : public Loss {
 
 class LogPartitionVarianceLoss final : public Loss {
  public:
-  std::string name() const override { return "zvar"; }
+  LossKind kind() const override { return LossKind::kZVar; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
 };
 
 class DetailedBalanceLoss final : public Loss {
  public:
-  std::string name() const override { return "db"; }
+  LossKind kind() const override { return LossKind::kDB; }
   bool needs_log_flow() const override { return true; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
@@ -241,16 +223,17 @@ class DetailedBalanceLoss final : public Loss {
 
 class ModifiedDetailedBalanceLoss final : public Loss {
  public:
-  std::string name() const override { return "modified_db"; }
+  LossKind kind() const override { return LossKind::kModifiedDB; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
 };
 
 class SubTrajectoryBalanceLoss final : public Loss {
  public:
-  /// Throws std::invalid_argument naming train.subtb_lambda unless lambda > 0.
+  /// Throws std::invalid_argument naming train.subtb_lambda unless lambda > 0, or
+  /// train.subtb_weighting for a weighting outside loss_kind.h's table.
   SubTrajectoryBalanceLoss(SubTrajectoryWeighting weighting, double lambda);
-  std::string name() const override { return "subtb"; }
+  LossKind kind() const override { return LossKind::kSubTB; }
   bool needs_log_flow() const override { return true; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
@@ -264,7 +247,7 @@ class FlowMatchingLoss final : public Loss {
  public:
   /// Throws std::invalid_argument naming train.fm_alpha unless alpha >= 0.
   explicit FlowMatchingLoss(double alpha);
-  std::string name() const override { return "fm"; }
+  LossKind kind() const override { return LossKind::kFM; }
   bool reuses_sampled_outputs() const override { return false; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
@@ -273,12 +256,12 @@ class FlowMatchingLoss final : public Loss {
   double alpha_;
 };
 
-/// The loss train.loss names ("tb" | "zvar" | "db" | "modified_db" | "subtb" | "fm",
-/// case-sensitive) with its options (subtb_weighting, subtb_lambda, fm_alpha).
-/// Throws std::invalid_argument naming the option and listing the known values.
+/// The loss train.loss selects (LossKind, loss_kind.h) with its options (subtb_weighting,
+/// subtb_lambda, fm_alpha). Throws std::invalid_argument naming the option for an invalid
+/// value (subtb_lambda <= 0, fm_alpha < 0, a kind outside the table).
 std::unique_ptr<Loss> make_loss(const config::TrainOptions& train);
 /// make_loss with default options for the other fields.
-std::unique_ptr<Loss> make_loss(const std::string& name);
+std::unique_ptr<Loss> make_loss(LossKind kind);
 /// make_loss(train), and throws std::invalid_argument naming train.loss when the loss
 /// cannot train on `env` ("modified_db" needs every_state_terminates()).
 std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environment& env);

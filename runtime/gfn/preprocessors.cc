@@ -32,8 +32,8 @@ at::Tensor IdentityPreprocessor::operator()(const at::Tensor& states) const {
   return states.to(at::kFloat);
 }
 
-std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name, const Environment& env) {
-  return env.make_preprocessor(name);
+std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind, const Environment& env) {
+  return env.make_preprocessor(kind);
 }
 
 }  // namespace gfn::core

@@ -2,7 +2,7 @@
 // Preprocessors turn environment states (int64 [B, state_dim]) into float32 network
 // inputs, following torchgfn's gfn.preprocessors (KHotPreprocessor,
 // OneHotPreprocessor / EnumPreprocessor, IdentityPreprocessor). Each environment picks
-// the ones it supports by name (Environment::make_preprocessor). Stateless and
+// the kinds it supports (preprocessor_kind.h; Environment::make_preprocessor). Stateless and
 // thread-safe.
 
 #include <ATen/core/Tensor.h>
@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "runtime/gfn/preprocessor_kind.h"
 
 namespace gfn::core {
 
@@ -62,8 +64,8 @@ class IdentityPreprocessor final : public Preprocessor {
   std::int64_t ndim_;
 };
 
-/// env.make_preprocessor(name) (EnvOptions::preprocessor; HyperGrid: "khot" | "onehot" |
-/// "identity"). Throws std::invalid_argument for a name the environment lacks.
-std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name, const Environment& env);
+/// env.make_preprocessor(kind) (EnvOptions::preprocessor; HyperGrid: khot | onehot |
+/// identity). Throws std::invalid_argument for a kind the environment lacks.
+std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind, const Environment& env);
 
 }  // namespace gfn::core

@@ -196,7 +196,8 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "# gfn-bench-train: trainer throughput, single trainer (world of one)\n");
   fmt::print(out, "#  config    {}\n", r.label);
   fmt::print(out, "#  env       HyperGrid ndim {} height {}, reward {}, {} input ({} features)\n",
-             c.env.ndim, c.env.height, c.env.reward, c.env.preprocessor, s.input_dim);
+             c.env.ndim, c.env.height, config::enum_name(c.env.reward),
+             config::enum_name(c.env.preprocessor), s.input_dim);
   fmt::print(out,
              "#  model     MLP hidden {} x {} Linear layers per trunk, {} PF/PB, {} PB, learned "
              "logZ\n",
@@ -205,8 +206,8 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out,
              "#  train     loss {}, batch {} trajectories/iteration, Adam lr {} / logZ {}, "
              "epsilon {}, temperature {}, no replay buffer\n",
-             c.train.loss, c.train.batch_size, c.train.lr, c.train.lr_logz, c.train.epsilon,
-             c.train.temperature);
+             config::enum_name(c.train.loss), c.train.batch_size, c.train.lr, c.train.lr_logz,
+             c.train.epsilon, c.train.temperature);
   std::string engine;
   for (const auto& [key, value] : r.engine)
     engine += (engine.empty() ? "" : ", ") + key + " " + value;

@@ -187,17 +187,20 @@ at::Tensor BitSequence::log_reward(const at::Tensor& states) const {
   return d.to(at::kFloat) * static_cast<float>(-beta_);
 }
 
-std::unique_ptr<Preprocessor> BitSequence::make_preprocessor(const std::string& name) const {
-  if (name == "khot") {
-    return std::make_unique<KHotPreprocessor>(l_, n_actions(), /*min_value=*/-1);
+std::unique_ptr<Preprocessor> BitSequence::make_preprocessor(PreprocessorKind kind) const {
+  switch (kind) {
+    case PreprocessorKind::kKHot:
+      return std::make_unique<KHotPreprocessor>(l_, n_actions(), /*min_value=*/-1);
+    case PreprocessorKind::kIdentity:
+      return std::make_unique<IdentityPreprocessor>(l_);
+    case PreprocessorKind::kOneHot:
+      if (!enumerable()) {
+        bad("env.preprocessor: \"onehot\" needs an enumerable (small) bit_sequence");
+      }
+      return std::make_unique<OneHotPreprocessor>(*this);
   }
-  if (name == "identity") return std::make_unique<IdentityPreprocessor>(l_);
-  if (name == "onehot") {
-    if (!enumerable()) bad("env.preprocessor: \"onehot\" needs an enumerable (small) bit_sequence");
-    return std::make_unique<OneHotPreprocessor>(*this);
-  }
-  bad("env.preprocessor: unknown bit_sequence preprocessor \"" + name +
-      "\" (known: khot, identity, onehot)");
+  bad("env.preprocessor: bit_sequence has no preprocessor " +
+      std::to_string(static_cast<int>(kind)));
 }
 
 std::int64_t BitSequence::n_states() const { return all_states().size(0); }

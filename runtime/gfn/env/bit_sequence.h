@@ -84,7 +84,7 @@ class BitSequence final : public Environment {
   /// Shape, dtype, entries in [-1, 2^k) and filled words forming a prefix.
   void check_states(const at::Tensor& states, const char* who) const override;
 
-  std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name) const override;
+  std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
 
   bool enumerable() const override { return all_states_.defined(); }
   std::int64_t n_states() const override;

@@ -92,18 +92,21 @@ at::Tensor DiscreteEBM::log_reward(const at::Tensor& states) const {
   return sum * sum * static_cast<float>(alpha_);
 }
 
-std::unique_ptr<Preprocessor> DiscreteEBM::make_preprocessor(const std::string& name) const {
-  if (name == "identity") return std::make_unique<IdentityPreprocessor>(ndim_);
-  if (name == "khot") return std::make_unique<KHotPreprocessor>(ndim_, 3, /*min_value=*/-1);
-  if (name == "onehot") {
-    if (!enumerable()) {
-      throw std::invalid_argument("env.preprocessor: \"onehot\" needs ndim <= 12, got ndim " +
-                                  std::to_string(ndim_));
-    }
-    return std::make_unique<OneHotPreprocessor>(*this);
+std::unique_ptr<Preprocessor> DiscreteEBM::make_preprocessor(PreprocessorKind kind) const {
+  switch (kind) {
+    case PreprocessorKind::kIdentity:
+      return std::make_unique<IdentityPreprocessor>(ndim_);
+    case PreprocessorKind::kKHot:
+      return std::make_unique<KHotPreprocessor>(ndim_, 3, /*min_value=*/-1);
+    case PreprocessorKind::kOneHot:
+      if (!enumerable()) {
+        throw std::invalid_argument("env.preprocessor: \"onehot\" needs ndim <= 12, got ndim " +
+                                    std::to_string(ndim_));
+      }
+      return std::make_unique<OneHotPreprocessor>(*this);
   }
-  throw std::invalid_argument("env.preprocessor: unknown discrete_ebm preprocessor \"" + name +
-                              "\" (known: identity, khot, onehot)");
+  throw std::invalid_argument("env.preprocessor: discrete_ebm has no preprocessor " +
+                              std::to_string(static_cast<int>(kind)));
 }
 
 UniqueStates DiscreteEBM::unique(const at::Tensor& states) const {

@@ -72,7 +72,7 @@ class DiscreteEBM final : public Environment {
   /// Shape, dtype and entries in {-1, 0, 1}.
   void check_states(const at::Tensor& states, const char* who) const override;
 
-  std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name) const override;
+  std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
   /// 1-D unique of the base-3 index (ndim <= 39), else the row-wise default.
   UniqueStates unique(const at::Tensor& states) const override;
 

@@ -44,6 +44,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/gfn/preprocessor_kind.h"
+
 namespace gfn::core {
 
 class Preprocessor;
@@ -116,9 +118,9 @@ class Environment {
   at::Tensor is_initial(const at::Tensor& states) const;
 
   // ---- network input ------------------------------------------------------------------
-  /// The preprocessor env.preprocessor names; throws std::invalid_argument listing
-  /// the names this environment supports.
-  virtual std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name) const = 0;
+  /// The preprocessor of kind `kind` (env.preprocessor); throws std::invalid_argument
+  /// naming env.preprocessor for a kind this environment does not support.
+  virtual std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const = 0;
 
   /// Distinct rows of a batch (used to run the network once per distinct state).
   /// Default: at::unique_dim over rows (sorted). Environments with an integer state

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <string>
 
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/preprocessors.h"
@@ -24,18 +24,6 @@ at::Tensor centred_abs(const at::Tensor& states, std::int64_t height) {
 
 // torchgfn's default tiers of the compositional rewards (tier_weights [1, 10, 100]).
 constexpr double kTierWeights[] = {1.0, 10.0, 100.0};
-
-const std::map<std::string, RewardFunction>& reward_registry() {
-  static const std::map<std::string, RewardFunction> registry = {
-      {"original", &original_reward},
-      {"cosine", &cosine_reward},
-      {"deceptive", &deceptive_reward},
-      {"sparse", &sparse_reward},
-      {"bitwise_xor", &bitwise_xor_reward},
-      {"multiplicative_coprime", &multiplicative_coprime_reward},
-  };
-  return registry;
-}
 
 }  // namespace
 
@@ -110,16 +98,24 @@ at::Tensor multiplicative_coprime_reward(const at::Tensor& states, std::int64_t,
   return reward;
 }
 
-RewardFunction reward_function(const std::string& name) {
-  const auto& registry = reward_registry();
-  const auto it = registry.find(name);
-  if (it == registry.end()) {
-    std::string known;
-    for (const auto& kv : registry) known += (known.empty() ? "" : ", ") + kv.first;
-    throw std::invalid_argument("env.reward: unknown HyperGrid reward \"" + name +
-                                "\" (known: " + known + ")");
+RewardFunction reward_function(HyperGridReward reward) {
+  switch (reward) {
+    case HyperGridReward::kOriginal:
+      return &original_reward;
+    case HyperGridReward::kCosine:
+      return &cosine_reward;
+    case HyperGridReward::kDeceptive:
+      return &deceptive_reward;
+    case HyperGridReward::kSparse:
+      return &sparse_reward;
+    case HyperGridReward::kBitwiseXor:
+      return &bitwise_xor_reward;
+    case HyperGridReward::kMultiplicativeCoprime:
+      return &multiplicative_coprime_reward;
   }
-  return it->second;
+  throw std::invalid_argument("env.reward: HyperGrid reward " +
+                              std::to_string(static_cast<int>(reward)) +
+                              " is outside runtime/gfn/env/hypergrid_reward.h's table");
 }
 
 HyperGrid::HyperGrid(const config::EnvOptions& options)
@@ -132,7 +128,7 @@ HyperGrid::HyperGrid(const config::EnvOptions& options)
   if (height_ < 2) {
     throw std::invalid_argument("env.height must be >= 2, got " + std::to_string(height_));
   }
-  reward_function(options.reward);  // validates the name
+  reward_function(options.reward);  // validates the value
   n_states_ = 1;
   std::vector<int64_t> strides(ndim_);
   for (int64_t j = ndim_ - 1; j >= 0; --j) {
@@ -167,7 +163,8 @@ HyperGrid::HyperGrid(const config::EnvOptions& options)
 
 std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
                                             const config::EnvOptions& options) {
-  if (options.reward != "original" || options.R1 < 0 || options.R2 < 0) return std::nullopt;
+  if (options.reward != HyperGridReward::kOriginal || options.R1 < 0 || options.R2 < 0)
+    return std::nullopt;
   const at::Tensor diagonal =
       at::arange(height, at::kLong).unsqueeze(1).expand({height, ndim}).contiguous();
   const at::Tensor rewards = reward_function(options.reward)(diagonal, height, options);
@@ -221,18 +218,21 @@ at::Tensor HyperGrid::backward_step_unchecked(const at::Tensor& states,
   return states.scatter_add(1, actions.view({-1, 1}), at::full({states.size(0), 1}, -1, at::kLong));
 }
 
-std::unique_ptr<Preprocessor> HyperGrid::make_preprocessor(const std::string& name) const {
-  if (name == "khot") return std::make_unique<KHotPreprocessor>(ndim_, height_);
-  if (name == "identity") return std::make_unique<IdentityPreprocessor>(ndim_);
-  if (name == "onehot") {
-    if (!enumerable()) {
-      throw std::invalid_argument("env.preprocessor: \"onehot\" needs an enumerable grid, got " +
-                                  std::to_string(n_states_) + " states");
-    }
-    return std::make_unique<OneHotPreprocessor>(*this);
+std::unique_ptr<Preprocessor> HyperGrid::make_preprocessor(PreprocessorKind kind) const {
+  switch (kind) {
+    case PreprocessorKind::kKHot:
+      return std::make_unique<KHotPreprocessor>(ndim_, height_);
+    case PreprocessorKind::kIdentity:
+      return std::make_unique<IdentityPreprocessor>(ndim_);
+    case PreprocessorKind::kOneHot:
+      if (!enumerable()) {
+        throw std::invalid_argument("env.preprocessor: \"onehot\" needs an enumerable grid, got " +
+                                    std::to_string(n_states_) + " states");
+      }
+      return std::make_unique<OneHotPreprocessor>(*this);
   }
-  throw std::invalid_argument("env.preprocessor: unknown HyperGrid preprocessor \"" + name +
-                              "\" (known: khot, onehot, identity)");
+  throw std::invalid_argument("env.preprocessor: HyperGrid has no preprocessor " +
+                              std::to_string(static_cast<int>(kind)));
 }
 
 at::Tensor HyperGrid::reward(const at::Tensor& states) const {

@@ -7,10 +7,11 @@
 // ndim ("exit") terminates the trajectory in the current state, so every state is
 // also a terminating state. Backward actions i < ndim decrement coordinate i.
 //
-// Rewards are selected by name (EnvOptions::reward): torchgfn's "original", "cosine",
-// "deceptive", "sparse", "bitwise_xor" and "multiplicative_coprime" (declared below;
-// torchgfn's "conditional_multiscale" is not ported). Adding one is one function in
-// hypergrid.cc plus one line in its registry (and the name in runtime/config/config.cc).
+// Rewards are selected by EnvOptions::reward (HyperGridReward, named once in
+// hypergrid_reward.h): torchgfn's "original", "cosine", "deceptive", "sparse",
+// "bitwise_xor" and "multiplicative_coprime" (declared below; torchgfn's
+// "conditional_multiscale" is not ported). Adding one is one enumerator and name in
+// hypergrid_reward.h, one function here and one case in hypergrid.cc reward_function.
 // Rewards are float32 like torchgfn's; a reward of 0 gives log R = -inf, so keep R0 > 0
 // where a reward can be 0 otherwise.
 //
@@ -34,6 +35,7 @@
 
 #include "runtime/config/options.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid_reward.h"
 
 namespace gfn::core {
 
@@ -80,7 +82,7 @@ class HyperGrid final : public Environment {
   at::Tensor log_reward(const at::Tensor& states) const override;
 
   /// "khot" | "onehot" (needs enumerable()) | "identity".
-  std::unique_ptr<Preprocessor> make_preprocessor(const std::string& name) const override;
+  std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
 
   /// The distinct rows of `states` int64 [B, ndim] in ascending index order, through
   /// a 1-D unique of state_indices (faster than a row-wise unique).
@@ -175,9 +177,8 @@ at::Tensor bitwise_xor_reward(const at::Tensor& states, std::int64_t height,
 at::Tensor multiplicative_coprime_reward(const at::Tensor& states, std::int64_t height,
                                          const config::EnvOptions& options);
 
-/// The reward registered under `name`; throws std::invalid_argument listing the
-/// known names if there is none.
-RewardFunction reward_function(const std::string& name);
+/// The function of `reward`; throws std::invalid_argument for a value outside the table.
+RewardFunction reward_function(HyperGridReward reward);
 
 /// The modes of the "original" reward without enumerating the grid: R0 + R1 *
 /// prod_d outer(x_d) + R2 * prod_d band(x_d) with R1, R2 >= 0 is at most the reward of a

@@ -54,8 +54,10 @@ class Line final : public Environment {
 
   // Network input.
   std::unique_ptr<gfn::core::Preprocessor> make_preprocessor(
-      const std::string& name) const override {
-    if (name == "khot") return std::make_unique<gfn::core::KHotPreprocessor>(1, length_);
+      gfn::core::PreprocessorKind kind) const override {
+    if (kind == gfn::core::PreprocessorKind::kKHot) {
+      return std::make_unique<gfn::core::KHotPreprocessor>(1, length_);
+    }
     throw std::invalid_argument("env.preprocessor: line supports \"khot\" only");
   }
 

@@ -81,7 +81,7 @@ void expect_full(const ExperimentConfig& c) {
   EXPECT_DOUBLE_EQ(c.env.R0, 0.001);
   EXPECT_DOUBLE_EQ(c.env.R1, 0.25);
   EXPECT_DOUBLE_EQ(c.env.R2, 3.0);
-  EXPECT_EQ(c.env.preprocessor, "onehot");
+  EXPECT_EQ(c.env.preprocessor, PreprocessorKind::kOneHot);
   EXPECT_EQ(c.model.hidden_dim, 64);
   EXPECT_EQ(c.model.n_hidden, 3);
   EXPECT_TRUE(c.model.tied);
@@ -145,7 +145,7 @@ TEST_F(ConfigFileTest, OverridesWinOverFileAndLastOverrideWins) {
                          "layout.coordinator=true", "output.dir=runs/a=b"});
   EXPECT_EQ(c.train.batch_size, 64);
   EXPECT_DOUBLE_EQ(c.train.lr, 0.01);  // from the file
-  EXPECT_EQ(c.env.preprocessor, "identity");
+  EXPECT_EQ(c.env.preprocessor, PreprocessorKind::kIdentity);
   EXPECT_TRUE(c.layout.coordinator);
   EXPECT_EQ(c.output.dir, "runs/a=b");  // only the first '=' separates key and value
   // Overrides also apply without a file.

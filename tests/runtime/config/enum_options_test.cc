@@ -1,5 +1,7 @@
 // The enumerated options layout.placement, transport.backend, buffer.payload,
-// buffer.baseline, buffer.remote_sampler and replay.kind (runtime/config/options.h): every
+// buffer.baseline, buffer.remote_sampler, replay.kind, and env.reward, env.preprocessor,
+// train.loss and train.subtb_weighting (named in runtime/gfn: loss_kind.h,
+// preprocessor_kind.h, env/hypergrid_reward.h; runtime/config/options.h): every
 // name of each table round-trips name -> enum -> name, through the YAML file, --set and
 // config.yaml; an unknown name is refused naming the key, the file and the allowed names.
 
@@ -50,6 +52,25 @@ TEST(EnumOptionTables, EveryNameRoundTrips) {
   expect_table_round_trips<BaselineStrategy>("min, percentile, ema");
   expect_table_round_trips<SamplerKind>("prioritized, uniform");
   expect_table_round_trips<ReplayKind>("none, uniform, prioritized, diverse");
+  expect_table_round_trips<HyperGridReward>(
+      "original, cosine, deceptive, sparse, bitwise_xor, multiplicative_coprime");
+  expect_table_round_trips<PreprocessorKind>("khot, onehot, identity");
+  expect_table_round_trips<LossKind>("tb, zvar, db, modified_db, subtb, fm");
+  expect_table_round_trips<SubTrajectoryWeighting>(
+      "geometric_within, geometric, equal, equal_within, TB, DB, ModifiedDB");
+}
+
+// The runtime/gfn tables are the ones the config reads (one list per option), and the
+// modules name a value the same way (core::option_name, used in their messages).
+TEST(EnumOptionTables, ModuleTablesAreTheConfigTables) {
+  EXPECT_EQ(&enum_names(LossKind{}), &core::kLossKindNames);
+  EXPECT_EQ(&enum_names(SubTrajectoryWeighting{}), &core::kSubTrajectoryWeightingNames);
+  EXPECT_EQ(&enum_names(PreprocessorKind{}), &core::kPreprocessorKindNames);
+  EXPECT_EQ(&enum_names(HyperGridReward{}), &core::kHyperGridRewardNames);
+  for (const auto& entry : core::kLossKindNames) {
+    EXPECT_STREQ(core::option_name(entry.value), enum_name(entry.value));
+  }
+  EXPECT_STREQ(core::option_name(static_cast<LossKind>(99)), "?");
 }
 
 using EnumOptionsTest = ConfigFileTest;
@@ -69,6 +90,16 @@ std::vector<Option> options() {
       {"buffer", "baseline", "min, percentile, ema", {}},
       {"buffer", "remote_sampler", "prioritized, uniform", {}},
       {"replay", "kind", "none, uniform, prioritized, diverse", {}},
+      {"env",
+       "reward",
+       "original, cosine, deceptive, sparse, bitwise_xor, multiplicative_coprime",
+       {}},
+      {"env", "preprocessor", "khot, onehot, identity", {}},
+      {"train", "loss", "tb, zvar, db, modified_db, subtb, fm", {}},
+      {"train",
+       "subtb_weighting",
+       "geometric_within, geometric, equal, equal_within, TB, DB, ModifiedDB",
+       {}},
   };
   for (auto& o : out) {
     std::string rest = o.choices;

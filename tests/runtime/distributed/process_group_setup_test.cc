@@ -234,6 +234,16 @@ TEST(ResolveFromLaunchValues, TakesTheGivenValuesNotTheEnvironment) {
   EXPECT_EQ(s.master_addr, "10.0.0.9");
   EXPECT_EQ(s.master_port, 29600);
   EXPECT_EQ(s.federated, (std::vector<int>{4, 4}));  // node counts x local world size
+  // The process group's launch values (what init_dist takes): the same, with the origins.
+  EXPECT_EQ(s.launch.launcher, "torchrun");
+  EXPECT_EQ(s.launch.rank, 5);
+  EXPECT_EQ(s.launch.world_size, 8);
+  EXPECT_EQ(s.launch.local_rank, 1);
+  EXPECT_EQ(s.launch.local_world_size, 4);
+  EXPECT_EQ(s.launch.rank_origin, "RANK=5");
+  EXPECT_EQ(s.launch.master_addr, "10.0.0.9");
+  EXPECT_EQ(s.launch.master_addr_origin, "MASTER_ADDR");
+  EXPECT_EQ(s.launch.master_port, 29600);
   // Explicit rank / world size of another world: the launcher's node values do not apply
   // (one node), its rendezvous still does.
   SetupOptions other;
@@ -246,6 +256,20 @@ TEST(ResolveFromLaunchValues, TakesTheGivenValuesNotTheEnvironment) {
   EXPECT_EQ(s.node_rank, 0);
   EXPECT_EQ(s.node_world_size, 1);
   EXPECT_EQ(s.master_addr, "10.0.0.9");
+  EXPECT_EQ(s.launch.launcher, "explicit");
+  EXPECT_EQ(s.launch.rank, 1);
+  EXPECT_EQ(s.launch.world_size, 2);
+  EXPECT_EQ(s.launch.local_world_size, 2);
+  EXPECT_EQ(s.launch.rank_origin, "rank=1");
+  EXPECT_EQ(s.launch.world_size_origin, "world_size=2");
+  other.master_port = 29700;
+  other.master_addr = "";  // empty: unset, the launcher's address stays
+  s = resolve_distributed_setup(other, given);
+  EXPECT_EQ(s.launch.master_port, 29700);
+  EXPECT_EQ(s.launch.master_port_origin, "master_port");
+  EXPECT_EQ(s.launch.master_addr_origin, "MASTER_ADDR");
+  other.master_port = 70000;
+  EXPECT_THROW(resolve_distributed_setup(other, given), SetupError);
   // Nothing resolved (a world of one): rank 0 of 1, no rendezvous.
   s = resolve_distributed_setup(SetupOptions{}, launch::LaunchEnv{});
   EXPECT_EQ(s.rank, 0);
@@ -253,6 +277,28 @@ TEST(ResolveFromLaunchValues, TakesTheGivenValuesNotTheEnvironment) {
   EXPECT_EQ(s.master_addr, std::nullopt);
   EXPECT_EQ(s.master_port, std::nullopt);
   EXPECT_TRUE(s.federated.empty());
+  EXPECT_EQ(s.launch.launcher, "explicit");  // rank 0 of 1 handed to the transport as such
+  EXPECT_EQ(s.launch.rank_origin, "rank=0");
+  EXPECT_EQ(s.launch.master_port, 0);
+}
+
+// The launch values are resolved once (resolve_distributed_setup); initializing the
+// process group from them reads no environment variable, so variables that would be
+// refused where they are read (runtime/launch) do not matter any more.
+TEST_F(TopologyTest, InitTakesTheResolvedValuesNotTheEnvironment) {
+  shutdown_dist();
+  DistributedState state = resolve_distributed_setup(with_backend());
+  {
+    ScopedEnv env({{"MASTER_PORT", "not-a-port"}, {"GROUP_RANK", "zero"}});
+    EXPECT_THROW(setup_launch_env(), SetupError);  // what reading them again would do
+    init_distributed_process_group(state);
+  }
+  ASSERT_TRUE(is_dist_active());
+  EXPECT_EQ(default_transport().backend(), backend());
+  EXPECT_EQ(state.rank, default_transport().rank());
+  EXPECT_EQ(get_dist_info().local_rank, state.node_local_rank);
+  EXPECT_EQ(get_dist_info().local_world_size, state.node_local_size);
+  world_group().barrier();
 }
 
 TEST_F(TopologyTest, SetupRefusesAnActiveProcessGroup) {

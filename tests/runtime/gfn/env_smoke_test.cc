@@ -30,7 +30,7 @@ std::vector<Case> cases() {
   ebm.ndim = 4;
   ebm.alpha = 0.5;
   out.push_back({"discrete_ebm khot", ebm});
-  ebm.preprocessor = "identity";
+  ebm.preprocessor = PreprocessorKind::kIdentity;
   out.push_back({"discrete_ebm identity", ebm});
   config::EnvOptions bits;
   bits.name = "bit_sequence";
@@ -69,15 +69,15 @@ void check_ranges(const ValidationResult& v, const Environment& env, const std::
 }
 
 TEST(EnvironmentSmoke, EveryLossOnEveryEnvironment) {
-  const std::vector<std::string> losses = {"tb", "zvar", "db", "modified_db", "subtb", "fm"};
   for (const Case& c : cases()) {
-    for (const std::string& loss : losses) {
+    for (const auto& [kind, name] : kLossKindNames) {
+      const std::string loss = name;
       const std::string what = c.label + " / " + loss;
       config::ModelOptions model;
       model.hidden_dim = 32;
       model.tied = loss == "db";
       config::TrainOptions train;
-      train.loss = loss;
+      train.loss = kind;
       train.epsilon = loss == "subtb" ? 0.1 : 0.0;  // off-policy sampling too
       if (loss == "modified_db" && c.env.name != "hypergrid") {
         EXPECT_THROW(Learner(c.env, model, train, 3), std::invalid_argument) << what;

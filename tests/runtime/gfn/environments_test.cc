@@ -227,12 +227,12 @@ TEST(DiscreteEBM, MasksStepsAndRewards) {
   EXPECT_EQ(env.terminating_state_indices(rows({{1, 0, 1}}))[0].item<int64_t>(), 5);
   EXPECT_EQ(env.state_indices(rows({{-1, 0, 1}}))[0].item<int64_t>(), 0 * 9 + 1 * 3 + 2);
   // Preprocessors: identity, khot over {-1, 0, 1}, onehot of the state index.
-  EXPECT_EQ(env.make_preprocessor("identity")->output_dim(), 3);
-  const auto khot = env.make_preprocessor("khot");
+  EXPECT_EQ(env.make_preprocessor(PreprocessorKind::kIdentity)->output_dim(), 3);
+  const auto khot = env.make_preprocessor(PreprocessorKind::kKHot);
   EXPECT_TRUE(at::equal((*khot)(rows({{-1, 0, 1}})),
                         at::tensor({1, 0, 0, 0, 1, 0, 0, 0, 1}, at::kFloat).view({1, 9})));
-  EXPECT_EQ(env.make_preprocessor("onehot")->output_dim(), 27);
-  EXPECT_THROW(env.make_preprocessor("embedding"), std::invalid_argument);
+  EXPECT_EQ(env.make_preprocessor(PreprocessorKind::kOneHot)->output_dim(), 27);
+  EXPECT_THROW(env.make_preprocessor(static_cast<PreprocessorKind>(99)), std::invalid_argument);
   // Larger instances: not enumerable past ndim 12, modes still defined up to 22.
   DiscreteEBM big(ebm_options(14, 1.0));
   EXPECT_FALSE(big.enumerable());

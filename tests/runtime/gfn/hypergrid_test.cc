@@ -127,7 +127,7 @@ TEST(HyperGrid, Modes) {
 // same number of modes and the same is_mode on every state.
 TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
   int checked = 0;
-  for (const std::string reward : {"original"}) {
+  for (const HyperGridReward reward : {HyperGridReward::kOriginal}) {
     for (int ndim = 1; ndim <= 4; ++ndim) {
       for (int height = 2; height <= 10; ++height) {
         for (const auto& [r1, r2] : std::vector<std::pair<double, double>>{
@@ -143,8 +143,8 @@ TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
           const auto all = env.all_states();
           std::int64_t expected = 1;
           for (int d = 0; d < ndim; ++d) expected *= modes->per_coordinate;
-          SCOPED_TRACE(reward + " ndim " + std::to_string(ndim) + " height " +
-                       std::to_string(height) + " R1 " + std::to_string(r1) + " R2 " +
+          SCOPED_TRACE(std::string(option_name(reward)) + " ndim " + std::to_string(ndim) +
+                       " height " + std::to_string(height) + " R1 " + std::to_string(r1) + " R2 " +
                        std::to_string(r2));
           EXPECT_EQ(expected, env.n_modes());
           EXPECT_TRUE(at::equal(env.reward(all) >= modes->max_reward, env.is_mode(all)));
@@ -154,10 +154,11 @@ TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
     }
   }
   EXPECT_EQ(checked, 4 * 9 * 5);
-  for (const std::string other : {"deceptive", "cosine", "sparse"}) {
+  for (const HyperGridReward other :
+       {HyperGridReward::kDeceptive, HyperGridReward::kCosine, HyperGridReward::kSparse}) {
     config::EnvOptions o = grid(2, 8);
     o.reward = other;
-    EXPECT_FALSE(diagonal_modes(2, 8, o).has_value()) << other;
+    EXPECT_FALSE(diagonal_modes(2, 8, o).has_value()) << option_name(other);
   }
   config::EnvOptions negative = grid(2, 8);
   negative.R1 = -0.5;
@@ -176,7 +177,7 @@ TEST(HyperGrid, ModesOfAGridTooLargeToEnumerate) {
       states({{1, 6, 1, 6, 1, 6, 1, 6}, {1, 6, 1, 6, 1, 6, 1, 5}, {0, 0, 0, 0, 0, 0, 0, 0}});
   EXPECT_TRUE(at::equal(env.is_mode(s), at::tensor({1, 0, 0}, at::kLong).to(at::kBool)));
   config::EnvOptions deceptive = grid(8, 8);
-  deceptive.reward = "deceptive";
+  deceptive.reward = HyperGridReward::kDeceptive;
   const HyperGrid unknown(deceptive);
   EXPECT_EQ(unknown.n_modes(), 0);
   EXPECT_THROW(unknown.is_mode(s), std::domain_error);
@@ -186,7 +187,7 @@ TEST(HyperGrid, RejectsBadOptionsAndHugeEnumeration) {
   EXPECT_THROW(HyperGrid(grid(0, 8)), std::invalid_argument);
   EXPECT_THROW(HyperGrid(grid(2, 1)), std::invalid_argument);
   config::EnvOptions o = grid(2, 8);
-  o.reward = "nope";
+  o.reward = static_cast<HyperGridReward>(99);
   EXPECT_THROW(HyperGrid{o}, std::invalid_argument);
   EXPECT_THROW(HyperGrid(grid(64, 8)), std::invalid_argument);  // 8^64 overflows int64
   HyperGrid big(grid(12, 8));                                   // 8^12 states: not enumerated

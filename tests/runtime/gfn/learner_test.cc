@@ -68,19 +68,21 @@ TEST(Learner, RejectsBadOptions) {
   SmallGrid s;
   Learner ok(s.env, s.model, s.train, 1);
   EXPECT_THROW(ok.train_iteration(0), std::invalid_argument);
-  s.train.loss = "dB";
+  // Names are checked by the config loader (tests/runtime/config/enum_options_test.cc);
+  // values outside the tables of loss_kind.h / preprocessor_kind.h are refused here.
+  s.train.loss = static_cast<LossKind>(99);
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
-  s.train.loss = "subtb";
-  s.train.subtb_weighting = "lambda";
+  s.train.loss = LossKind::kSubTB;
+  s.train.subtb_weighting = static_cast<SubTrajectoryWeighting>(99);
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
-  s.train.subtb_weighting = "geometric_within";
+  s.train.subtb_weighting = SubTrajectoryWeighting::kGeometricWithin;
   s.train.subtb_lambda = 0;
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
-  s.train.loss = "tb";
+  s.train.loss = LossKind::kTB;
   s.train.temperature = 0;
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
   s.train.temperature = 1;
-  s.env.preprocessor = "pixels";
+  s.env.preprocessor = static_cast<PreprocessorKind>(99);
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
 }
 

@@ -12,16 +12,16 @@ namespace gfn::core {
 namespace {
 
 TEST(LossTraining, EveryLossImprovesExactL1) {
-  const std::vector<std::string> losses = {"tb", "zvar", "db", "modified_db", "subtb", "fm"};
-  for (const std::string& name : losses) {
+  for (const auto& [kind, name_text] : kLossKindNames) {
+    const std::string name = name_text;
     config::EnvOptions env;
     env.ndim = 2;
     env.height = 4;
     config::ModelOptions model;
     model.hidden_dim = 256;
-    model.tied = name == "subtb";  // exercise the logF head on a shared trunk too
+    model.tied = kind == LossKind::kSubTB;  // exercise the logF head on a shared trunk too
     config::TrainOptions train;
-    train.loss = name;
+    train.loss = kind;
     Learner learner(env, model, train, 2);
     config::ValidationOptions v;
     v.n_samples = 1000;

@@ -49,7 +49,7 @@ TEST(TrajectoryBalance, UniformModelOnKnownTrajectories) {
   eo.ndim = 2;
   eo.height = 8;
   HyperGrid env(eo);
-  auto pre = make_preprocessor("khot", env);
+  auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   config::ModelOptions mo;
   mo.hidden_dim = 16;
   GFlowNetModel model(pre->output_dim(), env.n_actions(), mo);
@@ -65,11 +65,11 @@ TEST(TrajectoryBalance, UniformModelOnKnownTrajectories) {
   EXPECT_TRUE(torch::allclose(lp.log_pf, torch::full({3}, static_cast<float>(third))));
   EXPECT_NEAR(lp.log_pb[0].item<float>(), 0.f, 1e-6);
   const double r0 = 2 * third - std::log(0.6), r1 = third - std::log(0.6);
-  const torch::Tensor loss = (*make_loss("tb"))(model, *pre, env, t);
+  const torch::Tensor loss = (*make_loss(LossKind::kTB))(model, *pre, env, t);
   EXPECT_NEAR(loss.item<float>(), (r0 * r0 + r1 * r1) / 2, 1e-5);
   loss.backward();
   EXPECT_NEAR(model.log_z().grad().item<float>(), (2 * r0 + 2 * r1) / 2, 1e-5);
-  EXPECT_THROW(make_loss("subTB"), std::invalid_argument);
+  EXPECT_THROW(make_loss(static_cast<LossKind>(99)), std::invalid_argument);
 }
 
 }  // namespace

@@ -152,8 +152,9 @@ TEST(NoisyLinear, ModelOptionDeterministicWhenOffAndBounded) {
 TEST(TrajectoryOps, RebuildTakeAndConcatKeepTheBatch) {
   const auto env = make_environment(grid(3, 5));
   torch::manual_seed(2);
-  GFlowNetModel m(env->make_preprocessor("khot")->output_dim(), env->n_actions(), {});
-  const auto pre = env->make_preprocessor("khot");
+  GFlowNetModel m(env->make_preprocessor(PreprocessorKind::kKHot)->output_dim(), env->n_actions(),
+                  {});
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
   at::Generator gen = at::detail::createCPUGenerator(4);
   SamplerOptions so;
   so.epsilon = 0.3;
@@ -182,7 +183,7 @@ TEST(TrajectoryOps, RebuildTakeAndConcatKeepTheBatch) {
   EXPECT_TRUE(torch::equal(c.states, c2.states));
   EXPECT_TRUE(torch::equal(c.pb_actions, c2.pb_actions));
   // The loss of the assembled batch equals the from-scratch value.
-  const double batched = make_loss("tb")->operator()(m, *pre, *env, c).item<double>();
+  const double batched = make_loss(LossKind::kTB)->operator()(m, *pre, *env, c).item<double>();
   EXPECT_NEAR(batched, tb_from_scratch(m, *pre, *env, c), 1e-4 * (1 + std::abs(batched)));
   // Bad sequences are refused with the trajectory named.
   EXPECT_THROW(trajectories_from_actions(*env, packed({{0, 1}})),
@@ -200,8 +201,9 @@ TEST(BackwardSampling, EndsAtTheGivenStatesAndFollowsPB) {
   config::ModelOptions uniform;
   uniform.uniform_pb = true;
   torch::manual_seed(1);
-  GFlowNetModel m(env->make_preprocessor("khot")->output_dim(), env->n_actions(), uniform);
-  const auto pre = env->make_preprocessor("khot");
+  GFlowNetModel m(env->make_preprocessor(PreprocessorKind::kKHot)->output_dim(), env->n_actions(),
+                  uniform);
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
   at::Generator gen = at::detail::createCPUGenerator(8);
   const at::Tensor xs = torch::tensor({0, 0, 3, 5, 7, 7, 1, 1}, at::kLong).view({4, 2});
   const auto seqs = sample_backward_actions(*env, model_backward_policy(m, *pre, *env), xs, gen);

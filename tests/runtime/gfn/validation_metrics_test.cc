@@ -127,7 +127,7 @@ TEST(VisitedStates, RefusesBadInput) {
 
 TEST(VisitedStates, ValidateReportsTorchgfnL1Dist) {
   const HyperGrid env = grid(2, 4);
-  auto pre = make_preprocessor("khot", env);
+  auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   auto model = random_model(*pre, env, 5);
   at::Generator gen = at::detail::createCPUGenerator(11);
   const Trajectories t = sample_trajectories(env, model_policy(*model, *pre, env), 300, {}, gen);
@@ -153,7 +153,7 @@ TEST(VisitedStates, ValidateReportsTorchgfnL1Dist) {
 TEST(MarginalLogProb, MatchesExactDistributionOnHyperGrid) {
   // 2D h4: up to 20 trajectories per state, learned (random, non-uniform) PF and PB.
   const HyperGrid env = grid(2, 4);
-  auto pre = make_preprocessor("khot", env);
+  auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   auto model = random_model(*pre, env, 7, 2.0);
   const at::Tensor exact = exact_terminating_distribution(*model, *pre, env);
   at::Generator gen = at::detail::createCPUGenerator(21);
@@ -188,7 +188,7 @@ TEST(MarginalLogProb, ExactWithOneTrajectoryOnATree) {
   // Append-only BitSequence: one trajectory per sequence, PB deterministic.
   const BitSequence env(small_bits(8, 2, 2));
   ASSERT_TRUE(env.enumerable());
-  auto pre = env.make_preprocessor("khot");
+  auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   auto model = random_model(*pre, env, 9, 2.0);
   const at::Tensor exact = exact_terminating_distribution(*model, *pre, env).log();
   at::Generator gen = at::detail::createCPUGenerator(1);
@@ -228,7 +228,7 @@ TEST(BitSequenceTestSet, ModesWithRandomFlips) {
 
 TEST(BitSequenceTestSet, ValidateReportsSpearmanOfExactLogP) {
   const BitSequence env(small_bits(16, 4, 4));
-  auto pre = env.make_preprocessor("khot");
+  auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   auto model = random_model(*pre, env, 13, 2.0);
   config::ValidationOptions opts;
   opts.n_samples = 100;
@@ -264,7 +264,7 @@ TEST(BitSequenceTestSet, ValidateReportsSpearmanOfExactLogP) {
 TEST(BitSequenceTestSet, SpearmanOnANonEnumerableSequence) {
   // The paper's size (n = 120, k = 4): exact metrics are NaN, Spearman is computed.
   const BitSequence env(small_bits(120, 4, 60));
-  auto pre = env.make_preprocessor("khot");
+  auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   auto model = random_model(*pre, env, 17);
   config::ValidationOptions opts;
   opts.test_per_mode = 2;

@@ -40,7 +40,7 @@ TEST(Validation, DynamicProgrammingOnHandComputedCases) {
 
 TEST(Validation, ExactDistributionMatchesMonteCarlo) {
   const HyperGrid env = grid(2, 4);
-  auto pre = make_preprocessor("khot", env);
+  auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   torch::manual_seed(5);
   config::ModelOptions mo;
   mo.hidden_dim = 32;

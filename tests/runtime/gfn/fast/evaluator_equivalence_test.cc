@@ -39,7 +39,8 @@ using fast_test::off_policy;
 constexpr double kRelTol = 1e-5;
 
 std::unique_ptr<Preprocessor> preprocessor_of(const Environment& env) {
-  return env.make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity");
+  return env.make_preprocessor(env.name() == "hypergrid" ? PreprocessorKind::kKHot
+                                                         : PreprocessorKind::kIdentity);
 }
 
 // ||a - b|| <= tol * max(||b||, 1e-6): relative agreement of two tensors.
@@ -190,9 +191,10 @@ TYPED_TEST(EvaluatorEquivalence, LossAndGradientsEqualRecomputation) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     const auto pre = preprocessor_of(env);
-    for (const std::string name : {"tb", "db", "subtb", "zvar", "modified_db", "fm"}) {
+    for (const auto& [kind, name_text] : kLossKindNames) {
+      const std::string name = name_text;
       if (name == "modified_db" && !env.every_state_terminates()) continue;
-      const auto loss = make_loss(name);
+      const auto loss = make_loss(kind);
       for (const ModelVariant& variant : model_variants()) {
         torch::manual_seed(5);
         GFlowNetModel model(pre->output_dim(), env.n_actions(), variant.options,
@@ -281,17 +283,17 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
     cases.push_back(c);
     Case d;
     d.name = "subtb";
-    d.train.loss = "subtb";
+    d.train.loss = LossKind::kSubTB;
     cases.push_back(d);
     d.name = "fm";
-    d.train.loss = "fm";
+    d.train.loss = LossKind::kFM;
     cases.push_back(d);
     Case e;
     e.name = "ebm db";
     e.env.name = "discrete_ebm";
     e.env.ndim = 4;
-    e.env.preprocessor = "identity";
-    e.train.loss = "db";
+    e.env.preprocessor = PreprocessorKind::kIdentity;
+    e.train.loss = LossKind::kDB;
     cases.push_back(e);
   }
   for (auto& c : cases) {
@@ -302,10 +304,10 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
     }
     c.model.hidden_dim = 64;
     const bool on_policy = c.train.epsilon == 0.0 && c.train.temperature == 1.0;
-    const EvaluatorKind expected =
-        TestFixture::kKind == EvaluatorKind::kSavedOutputs && !(on_policy && c.train.loss != "fm")
-            ? EvaluatorKind::kReference
-            : TestFixture::kKind;
+    const EvaluatorKind expected = TestFixture::kKind == EvaluatorKind::kSavedOutputs &&
+                                           !(on_policy && c.train.loss != LossKind::kFM)
+                                       ? EvaluatorKind::kReference
+                                       : TestFixture::kKind;
     std::vector<double> losses[2], log_z[2];
     for (int reference = 0; reference < 2; ++reference) {
       config::EngineOptions engine = TestFixture::engine();

@@ -68,8 +68,8 @@ std::vector<at::Tensor> gradients(torch::nn::Module& m) {
 // still gives the OLD parameters' loss, recomputation the new one.
 TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
   HyperGrid env(grid_options());
-  const auto pre = env.make_preprocessor("khot");
-  const auto loss = make_loss("tb");
+  const auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
+  const auto loss = make_loss(LossKind::kTB);
   torch::manual_seed(5);
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(false), false);
   at::Generator g = at::detail::createCPUGenerator(3);
@@ -102,7 +102,7 @@ TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
 // take / concat keep the saved rows aligned with their transitions.
 TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   HyperGrid env(grid_options());
-  const auto pre = env.make_preprocessor("khot");
+  const auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   torch::manual_seed(2);
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(true), true);
   at::Generator g = at::detail::createCPUGenerator(4);
@@ -167,11 +167,12 @@ void expect_same_iteration(const IterationRun& a, const IterationRun& b) {
 }
 
 TEST(ReuseLogProbs, LearnerReusesOnPolicyForEveryLossButFM) {
-  for (const std::string loss : {"tb", "zvar", "db", "modified_db", "subtb", "fm"}) {
+  for (const auto& [kind, name] : kLossKindNames) {
+    const std::string loss = name;
     for (const bool tied : {false, true}) {
       SCOPED_TRACE(loss + (tied ? " tied" : " untied"));
       config::TrainOptions train;
-      train.loss = loss;
+      train.loss = kind;
       const IterationRun on = learner_iteration(train, small_model(tied), {}, true);
       const IterationRun off = learner_iteration(train, small_model(tied), {}, false);
       EXPECT_EQ(on.result.reused_logprobs, loss != "fm");
@@ -219,7 +220,7 @@ TEST(ReuseLogProbs, MixedBatchesReuseTheFreshPartOnly) {
   half.fraction = 0.5;
   for (const bool tied : {false, true}) {
     config::TrainOptions train;
-    train.loss = tied ? "subtb" : "tb";
+    train.loss = tied ? LossKind::kSubTB : LossKind::kTB;
     const IterationRun on = learner_iteration(train, small_model(tied), half, true, 3);
     const IterationRun off = learner_iteration(train, small_model(tied), half, false, 3);
     EXPECT_EQ(on.result.n_replayed, 16);

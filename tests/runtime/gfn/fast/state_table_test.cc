@@ -34,7 +34,8 @@ TEST(StateTable, SamplerMatchesGenericSamplerDrawForDraw) {
   envs.push_back(ebm(4));
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     torch::manual_seed(3);
     const at::Tensor logits = 2.0 * torch::randn({env.n_states(), env.n_actions()});
@@ -60,7 +61,7 @@ TEST(StateTable, SamplerMatchesGenericSamplerDrawForDraw) {
 TEST(StateTable, SamplerRejectsBadInput) {
   const auto env_ptr = grid(2, 4);
   const Environment& env = *env_ptr;
-  const auto pre = make_preprocessor("khot", env);
+  const auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   const StateSpace space(env, *pre, /*plain_loops=*/true);
   at::Generator g = at::detail::createCPUGenerator(1);
   const at::Tensor probs = torch::full({16, 3}, 1.0 / 3);
@@ -86,7 +87,8 @@ TEST(StateTable, TableLogProbsEqualTransitionLogProbs) {
   envs.push_back(ebm(4));
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     config::ModelOptions mo;
     mo.hidden_dim = 32;
@@ -147,11 +149,13 @@ TEST(StateTable, ManualBackwardEqualsAutograd) {
   int checked = 0;
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
-    for (const std::string name : {"tb", "db", "subtb", "zvar", "modified_db", "fm"}) {
+    for (const auto& [kind, name_text] : kLossKindNames) {
+      const std::string name = name_text;
       if (name == "modified_db" && !env.every_state_terminates()) continue;
-      const auto loss = make_loss(name);
+      const auto loss = make_loss(kind);
       // untied, tied, uniform PB, tied + NoisyNet, untied + NoisyNet
       for (int variant = 0; variant < 5; ++variant) {
         config::ModelOptions mo;
@@ -236,7 +240,7 @@ TEST(StateTable, ManualBackwardEqualsAutograd) {
 // forward (its stand-in for autograd's saved-variable version check).
 TEST(StateTable, ManualBackwardRefusesParametersModifiedInPlace) {
   const auto env = grid(2, 4);
-  const auto pre = make_preprocessor("khot", *env);
+  const auto pre = make_preprocessor(PreprocessorKind::kKHot, *env);
   const StateSpace space(*env, *pre, /*plain_loops=*/true);
   config::ModelOptions mo;
   mo.hidden_dim = 16;
@@ -261,7 +265,8 @@ TEST(StateTable, FusedTrajectoryBalanceEqualsUnfused) {
   int checked = 0, identical = 0;
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     for (int variant = 0; variant < 5; ++variant) {
       config::ModelOptions mo;
@@ -397,7 +402,8 @@ TEST(StateTable, StateSpaceIndicesEqualEnvironment) {
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
     SCOPED_TRACE(env.name());
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     EXPECT_TRUE(space.has_linear_index());
     const at::Tensor all = env.all_states();
@@ -429,7 +435,8 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
   int checked = 0;
   for (const auto& env_ptr : envs) {
     const Environment& env = *env_ptr;
-    const auto pre = make_preprocessor(env.name() == "hypergrid" ? "khot" : "identity", env);
+    const auto pre = make_preprocessor(
+        env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     const StateSpace aten_space(env, *pre, /*plain_loops=*/false);
     for (int variant = 0; variant < 4; ++variant) {
