@@ -7,15 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/read_file.h"
+
 namespace gfn::output {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gfn::testing::read_file;
 
 TEST(LogpLogrCsv, OneRowPerTestSequenceInOrder) {
   const auto path = (std::filesystem::temp_directory_path() / "gfn_logp_logr_test.csv").string();

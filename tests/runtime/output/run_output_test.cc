@@ -6,15 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/read_file.h"
+
 namespace gfn::output {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gfn::testing::read_file;
 
 std::string temp_dir(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gfn_output_test_" + name)).string();
