@@ -223,6 +223,11 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       stats["alive_messages"] = result.alive_messages;  // MANAGER_ALIVE to the coordinator
       stats["cpu_s"] = manager_cpu_s;  // process CPU time (user + system) during the run
       stats["wall_s"] = manager_wall_s;
+      // [elapsed_s, items_received, modes_found] after each DATA that found new modes.
+      stats["modes_timeline"] = nlohmann::json::array();
+      for (const auto& p : result.modes_timeline) {
+        stats["modes_timeline"].push_back({p.elapsed_s, p.items_received, p.modes_found});
+      }
       output::ensure_directory(config.output.dir);
       output::write_json(fmt::format("{}/buffer_manager_{}.json", config.output.dir, ctx.rank()),
                          stats);

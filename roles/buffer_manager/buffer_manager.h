@@ -105,8 +105,18 @@ struct SenderStats {
   double recv_s = 0, add_s = 0, score_s = 0, send_s = 0;
 };
 
+/// One point of a manager's mode-discovery curve: after the DATA that found new modes.
+struct ManagerModesPoint {
+  double elapsed_s = 0;             ///< seconds since the manager started
+  std::int64_t items_received = 0;  ///< terminating states received so far
+  std::int64_t modes_found = 0;     ///< distinct modes among them
+};
+
 struct BufferManagerResult {
   std::map<int, SenderStats> per_sender;  ///< by global rank
+  /// Modes found vs time and items received: a point each time a DATA brings new modes
+  /// (at most one per distinct mode; written to buffer_manager_<rank>.json modes_timeline).
+  std::vector<ManagerModesPoint> modes_timeline;
   std::int64_t submissions = 0;
   std::int64_t items_received = 0;
   std::int64_t items_filtered_by_trainers = 0;  ///< Σ Submission::filtered

@@ -88,7 +88,8 @@ BufferManager::BufferManager(transport::Transport& transport,
       scorer_(options.scorer ? options.scorer : std::make_shared<buffer::ModesScorer>()),
       running_(assigned_),
       alive_every_(options.idle_timeout_s / 4),
-      last_to_coordinator_(Clock::now()) {
+      last_to_coordinator_(Clock::now()),
+      started_(Clock::now()) {
   for (int r : assigned_) last_heard_[r] = Clock::now();
 }
 

@@ -207,6 +207,7 @@ class BufferManager {
   // MANAGER_ALIVE: sent when nothing went to the coordinator for alive_every_ (idle_ / 4).
   const transport::Seconds alive_every_;
   Clock::time_point last_to_coordinator_;
+  const Clock::time_point started_;  // result_.modes_timeline's time origin
   std::set<std::vector<std::int64_t>> modes_seen_;
   std::map<int, Feed> feeds_;
   std::optional<float> last_reported_;

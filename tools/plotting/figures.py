@@ -235,10 +235,14 @@ def modes(runs, path):
 
 def modes_agents(run, path):
     """modes_timeline.csv: modes found vs trajectories per agent (trainer rank) and for the
-    population; final modes per agent and per buffer manager (buffer_manager_<rank>.json)."""
+    population, and per buffer manager vs the terminating states it received
+    (buffer_manager_<rank>.json modes_timeline); final modes per agent and per manager."""
     fig, axes = _figure("modes_agents.png")
     left, right = axes[0]
     timeline = run.modes_timeline or {}
+    for rank, rows in sorted(run.manager_timelines.items()):
+        left.step([0.0] + rows["items_received"], [0.0] + rows["modes_found"], where="post",
+                  label=f"manager {rank} (items received)", linestyle=":", linewidth=2)
     if timeline:
         agents = sorted((a for a in timeline if a != "total"))
         for agent in agents + (["total"] if "total" in timeline else []):
@@ -251,6 +255,11 @@ def modes_agents(run, path):
             left.step(xs, ys, where="post", label=label, **style)
         left.set_title("modes found per agent")
         left.set_xlabel("trajectories (iteration × train.batch_size)")
+        left.set_ylabel("modes found")
+        left.legend(fontsize="small")
+    elif run.manager_timelines:
+        left.set_title("modes found per buffer manager")
+        left.set_xlabel("terminating states received")
         left.set_ylabel("modes found")
         left.legend(fontsize="small")
     else:

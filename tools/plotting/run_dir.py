@@ -68,6 +68,32 @@ def read_modes_timeline(path):
     return agents
 
 
+def read_manager_timelines(run_path):
+    """{rank: {"elapsed_s": [...], "items_received": [...], "modes_found": [...]}} from the
+    modes_timeline arrays of buffer_manager_<rank>.json ([elapsed_s, items_received,
+    modes_found] rows). Raises DataError naming the file for a malformed row."""
+    timelines = {}
+    for path in glob.glob(os.path.join(run_path, "buffer_manager_*.json")):
+        match = re.search(r"buffer_manager_(\d+)\.json$", path)
+        data = read_json(path)
+        if not match or not isinstance(data, dict) or "modes_timeline" not in data:
+            continue
+        rows = data["modes_timeline"]
+        columns = {"elapsed_s": [], "items_received": [], "modes_found": []}
+        if not isinstance(rows, list):
+            raise DataError(f"{path}: modes_timeline: expected a list of rows")
+        for i, row in enumerate(rows):
+            if (not isinstance(row, list) or len(row) != 3 or
+                    not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                            for v in row)):
+                raise DataError(f"{path}: modes_timeline row {i}: expected [elapsed_s, "
+                                f"items_received, modes_found], got {row!r}")
+            for name, value in zip(columns, row):
+                columns[name].append(float(value))
+        timelines[int(match.group(1))] = columns
+    return timelines
+
+
 def read_managers(run_path):
     """{rank: modes_found} from buffer_manager_<rank>.json (managers that report it)."""
     managers = {}
@@ -138,6 +164,7 @@ class RunDir:
         timeline = self._file("modes_timeline.csv")
         self.modes_timeline = read_modes_timeline(timeline) if os.path.exists(timeline) else None
         self.managers = read_managers(path)
+        self.manager_timelines = read_manager_timelines(path)
 
     def _file(self, name):
         return os.path.join(self.path, name)

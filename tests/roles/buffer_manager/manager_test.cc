@@ -321,6 +321,27 @@ TEST_F(ManagerUnitTest, FinishRunsTheExitHandshakeWithTheCoordinator) {
   EXPECT_EQ(manager().pending_sends(), 0u);
 }
 
+// A point of the manager's modes timeline after each DATA that brought new modes only
+// (toy_modes: first coordinate 1), with the items received so far.
+TEST_F(ManagerUnitTest, ModesTimelineHasAPointPerDataWithNewModes) {
+  send_to_manager(kTrainer, MessageType::kData, submission(1, 2));   // (1, 1): mode 1
+  send_to_manager(kTrainer2, MessageType::kData, submission(1, 5));  // (1, 4): mode 2
+  send_to_manager(kTrainer, MessageType::kData, submission(2, 2));   // nothing new
+  send_to_manager(kTrainer, MessageType::kTrainerExit, protocol::TrainerExit{2, 4});
+  send_to_manager(kTrainer2, MessageType::kTrainerExit, protocol::TrainerExit{1, 5});
+  while (manager().serving()) manager().serve_one();
+  const auto r = manager().finish();
+  ASSERT_EQ(r.modes_timeline.size(), 2u);
+  EXPECT_EQ(r.modes_timeline[0].items_received, 2);
+  EXPECT_EQ(r.modes_timeline[0].modes_found, 1);
+  EXPECT_EQ(r.modes_timeline[1].items_received, 7);
+  EXPECT_EQ(r.modes_timeline[1].modes_found, 2);
+  EXPECT_GE(r.modes_timeline[0].elapsed_s, 0.0);
+  EXPECT_LE(r.modes_timeline[0].elapsed_s, r.modes_timeline[1].elapsed_s);
+  EXPECT_EQ(r.modes_found, 2);
+  EXPECT_EQ(r.exit_mismatches, 0);
+}
+
 TEST_F(ManagerUnitTest, NoManagerExitAckFromTheCoordinatorIsATimeout) {
   options_.coordinator_rank = kCoordinator;
   options_.idle_timeout_s = 0.05;

@@ -67,16 +67,22 @@ def main(work):
                 "total,3,4,512,0.3\n")
     spawn = run_dir(work, "spawn", "hypergrid", {
         "modes_timeline.csv": timeline,
-        "buffer_manager_3.json": '{"rank": 3, "modes_found": 2}',
+        "buffer_manager_3.json":
+            '{"rank": 3, "modes_found": 2, "modes_timeline": [[0.1, 128, 1], [0.4, 640, 2]]}',
         "buffer_manager_4.json": '{"rank": 4, "modes_found": 3}'})
     expect(set(spawn.modes_timeline) == {0, 1, "total"}, "timeline agents")
     expect(spawn.modes_timeline["total"]["modes_found"] == [1.0, 2.0, 3.0], "timeline total")
     expect(spawn.managers == {3: 2, 4: 3}, f"managers {spawn.managers}")
+    expect(spawn.manager_timelines == {3: {"elapsed_s": [0.1, 0.4],
+                                           "items_received": [128.0, 640.0],
+                                           "modes_found": [1.0, 2.0]}},
+           f"manager timelines {spawn.manager_timelines}")
     check_png(figures.modes_agents(spawn, os.path.join(spawn.path, "modes_agents.png")),
               "modes_agents.png")
 
     bare = run_dir(work, "bare", "hypergrid", {})
-    expect(bare.modes_timeline is None and bare.managers == {}, "bare run has data")
+    expect(bare.modes_timeline is None and bare.managers == {} and
+           bare.manager_timelines == {}, "bare run has data")
     path = figures.modes_agents(bare, os.path.join(bare.path, "modes_agents.png"))
     expect(png_size(path) == figures.SIZES["modes_agents.png"], "bare modes_agents.png size")
 

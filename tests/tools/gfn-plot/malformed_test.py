@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""tools/gfn-plot on malformed run directories (metrics.csv, modes_timeline.csv): it exits
+"""tools/gfn-plot on malformed run directories (metrics.csv, modes_timeline.csv,
+buffer_manager_<rank>.json modes_timeline): it exits
 2 and its message names the file and the line, and writes no picture. Usage: malformed_test.py GFN_PLOT WORK_DIR."""
 
 import os
@@ -28,6 +29,14 @@ TIMELINE_CASES = {
     "timeline_not_a_number": (TIMELINE_HEADER + "total,x,1,128,0.1\n",
                               ["line 2", "'modes_found'", "'x'"]),
     "timeline_header": ("rank,modes\n0,1\n", ["line 1", "agent,modes_found"]),
+}
+
+# buffer_manager_2.json with a malformed modes_timeline: name -> (text, needles)
+MANAGER_CASES = {
+    "manager_timeline_short_row": ('{"modes_found": 2, "modes_timeline": [[0.5, 128, 1], [1.0, 256]]}',
+                                   ["modes_timeline row 1", "[1.0, 256]"]),
+    "manager_timeline_not_a_list": ('{"modes_found": 2, "modes_timeline": 3}',
+                                    ["modes_timeline: expected a list"]),
 }
 
 
@@ -62,6 +71,8 @@ def main(plot, work):
     results = [run_case(plot, work, n, t, k) for n, (t, k) in CASES.items()]
     results += [run_case(plot, work, n, t, k, "modes_timeline.csv")
                 for n, (t, k) in TIMELINE_CASES.items()]
+    results += [run_case(plot, work, n, t, k, "buffer_manager_2.json")
+                for n, (t, k) in MANAGER_CASES.items()]
     print(f"malformed_test: {sum(results)}/{len(results)} cases refused as expected")
     return 0 if all(results) else 1
 
