@@ -248,7 +248,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
   // Per-trainer median ms/iteration (collective over the trainer group).
   std::vector<double> trainer_ms;
   if (role == Role::kTrainer) {
-    trainer_ms = gather_trainer_medians(ctx.trainer_group(), median(trainer_result.iteration_ms));
+    trainer_ms = gather_trainer_medians(ctx.trainer_group(), trainer_result.iteration_ms.median());
   }
 
   // Every rank's timing table to rank 0 (collective over WORLD), then the reports.

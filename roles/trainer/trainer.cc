@@ -523,7 +523,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                    it, iterations, last_loss, learner.log_z(), modes ? modes->n_found() : 0,
                    learner.env().n_modes());
     }
-    result.iteration_ms.push_back(1e3 * seconds_since(t_iter));
+    result.iteration_ms.add(1e3 * seconds_since(t_iter));
     result.iterations = it;
     if (config.checkpoint.every > 0 && it % config.checkpoint.every == 0) take_checkpoint(it);
     if (progress) {

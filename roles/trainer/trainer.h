@@ -31,6 +31,7 @@
 #include "roles/protocol/messages.h"
 #include "roles/trainer/spawn_report.h"
 #include "runtime/config/options.h"
+#include "runtime/timing/median_sample.h"
 #include "transport/transport.h"
 
 namespace gfn::signals {
@@ -62,9 +63,10 @@ struct FinalMetrics {
 };
 
 struct TrainerResult {
-  std::int64_t iterations = 0;       ///< completed iterations
-  std::int64_t trajectories = 0;     ///< trajectories this trainer sampled for training
-  std::vector<double> iteration_ms;  ///< wall time of each iteration (ms)
+  std::int64_t iterations = 0;    ///< completed iterations
+  std::int64_t trajectories = 0;  ///< trajectories this trainer sampled for training
+  /// Wall time of the iterations (ms): all of them up to 65,536, then a uniform sample.
+  timing::MedianSample iteration_ms;
   std::int64_t submissions = 0;      ///< DATA messages sent to the manager
   std::int64_t items_retained = 0;   ///< sum of SCORE.retained: items the manager's buffer kept
   std::int64_t items_sent = 0;       ///< items in those DATA messages
