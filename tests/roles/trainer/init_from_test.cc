@@ -63,7 +63,7 @@ TEST(InitFrom, AnExportedModelStartsTheLearnerWithItsParameters) {
   for (const bool db_tied : {false, true}) {
     auto c = small_config(temp_dir(db_tied ? "gfn_init_from_db" : "gfn_init_from_tb"));
     if (db_tied) {
-      c.train.loss = "db";
+      c.train.loss = config::LossKind::kDB;
       c.model.tied = true;
     }
     auto trained = make_learner(c, 3);
