@@ -8,8 +8,8 @@
 // Files: manager.cc (construction, the receive loop and its dispatch, the end: final
 // BASELINE_REPORT, MANAGER_EXIT handshake with the coordinator, pending sends),
 // handlers.cc (one handler per message type), outbox.cc (sends, ERROR refusals, baseline
-// reports and pushes). Types, tags and the ERROR reply tag come from the protocol table
-// (roles/protocol/message_table.h).
+// reports and pushes), manager_state.cc (checkpoint state). Types, tags and the ERROR reply tag
+// come from the protocol table (roles/protocol/message_table.h).
 //
 // Receive path of one DATA message (3 copies of the submission): the transport receives
 // it into `inbox_`, a buffer reused for every message (recv_into: no allocation once it
@@ -123,6 +123,22 @@ class BufferManager {
   /// BASELINE_SYNC (from the coordinator): adopt the global baseline and push it to the
   /// trainers with a baseline feed.
   void on_baseline_sync(const transport::MessageView& message);
+
+  // ---- Checkpoints (README "Checkpoint and resume"; manager_state.cc). Not wired to
+  // gfn-train's checkpoints yet: the boundary agreed with the trainers is missing.
+  /// Everything the next answers depend on, as bytes (cereal portable binary, format
+  /// version first): the replay table (ReplayTable::save_state: items, samplers' order,
+  /// generator), the scorer's state (ModesScorer: its EMA), the baseline tracker (EMA,
+  /// synced global), the rate limiter's counters, the modes seen, the counters and
+  /// per-sender statistics of result(), the baseline feeds and the last baseline report.
+  /// Not saved: who is still running, the liveness clocks, pending sends (a checkpoint is
+  /// taken between messages). O(stored items + modes).
+  std::string save_state() const;
+  /// Restores a fresh manager (built with the same options) from save_state's bytes: it
+  /// then answers every message as the saved one would have. Throws std::runtime_error
+  /// for unreadable bytes and std::invalid_argument for a state that does not fit these
+  /// options (naming what differs); after an error the manager must not be used.
+  void restore_state(const std::string& bytes);
 
   // ---- State, for tests and reports.
   /// Counters so far (buffer_size, modes_found and the final baseline are set by finish).

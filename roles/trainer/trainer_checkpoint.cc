@@ -58,10 +58,6 @@ std::string unsupported_reason(const config::ExperimentConfig& config, const Tra
     return "runs with buffer managers or a coordinator cannot be checkpointed yet (trainers "
            "only)";
   }
-  if (config.replay.kind != config::ReplayKind::kNone) {
-    return "the local replay buffer (replay.kind " +
-           std::string(config::enum_name(config.replay.kind)) + ") cannot be checkpointed yet";
-  }
   if (config.spawn.policy != config::SpawnPolicy::kAverageAll) {
     return "spawn.policy " + std::string(config::enum_name(config.spawn.policy)) +
            " cannot be checkpointed yet (average_all only)";

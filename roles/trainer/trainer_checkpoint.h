@@ -10,10 +10,10 @@
 // l1_visited.
 //
 // Supported today: worlds of trainers only (one or several, averaging by model or
-// gradient, spawn.policy average_all) without a local replay buffer; a run with buffer
-// managers, a coordinator, another spawn policy or replay.kind != none is refused by
-// checkpoint.every / --resume before training (unsupported_reason), and a stop by signal
-// there stops without checkpoint, as before.
+// gradient, spawn.policy average_all), with or without a local replay buffer (replay.kind;
+// saved by the Learner); a run with buffer managers, a coordinator, another spawn policy or
+// remote trajectories is refused by checkpoint.every / --resume before training
+// (unsupported_reason), and a stop by signal there stops without checkpoint, as before.
 //
 // Errors: checkpoint::CheckpointError (files), std::runtime_error (a state that does not
 // fit this model). Blocking; write_trainer_checkpoint is collective over the trainer group.

@@ -47,6 +47,16 @@ class BaselineTracker {
   /// Adopts an externally synced global baseline (non-finite values are ignored).
   void set_global(float baseline);
   std::optional<float> global() const { return global_; }
+  /// Checkpoints: the EMA of batch minima and the synced global baseline.
+  struct State {
+    std::optional<double> ema;
+    std::optional<float> global;
+  };
+  State state() const { return {ema_, global_}; }
+  void restore(const State& state) {
+    ema_ = state.ema;
+    global_ = state.global;
+  }
   BaselineStrategy strategy() const { return strategy_; }
 
  private:

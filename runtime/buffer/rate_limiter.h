@@ -15,6 +15,7 @@
 // min_size_to_sample applies). Thread-compatible.
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace gfn::buffer {
@@ -43,6 +44,15 @@ class RateLimiter {
   double diff() const;
   std::int64_t inserts() const { return inserts_; }
   std::int64_t samples() const { return samples_; }
+  /// Checkpoints: sets the counters of inserted and sampled items. Throws
+  /// std::invalid_argument for a negative count.
+  void restore_counts(std::int64_t inserts, std::int64_t samples) {
+    if (inserts < 0 || samples < 0) {
+      throw std::invalid_argument("rate limiter: negative counts in a restored state");
+    }
+    inserts_ = inserts;
+    samples_ = samples;
+  }
 
  private:
   RateLimiterOptions options_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -96,6 +97,27 @@ ScoreBreakdown ModesScorer::score(const BatchView& batch, const ReplayTable& buf
               : s.score_before_ema;
   s.score = *ema_;
   return s;
+}
+
+std::string ModesScorer::save_state() const {
+  if (!ema_) return {};
+  std::string out(sizeof(double), '\0');
+  std::memcpy(out.data(), &*ema_, sizeof(double));
+  return out;
+}
+
+void ModesScorer::restore_state(const std::string& bytes) {
+  if (bytes.empty()) {
+    ema_.reset();
+    return;
+  }
+  if (bytes.size() != sizeof(double)) {
+    throw std::invalid_argument(fmt::format("scorer: a state of {} bytes (expected 0 or {})",
+                                            bytes.size(), sizeof(double)));
+  }
+  double ema = 0;
+  std::memcpy(&ema, bytes.data(), sizeof(double));
+  ema_ = ema;
 }
 
 }  // namespace gfn::buffer

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,14 @@ class Scorer {
   /// well-formed batch (states.size() == n * ndim, checked by the caller).
   virtual ScoreBreakdown score(const BatchView& batch, const ReplayTable& buffer_before,
                                std::int64_t new_modes) = 0;
+  /// Checkpoints (roles/buffer_manager/manager.h save_state): the scorer's internal state
+  /// as bytes, "" for a stateless scorer (the default).
+  virtual std::string save_state() const { return {}; }
+  /// Restores what save_state returned. Throws std::invalid_argument for bytes it cannot
+  /// read (the default: any non-empty bytes).
+  virtual void restore_state(const std::string& bytes) {
+    if (!bytes.empty()) throw std::invalid_argument("scorer: a stateless scorer got a state");
+  }
 };
 
 /// How the novelty term is computed (YAML buffer.score_novelty: index | brute_force).
@@ -94,6 +103,9 @@ class ModesScorer : public Scorer {
   explicit ModesScorer(const ModesScorerOptions& options = {});
   ScoreBreakdown score(const BatchView& batch, const ReplayTable& buffer_before,
                        std::int64_t new_modes) override;
+  /// The EMA of the scores: "" before the first score, else its 8 bytes (double).
+  std::string save_state() const override;
+  void restore_state(const std::string& bytes) override;
 
  private:
   ModesScorerOptions options_;

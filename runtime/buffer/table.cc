@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -396,6 +398,109 @@ std::vector<Slot> ReplayTable::slots_by_age() const {
   std::iota(out.begin(), out.end(), Slot{0});
   std::sort(out.begin(), out.end(), [this](Slot a, Slot b) { return serial(a) < serial(b); });
   return out;
+}
+
+TableState ReplayTable::save_state() const {
+  TableState out;
+  out.capacity = options_.capacity;
+  out.samplers = sampler_names();
+  out.remover = selectors_->remover->name();
+  out.ndim = ndim_;
+  out.next_serial = next_serial_;
+  out.states.assign(states_.begin(), states_.begin() + size_ * ndim_);
+  out.log_rewards.assign(log_rewards_.begin(), log_rewards_.begin() + size_);
+  out.serials.assign(serials_.begin(), serials_.begin() + size_);
+  for (Slot s = 0; s < size_; ++s) {
+    const std::int32_t length = trajectory_length(s);
+    out.trajectories.lengths.push_back(length);
+    if (length > 0) {
+      out.trajectories.actions.insert(out.trajectories.actions.end(), trajectory(s),
+                                      trajectory(s) + length);
+    }
+  }
+  for (const auto& sampler : selectors_->samplers) {
+    out.sampler_orders.push_back(sampler.second->order());
+  }
+  std::ostringstream rng;
+  rng << rng_;
+  out.rng = rng.str();
+  return out;
+}
+
+namespace {
+
+/// The checks of restore_state that need no table.
+void check_state(const TableState& s, const TableOptions& options,
+                 const std::vector<std::string>& samplers, const std::string& remover) {
+  const auto fail = [](const std::string& why) {
+    throw std::invalid_argument("replay table restore: " + why);
+  };
+  if (s.capacity != options.capacity) {
+    fail(fmt::format("the state is of a table of capacity {}, this one has {}", s.capacity,
+                     options.capacity));
+  }
+  if (s.samplers != samplers || s.remover != remover) {
+    fail(fmt::format("the state's selectors ({} / {}) differ from this table's ({} / {})",
+                     fmt::join(s.samplers, ", "), s.remover, fmt::join(samplers, ", "), remover));
+  }
+  const auto n = static_cast<std::size_t>(s.size());
+  if (s.size() > s.capacity || (n > 0 && s.ndim < 1) || s.ndim < 0 ||
+      s.states.size() != n * static_cast<std::size_t>(s.ndim) || s.serials.size() != n ||
+      s.trajectories.lengths.size() != n || s.sampler_orders.size() != samplers.size()) {
+    fail(
+        fmt::format("inconsistent sizes ({} items, ndim {}, {} state entries, {} serials, {} "
+                    "trajectory lengths, {} sampler orders)",
+                    n, s.ndim, s.states.size(), s.serials.size(), s.trajectories.lengths.size(),
+                    s.sampler_orders.size()));
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t length = s.trajectories.lengths[i];
+    if (length < 0 || (length == 0 && options.require_trajectories)) {
+      fail(fmt::format("item {} has a trajectory of length {}", i, length));
+    }
+    if (s.serials[i] >= s.next_serial) {
+      fail(fmt::format("item {} has serial {}, not below the next serial {}", i, s.serials[i],
+                       s.next_serial));
+    }
+    total += static_cast<std::size_t>(length);
+  }
+  if (total != s.trajectories.actions.size()) {
+    fail(fmt::format("trajectory lengths add up to {}, but {} actions are stored", total,
+                     s.trajectories.actions.size()));
+  }
+}
+
+}  // namespace
+
+void ReplayTable::restore_state(const TableState& s) {
+  check_state(s, options_, sampler_names(), selectors_->remover->name());
+  ReplayTable fresh(options_);  // built whole, then swapped in: nothing changes on error
+  fresh.ndim_ = s.ndim;
+  const std::vector<std::size_t> offsets = s.trajectories.offsets();
+  std::set<std::uint64_t> serials;
+  for (Slot slot = 0; slot < s.size(); ++slot) {
+    const auto i = static_cast<std::size_t>(slot);
+    if (!serials.insert(s.serials[i]).second) {
+      throw std::invalid_argument(
+          fmt::format("replay table restore: serial {} is held twice", s.serials[i]));
+    }
+    fresh.size_ = slot + 1;
+    fresh.next_serial_ = s.serials[i];
+    fresh.store(slot, s.states.data() + i * static_cast<std::size_t>(s.ndim), s.log_rewards[i],
+                s.trajectories.actions.data() + offsets[i], s.trajectories.lengths[i]);
+  }
+  fresh.next_serial_ = s.next_serial;
+  for (std::size_t k = 0; k < s.sampler_orders.size(); ++k) {
+    fresh.selectors_->samplers[k].second->restore_order(s.sampler_orders[k]);
+  }
+  std::istringstream rng(s.rng);
+  rng >> fresh.rng_;
+  if (!rng) {
+    throw std::invalid_argument("replay table restore: the sampling generator's state is invalid");
+  }
+  fresh.changed();
+  *this = std::move(fresh);
 }
 
 }  // namespace gfn::buffer

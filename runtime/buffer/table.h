@@ -28,6 +28,9 @@
 // eviction. Cost per item: O(ndim + log capacity) plus the index's (hash; k-d tree for a
 // new distinct state) and the selectors'.
 //
+// Checkpoints: save_state / restore_state (table_state.h) carry the items, the samplers'
+// order and the generator, so a restored table continues exactly.
+//
 // Statistics (min / max / percentile of the log rewards) are computed on demand and cached
 // until the next change: min / max O(size), a percentile O(size) (nth_element), instead of
 // a sorted copy per insert.
@@ -46,6 +49,7 @@
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/buffer/selectors/selector.h"
 #include "runtime/buffer/state_index.h"
+#include "runtime/buffer/table_state.h"
 #include "runtime/config/options.h"
 
 namespace gfn::buffer {
@@ -166,6 +170,17 @@ class ReplayTable {
 
   /// The stored states as a nearest-neighbour index (empty unless keep_index).
   const StateIndex& index() const { return index_; }
+
+  /// Checkpoints (table_state.h): the items, serials, each sampler's order and the
+  /// sampling generator. O(size + stored actions).
+  TableState save_state() const;
+  /// Replaces this table's content by `state` (from save_state of a table built with the
+  /// same TableOptions): afterwards every call returns what it would have returned on the
+  /// saved table. Throws std::invalid_argument, changing nothing, if the state's capacity,
+  /// samplers or remover differ from this table's options or the state is inconsistent
+  /// (sizes, serials, trajectories, orders, generator). O(size · (ndim + log size)) plus
+  /// the index's inserts.
+  void restore_state(const TableState& state);
 
  private:
   struct Selectors;

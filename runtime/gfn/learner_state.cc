@@ -1,7 +1,8 @@
 // Learner::save_state / load_state (runtime/gfn/learner.h): the Learner's part of a
 // checkpoint (README "Checkpoint and resume"), as entries of a LibTorch archive
 // (torch::serialize, the format of torch::save). Parameters are copied into the existing
-// tensors, so FlatAdamW's views (fast/flat_adam.h) stay valid.
+// tensors, so FlatAdamW's views (fast/flat_adam.h) stay valid. The local replay buffer is
+// one uint8 tensor "replay_table" (runtime/buffer/table_state.h bytes).
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/module.h>
@@ -14,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/buffer/table.h"
+#include "runtime/buffer/table_state.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/flat_adam.h"
@@ -113,10 +116,6 @@ void read_module(InputArchive& in, torch::nn::Module& module) {
 }  // namespace
 
 void Learner::save_state(OutputArchive& archive) const {
-  if (replay_) {
-    throw std::logic_error(
-        "checkpoint: the local replay buffer (replay.kind) cannot be checkpointed yet");
-  }
   if (queued_trajs_.n_trajectories > 0) {
     throw std::logic_error(
         "checkpoint: queued remote trajectories (buffer.payload full) cannot be checkpointed");
@@ -153,6 +152,12 @@ void Learner::save_state(OutputArchive& archive) const {
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
   const auto found = modes_ ? modes_->found() : std::vector<std::int64_t>{};
   archive.write("modes_found", at::tensor(found, at::kLong));
+  if (replay_) {  // the local replay buffer (runtime/buffer/table_state.h), as uint8 bytes
+    std::string bytes = buffer::encode_table_state(replay_->save_state());
+    archive.write(
+        "replay_table",
+        at::from_blob(bytes.data(), {static_cast<std::int64_t>(bytes.size())}, at::kByte).clone());
+  }
   archive.write("queued_states",
                 queued_states_.defined()
                     ? queued_states_.clone()
@@ -195,6 +200,16 @@ void Learner::load_state(InputArchive& archive) {
   if (modes_) {
     const auto* p = found.data_ptr<std::int64_t>();
     modes_->restore(std::vector<std::int64_t>(p, p + found.numel()));
+  }
+  if (replay_) {
+    const at::Tensor stored = read_tensor(archive, "replay_table").contiguous();
+    const auto* p = reinterpret_cast<const char*>(stored.data_ptr<std::uint8_t>());
+    try {
+      replay_->restore_state(buffer::decode_table_state(std::string(p, p + stored.numel()),
+                                                        "checkpoint: the local replay buffer"));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("checkpoint: the local replay buffer: ") + e.what());
+    }
   }
   const at::Tensor queued = read_tensor(archive, "queued_states");
   queued_states_ = queued.size(0) > 0 ? queued : at::Tensor();

@@ -1,8 +1,8 @@
 // compare_checkpoints A B: exit 0 if two trainer checkpoint files (rank_<r>.pt,
 // roles/trainer/trainer_checkpoint.h) hold bit-identical learner state — model parameters,
-// optimizer moments and step, the sampling / validation / default generators, the counters
-// and modes — else print what differs and exit 1 (2 for unreadable files). Used by the
-// checkpoint / resume e2e tests (tests/tools/run_checkpoint_e2e.sh).
+// optimizer moments and step, the sampling / validation / default generators, the counters,
+// modes and the local replay buffer — else print what differs and exit 1 (2 for unreadable files).
+// Used by the checkpoint / resume e2e tests (tests/tools/run_checkpoint_e2e.sh).
 #include <torch/serialize/archive.h>
 #include <torch/torch.h>
 
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       compare_tensor(oa, ob, "exp_avg_sq" + std::to_string(g), "optimizer");
     }
     for (const char* key : {"sample_generator", "validation_generator", "default_generator",
-                            "modes_found", "queued_states"}) {
+                            "modes_found", "queued_states", "replay_table"}) {
       compare_tensor(la, lb, key, "learner");
     }
     for (const char* key : {"iterations", "remote_trained", "replayed_trained"}) {

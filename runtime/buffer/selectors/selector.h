@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gfn::buffer {
@@ -58,6 +60,23 @@ class ItemSelector {
   /// As a remover: may `incoming` replace `victim` (the key of the slot select(1) chose)
   /// in a full table? The default always evicts.
   virtual bool admits(const ItemKey& /*incoming*/, const ItemKey& /*victim*/) const { return true; }
+
+  // ---- Checkpoints (ReplayTable::save_state / restore_state, table.h). A restore
+  // re-inserts every stored item in slot order; a selector whose order follows from the
+  // keys (fifo, lowest_reward) is then exact, one that draws by position (uniform,
+  // prioritized) also needs its own order back.
+  /// The held slots in this selector's own order when it is not a function of the keys,
+  /// else empty. O(size).
+  virtual std::vector<Slot> order() const { return {}; }
+  /// Rearranges the held slots into `order` (what order() returned for a selector holding
+  /// the same slots). Throws std::invalid_argument if `order` is not a permutation of the
+  /// held slots (or not empty, for a selector ordered by its keys). O(size).
+  virtual void restore_order(const std::vector<Slot>& order) {
+    if (!order.empty()) {
+      throw std::invalid_argument(std::string("the ") + name() +
+                                  " selector is ordered by its keys; a saved order was given");
+    }
+  }
 };
 
 }  // namespace gfn::buffer

@@ -19,6 +19,8 @@ class UniformSampler final : public ItemSelector {
   void erase(Slot slot) override { live_.erase(slot); }
   std::int64_t size() const override { return live_.size(); }
   void select(std::int64_t n, std::mt19937_64& rng, std::vector<Slot>& out) override;
+  std::vector<Slot> order() const override { return live_.slots(); }
+  void restore_order(const std::vector<Slot>& order) override { live_.reorder(order); }
 
  private:
   Replacement replacement_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/buffer/table.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
@@ -22,6 +23,7 @@ struct LearnerSetup {
   config::ModelOptions model;
   config::TrainOptions train;
   config::EngineOptions engine;
+  config::ReplayOptions replay;  ///< none unless a test sets it
   LearnerSetup() {
     env.ndim = 2;
     env.height = 6;
@@ -32,7 +34,7 @@ struct LearnerSetup {
     train.epsilon = 0.1;  // the sampling generator draws for exploration too
   }
   std::unique_ptr<Learner> make() const {
-    return std::make_unique<Learner>(env, model, train, 7, config::ReplayOptions{}, engine);
+    return std::make_unique<Learner>(env, model, train, 7, replay, engine);
   }
 };
 
@@ -131,13 +133,45 @@ TEST(LearnerState, RefusesTheStateOfAnotherModel) {
   }
 }
 
-TEST(LearnerState, RefusesALocalReplayBuffer) {
+// The local replay buffer (replay.kind) is saved with the Learner: its items, its
+// samplers' order and its generator (runtime/buffer/table_state.h). Capacity 40 < 2 batches
+// of 32, so the iterations after the resume evict; half of each batch is replayed.
+TEST(LearnerState, ResumeIsBitIdenticalWithALocalReplayBuffer) {
+  for (const auto kind : {config::ReplayKind::kUniform, config::ReplayKind::kPrioritized,
+                          config::ReplayKind::kDiverse}) {
+    SCOPED_TRACE(config::enum_name(kind));
+    LearnerSetup s;
+    s.replay.kind = kind;
+    s.replay.capacity = 40;
+    s.replay.fraction = 0.5;
+    s.replay.cutoff = 0.5;
+    check_resume_is_exact(s);
+    auto straight = s.make();
+    for (int i = 0; i < 8; ++i) straight->train_iteration(32);
+    auto resumed = s.make();
+    for (int i = 0; i < 4; ++i) resumed->train_iteration(32);
+    load(*resumed, save(*resumed));  // a round trip in place changes nothing either
+    for (int i = 0; i < 4; ++i) resumed->train_iteration(32);
+    EXPECT_EQ(straight->replayed_trained(), 8 * 16);
+    EXPECT_EQ(straight->replayed_trained(), resumed->replayed_trained());
+    ASSERT_NE(straight->replay_buffer(), nullptr);
+    EXPECT_EQ(straight->replay_buffer()->save_state(), resumed->replay_buffer()->save_state());
+  }
+}
+
+TEST(LearnerState, RefusesAStateWithoutTheReplayBufferItNeeds) {
   LearnerSetup s;
-  config::ReplayOptions replay;
-  replay.kind = config::ReplayKind::kUniform;
-  Learner learner(s.env, s.model, s.train, 7, replay, s.engine);
-  torch::serialize::OutputArchive archive;
-  EXPECT_THROW(learner.save_state(archive), std::logic_error);
+  auto plain = s.make();
+  plain->train_iteration(16);
+  const auto bytes = save(*plain);
+  s.replay.kind = config::ReplayKind::kUniform;
+  auto with_replay = s.make();
+  try {
+    load(*with_replay, bytes);
+    FAIL() << "a state without replay_table was accepted by a Learner with a replay buffer";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("replay_table"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VisitedStatesRestore, RebuildsAnEqualWindow) {
