@@ -197,40 +197,35 @@ def _training_or_metrics(run):
     return "training" if run.training is not None else "metrics"
 
 
-def loss(runs, path):
-    """The training loss vs iterations and vs wall time (training.csv, else metrics.csv)."""
-    fig, axes = _figure("loss.png")
-    for col, (x_key, x_label) in enumerate((("iteration", "iteration"),
-                                            ("elapsed_s", "wall time (s)"))):
+def _column_vs_iteration_and_time(runs, path, name, first_x, column, title, empty_note):
+    """One figure, two axes: `column` of each run's training.csv (else metrics.csv) vs
+    `first_x` = (key, label) on the left and vs wall time on the right."""
+    fig, axes = _figure(name)
+    for col, (x_key, x_label) in enumerate((first_x, ("elapsed_s", "wall time (s)"))):
         ax = axes[0][col]
         drawn = False
         for run in runs:
-            drawn |= _curves(ax, [run], _training_or_metrics(run), x_key, "loss")
+            drawn |= _curves(ax, [run], _training_or_metrics(run), x_key, column)
         if drawn:
             ax.legend(fontsize="small")
         else:
-            _no_data(ax, "no loss recorded")
-        ax.set_title("loss")
+            _no_data(ax, empty_note)
+        ax.set_title(title)
         ax.set_xlabel(x_label)
     return _save(fig, path)
+
+
+def loss(runs, path):
+    """The training loss vs iterations and vs wall time (training.csv, else metrics.csv)."""
+    return _column_vs_iteration_and_time(runs, path, "loss.png", ("iteration", "iteration"), "loss",
+                                         "loss", "no loss recorded")
 
 
 def modes(runs, path):
     """Modes found (trainer rank 0) vs trajectories and vs wall time."""
-    fig, axes = _figure("modes.png")
-    for col, (x_key, x_label) in enumerate((("trajectories", "trajectories (all trainers)"),
-                                            ("elapsed_s", "wall time (s)"))):
-        ax = axes[0][col]
-        drawn = False
-        for run in runs:
-            drawn |= _curves(ax, [run], _training_or_metrics(run), x_key, "modes_found")
-        if drawn:
-            ax.legend(fontsize="small")
-        else:
-            _no_data(ax, "no modes recorded")
-        ax.set_title("modes found")
-        ax.set_xlabel(x_label)
-    return _save(fig, path)
+    return _column_vs_iteration_and_time(runs, path, "modes.png",
+                                         ("trajectories", "trajectories (all trainers)"),
+                                         "modes_found", "modes found", "no modes recorded")
 
 
 def modes_agents(run, path):
