@@ -10,11 +10,28 @@ namespace gfn::roles {
 
 /// Builds the environment once (core::make_environment; throws std::invalid_argument
 /// naming the env.* option for invalid values) and returns a predicate over row-major
-/// int64 [n, ndim] states. The predicate reads the states without copying them. An
+/// int64 [n, ndim] states: core::Environment::is_mode behind memoize_mode_predicate
+/// (the reference path, one ATen call per batch, is environment_mode_predicate_reference). An
 /// environment without modes (n_modes() == 0, e.g. a HyperGrid too large to enumerate
 /// with a reward other than "original") gives a predicate that flags none, so its manager
 /// counts no modes.
 /// Not thread-safe beyond the environment's own guarantees: one thread calls it.
 ModePredicate environment_mode_predicate(const config::EnvOptions& env_options);
+
+/// The reference: core::Environment::is_mode on every call (about ten ATen operations on
+/// a [n, ndim] tensor for HyperGrid, ~25 us per 128-item batch, most of it dispatch).
+/// The predicate reads the states without copying them.
+ModePredicate environment_mode_predicate_reference(const config::EnvOptions& env_options);
+
+/// `inner` with a cache of its answer per state (a hash map from the ndim values to the
+/// flag), for predicates whose answer depends on the state alone. A call looks every row
+/// up, asks `inner` once for the rows not cached (row-major, in order), and caches them;
+/// when the cache holds `max_states` states it is cleared before the next insert, so its
+/// memory stays bounded (about 100 + 8 x ndim bytes per state: ~10 MB at the default, which
+/// holds every state of HyperGrid 2-D and 4-D h8). Same flags as `inner`
+/// (tests/roles/buffer_manager/mode_predicate_test.cc checks it on random batches).
+/// Cost: O(n · ndim) hashing, plus `inner` on the misses. Not thread-safe: one thread
+/// calls it. Throws std::invalid_argument for max_states < 1 or ndim < 1.
+ModePredicate memoize_mode_predicate(ModePredicate inner, std::size_t max_states = 1 << 16);
 
 }  // namespace gfn::roles

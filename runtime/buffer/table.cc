@@ -352,7 +352,10 @@ TableBatch ReplayTable::sample(std::int64_t n, std::optional<config::SamplerKind
 float ReplayTable::min_log_reward() const {
   if (empty()) return 0.f;
   if (!stats_->min) {
-    stats_->min = *std::min_element(log_rewards_.begin(), log_rewards_.begin() + size_);
+    // The lowest-reward remover keeps the order (O(1)); else a scan of the live rows.
+    const auto held = selectors_->remover->lowest_log_reward();
+    stats_->min =
+        held ? *held : *std::min_element(log_rewards_.begin(), log_rewards_.begin() + size_);
   }
   return *stats_->min;
 }

@@ -143,7 +143,9 @@ class ReplayTable {
   /// State width of the stored items (0 before the first stored item).
   int ndim() const { return ndim_; }
 
-  /// Lowest / highest stored log reward; 0 when empty. O(size) after a change, then cached.
+  /// Lowest / highest stored log reward; 0 when empty. The lowest: O(1) with the
+  /// lowest-reward remover (the buffer manager's table, whose order holds it), else O(size)
+  /// after a change, then cached. The highest: O(size) after a change, then cached.
   float min_log_reward() const;
   float max_log_reward() const;
   /// The q-th percentile (q in [0, 100], nearest rank on the ascending order) of the

@@ -42,6 +42,7 @@ struct Options {
                                       "configs/bench/hypergrid_8d_b128.yaml"};
   std::vector<std::int64_t> capacities = {1000, 10000, 100000};
   std::vector<std::string> novelty = {"index"};
+  std::vector<std::string> modes = {"memoized"};
   int iters = 1000;
   int window = 8;
   int pool = 0;  // 0: as many distinct submissions as are sent
@@ -54,7 +55,7 @@ std::vector<double> last(const timing::TimingTable& t, const std::string& step, 
 }
 
 struct Row {
-  std::string env, novelty;
+  std::string env, novelty, modes;
   std::int64_t capacity = 0;
   int ndim = 0;
   tbench::Summary recv, score, add, reply, service;
@@ -71,19 +72,20 @@ void print_header(const Options& o, int trainers) {
       "# served = median trainer iteration time / median service time; goal: >= 10 (and on "
       "ndim 2: service median <= 100 us, p99 <= 500 us)\n",
       trainers, o.window, o.iters);
-  std::printf("%-18s %8s %-11s %15s %15s %15s %15s %17s %9s %10s %8s %s\n", "env", "capacity",
-              "novelty", "recv", "score", "add", "reply", "service", "subs/s", "trainer_ms",
-              "served", "goal");
+  std::printf("%-18s %8s %-11s %-9s %15s %15s %15s %15s %17s %9s %10s %8s %s\n", "env", "capacity",
+              "novelty", "modes", "recv", "score", "add", "reply", "service", "subs/s",
+              "trainer_ms", "served", "goal");
 }
 
 void print_row(const Row& r) {
   auto mp = [](const tbench::Summary& s) {
     return fmt::format("{:.1f}/{:.1f}", s.median_us, s.p99_us);
   };
-  std::printf("%-18s %8lld %-11s %15s %15s %15s %15s %17s %9.0f %10.3f %8.1f %s\n", r.env.c_str(),
-              static_cast<long long>(r.capacity), r.novelty.c_str(), mp(r.recv).c_str(),
-              mp(r.score).c_str(), mp(r.add).c_str(), mp(r.reply).c_str(), mp(r.service).c_str(),
-              r.subs_per_s, r.trainer_ms, r.served, r.pass ? "PASS" : "FAIL");
+  std::printf("%-18s %8lld %-11s %-9s %15s %15s %15s %15s %17s %9.0f %10.3f %8.1f %s\n",
+              r.env.c_str(), static_cast<long long>(r.capacity), r.novelty.c_str(), r.modes.c_str(),
+              mp(r.recv).c_str(), mp(r.score).c_str(), mp(r.add).c_str(), mp(r.reply).c_str(),
+              mp(r.service).c_str(), r.subs_per_s, r.trainer_ms, r.served,
+              r.pass ? "PASS" : "FAIL");
   std::fflush(stdout);
 }
 
@@ -124,6 +126,16 @@ Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
   return r;
 }
 
+/// Every (novelty, modes) pair, novelty outermost.
+std::vector<std::pair<std::string, std::string>> grid(const std::vector<std::string>& novelty,
+                                                      const std::vector<std::string>& modes) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& n : novelty) {
+    for (const auto& m : modes) out.emplace_back(n, m);
+  }
+  return out;
+}
+
 int run(int argc, char** argv) {
   Options o;
   CLI::App app("One buffer manager fed by synthetic trainers at their maximum rate.",
@@ -132,6 +144,10 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--capacities", o.capacities, "replay-buffer capacities (items)");
   app.add_option("--novelty", o.novelty, "novelty methods compared (index, brute_force)");
+  app.add_option("--modes", o.modes,
+                 "mode predicates compared (memoized: the manager's; reference: "
+                 "Environment::is_mode on every submission)")
+      ->check(CLI::IsMember({"memoized", "reference"}));
   app.add_option("--iters", o.iters, "measured submissions per trainer")
       ->check(CLI::PositiveNumber);
   app.add_option("--window", o.window, "submissions in flight per trainer")
@@ -160,11 +176,16 @@ int run(int argc, char** argv) {
       trainer_ms = pool.trainer_ms;
     }
     transport->world().broadcast(&trainer_ms, 1, transport::DType::kFloat64, 1);
-    const auto is_mode = rank == 0 ? roles::environment_mode_predicate(cfg.env) : nullptr;
     for (auto capacity : o.capacities) {
       const int warmup =
           static_cast<int>((capacity + batch - 1) / batch + 20 + trainers - 1) / trainers;
-      for (const auto& novelty : o.novelty) {
+      for (const auto& [novelty, modes] : grid(o.novelty, o.modes)) {
+        // A fresh predicate per row: a memoized one starts with an empty cache.
+        roles::ModePredicate is_mode;
+        if (rank == 0) {
+          is_mode = modes == "memoized" ? roles::environment_mode_predicate(cfg.env)
+                                        : roles::environment_mode_predicate_reference(cfg.env);
+        }
         transport->world().barrier();
         double measured_s = 0;
         Row r;
@@ -179,6 +200,7 @@ int run(int argc, char** argv) {
                                       transport::ReduceOp::kMax);
         if (rank != 0) continue;
         r.env = std::filesystem::path(path).stem().string();
+        r.modes = modes;
         r.subs_per_s = trainers * o.iters / measured_s;
         r.trainer_ms = trainer_ms;
         r.served = trainer_ms * 1e3 / r.service.median_us;

@@ -8,7 +8,8 @@
 //                     (the buffer manager: an equal item is refused);
 //   Ties::kKeepNewer  equal is enough: among equal rewards the newer item is kept
 //                     (torchgfn's prioritized capacity; the trainer-local buffer).
-// select(n) returns that lowest item n times. Insert / erase / select O(log size).
+// select(n) returns that lowest item n times. Insert / erase / select O(log size);
+// lowest_log_reward O(1).
 // Thread-compatible.
 
 #include <set>
@@ -30,6 +31,11 @@ class LowestRewardRemover final : public ItemSelector {
   bool admits(const ItemKey& incoming, const ItemKey& victim) const override {
     return ties_ == Ties::kKeepOlder ? incoming.log_reward > victim.log_reward
                                      : incoming.log_reward >= victim.log_reward;
+  }
+  /// The first key of the order: O(1).
+  std::optional<float> lowest_log_reward() const override {
+    if (order_.empty()) return std::nullopt;
+    return std::get<0>(*order_.begin());
   }
 
  private:

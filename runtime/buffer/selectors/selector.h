@@ -19,6 +19,7 @@
 // Thread-compatible: the table owns its selectors and calls them from one thread.
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -60,6 +61,10 @@ class ItemSelector {
   /// As a remover: may `incoming` replace `victim` (the key of the slot select(1) chose)
   /// in a full table? The default always evicts.
   virtual bool admits(const ItemKey& /*incoming*/, const ItemKey& /*victim*/) const { return true; }
+  /// The lowest log reward held, when this selector keeps its items ordered by it (the
+  /// lowest-reward remover), else nullopt: ReplayTable::min_log_reward then costs O(1)
+  /// instead of a scan of the table. nullopt when empty.
+  virtual std::optional<float> lowest_log_reward() const { return std::nullopt; }
 
   // ---- Checkpoints (ReplayTable::save_state / restore_state, table.h). A restore
   // re-inserts every stored item in slot order; a selector whose order follows from the

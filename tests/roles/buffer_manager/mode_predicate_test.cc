@@ -1,7 +1,9 @@
 #include "roles/buffer_manager/mode_predicate.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
+#include <stdexcept>
 #include <vector>
 
 namespace gfn::roles {
@@ -29,6 +31,51 @@ TEST(EnvironmentModePredicate, AnEnvironmentWithoutModesFlagsNone) {
   const auto is_mode = environment_mode_predicate(env);
   const std::vector<std::int64_t> states(8 * 3, 7);
   EXPECT_EQ(is_mode(states, 8), std::vector<bool>(3, false));
+}
+
+// The memoized predicate (what the manager runs) answers as core::Environment::is_mode
+// on every call, over random sequences of batches with repeated states, on HyperGrids
+// with modes, including caches so small that they are cleared between and within batches.
+RC_GTEST_PROP(MemoizedModePredicate, AnswersAsTheEnvironment, ()) {
+  config::EnvOptions env;
+  env.ndim = *rc::gen::inRange(1, 5);
+  env.height = *rc::gen::inRange(2, 9);
+  const auto max_states = *rc::gen::inRange<std::size_t>(1, 40);
+  const auto reference = environment_mode_predicate_reference(env);
+  const auto memoized =
+      memoize_mode_predicate(environment_mode_predicate_reference(env), max_states);
+  const int n_batches = *rc::gen::inRange(1, 12);
+  for (int b = 0; b < n_batches; ++b) {
+    const auto n = *rc::gen::inRange(0, 64);
+    const auto states = *rc::gen::container<std::vector<std::int64_t>>(
+        static_cast<std::size_t>(n * env.ndim), rc::gen::inRange<std::int64_t>(0, env.height));
+    RC_ASSERT(memoized(states, static_cast<int>(env.ndim)) ==
+              reference(states, static_cast<int>(env.ndim)));
+  }
+}
+
+// The cache works: the inner predicate is asked only for states it has not answered.
+TEST(MemoizedModePredicate, AsksTheInnerPredicateOnlyForNewStates) {
+  std::vector<std::size_t> asked;  // rows per call of the inner predicate
+  const auto inner = [&asked](const std::vector<std::int64_t>& states, int ndim) {
+    asked.push_back(states.size() / static_cast<std::size_t>(ndim));
+    std::vector<bool> flags;
+    for (std::size_t i = 0; i < states.size(); i += ndim) flags.push_back(states[i] % 2 == 1);
+    return flags;
+  };
+  const auto memoized = memoize_mode_predicate(inner, 100);
+  EXPECT_EQ(memoized({1, 0, 2, 0, 1, 0}, 2), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(memoized({2, 0, 1, 0, 3, 3}, 2), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(memoized({3, 3, 1, 0}, 2), (std::vector<bool>{true, true}));
+  EXPECT_EQ(asked, (std::vector<std::size_t>{3, 1}));  // {3, 3} only; the third call none
+}
+
+TEST(MemoizedModePredicate, RefusesAnEmptyCacheAndABadNdim) {
+  const auto inner = [](const std::vector<std::int64_t>& states, int) {
+    return std::vector<bool>(states.size(), false);
+  };
+  EXPECT_THROW(memoize_mode_predicate(inner, 0), std::invalid_argument);
+  EXPECT_THROW(memoize_mode_predicate(inner, 4)({1, 2}, 0), std::invalid_argument);
 }
 
 }  // namespace
