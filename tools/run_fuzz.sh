@@ -5,8 +5,10 @@
 # allocation above the cap stops that target and fails the script (the reproducer is in
 # build/fuzz/artifacts/).
 #
-#   tools/run_fuzz.sh [--seconds S] [--seed N] [--per-message] [--build-only] [target...]
+#   tools/run_fuzz.sh [--seconds S | --runs N] [--seed N] [--per-message] [--build-only] [target...]
 #     --seconds S     time per target (default 60); ctest runs each for 5 s
+#     --runs N        inputs per target instead of a time (e.g. 10000000 for the README's
+#                     figures; libFuzzer's -runs, with no time limit)
 #     --seed N        libFuzzer's random seed (default 0: a new one each run); ctest uses
 #                     --seed 1 so that a red test is reproducible, not a chance finding
 #     --per-message   run protocol_fuzz once per message of roles/protocol/message_table.h
@@ -21,6 +23,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/build/fuzz"
 seconds=60
+runs=0
 seed=0
 per_message=0
 build_only=0
@@ -29,12 +32,13 @@ targets=()
 while (($#)); do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --per-message) per_message=1; shift ;;
     --build-only) build_only=1; shift ;;
     --no-build) no_build=1; shift ;;
     --build-dir) out="$2"; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -64,8 +68,9 @@ run() {
   local log="$out/logs/$label.log"
   local seeds=()
   [ -d "$out/seeds/$corpus" ] && seeds=("$out/seeds/$corpus")
-  local rc=0
-  "$out/$bin" -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=4096 \
+  local rc=0 budget=(-max_total_time="$seconds")
+  ((runs > 0)) && budget=(-runs="$runs")
+  "$out/$bin" "${budget[@]}" -seed="$seed" -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=4096 \
     -print_final_stats=1 -artifact_prefix="$out/artifacts/$label-" "$@" \
     "$out/corpus/$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   local runs per_s
