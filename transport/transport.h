@@ -61,7 +61,10 @@ struct TransportOptions {
   /// Largest payload (bytes) a receiver accepts; larger messages are refused with
   /// MessageError before any allocation. Default 256 MiB.
   std::size_t max_message_bytes = std::size_t{256} << 20;
-  /// Default timeout (seconds) of blocking receives and send-handle waits.
+  /// Default timeout (seconds) of blocking receives and send-handle waits, and the bound
+  /// of every group collective (> 0; the mpi backend ends a rank whose collective runs
+  /// longer, transport/mpi/collective_deadline.h; the torch backend's Gloo collectives
+  /// throw after their own timeout). 0 leaves mpi collectives unbounded.
   Seconds timeout{300.0};
   /// How blocking receives wait (mpi backend); a role may change it with
   /// Transport::set_receive_wait (the buffer manager does, YAML buffer.receive_wait).

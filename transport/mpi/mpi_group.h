@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "transport/mpi/collective_deadline.h"
 #include "transport/mpi/mpi_util.h"
 #include "transport/transport.h"
 
@@ -15,8 +16,12 @@ namespace gfn::transport::mpi_detail {
 class MpiGroup final : public Group {
  public:
   /// `comm` is MPI_COMM_NULL on non-members. If `owns_comm`, the destructor frees it.
+  /// Every collective of a member is bounded by `collective_timeout_s` (> 0 and finite;
+  /// else unbounded): past it `on_expiry` runs, by default ending the rank
+  /// (transport/mpi/collective_deadline.h).
   MpiGroup(std::shared_ptr<MpiSession> session, MPI_Comm comm, bool owns_comm,
-           std::vector<int> global_ranks, int my_global_rank);
+           std::vector<int> global_ranks, int my_global_rank, double collective_timeout_s = 0,
+           CollectiveDeadline::Expiry on_expiry = {});
   ~MpiGroup() override;
 
   int rank() const override { return rank_; }
@@ -37,7 +42,7 @@ class MpiGroup final : public Group {
   /// Throws TransportError naming `op` unless this rank is a member.
   void require_member(const char* op) const;
   int checked_count(std::size_t count, const char* op) const;
-  std::string describe() const;
+  const std::string& describe() const { return description_; }
 
   std::shared_ptr<MpiSession> session_;
   MPI_Comm comm_;
@@ -45,6 +50,8 @@ class MpiGroup final : public Group {
   std::vector<int> ranks_;
   int rank_ = -1;
   int my_global_rank_ = -1;
+  std::string description_;  ///< "group [0, 1, ...]"
+  std::unique_ptr<CollectiveDeadline> deadline_;
 };
 
 }  // namespace gfn::transport::mpi_detail

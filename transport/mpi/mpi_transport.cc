@@ -74,8 +74,8 @@ class MpiTransport final : public Transport {
     tag_ub_ = flag ? *static_cast<int*>(attr) : 32767;
     std::vector<int> all(static_cast<std::size_t>(size_));
     for (int i = 0; i < size_; ++i) all[static_cast<std::size_t>(i)] = i;
-    world_ =
-        std::make_unique<MpiGroup>(session_, comm_, /*owns_comm=*/false, std::move(all), rank_);
+    world_ = std::make_unique<MpiGroup>(session_, comm_, /*owns_comm=*/false, std::move(all), rank_,
+                                        options_.timeout.count());
   }
 
   ~MpiTransport() override {
@@ -154,7 +154,8 @@ class MpiTransport final : public Transport {
     MPI_Group_free(&sub);
     check(rc, fmt::format("MPI_Comm_create of group [{}]", fmt::join(ranks, ", ")));
     if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    return std::make_unique<MpiGroup>(session_, comm, /*owns_comm=*/true, ranks, rank_);
+    return std::make_unique<MpiGroup>(session_, comm, /*owns_comm=*/true, ranks, rank_,
+                                      options_.timeout.count());
   }
 
  private:
