@@ -230,6 +230,15 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   train_options.epsilon = strategy.epsilon;
   train_options.temperature = strategy.temperature;
   model_options.noisy_std_init = strategy.noisy_std_init;
+  // ... and its agent group's number of noisy layers, the same for every member so that
+  // their parameters combine (drawn once per group from train.seed + the group's first rank).
+  const int n_noisy_layers =
+      config.spawn.random_strategies
+          ? dist::spawn::draw_group_noisy_layers(
+                config.model,
+                config.train.seed + static_cast<std::uint64_t>(agents.global_ranks().front()))
+          : config.model.n_noisy_layers;
+  model_options.n_noisy_layers = n_noisy_layers;
   core::Learner learner(config.env, model_options, train_options, agent_seed, config.replay,
                         config.engine);
   if (leader && !config.model.init_from.empty()) {
@@ -237,8 +246,10 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   }
   if (config.spawn.random_strategies) {
     spdlog::info(
-        "trainer rank {} strategy: epsilon {:.4f}, temperature {:.4f}, noisy sigma_0 {:.4f}",
-        transport.rank(), strategy.epsilon, strategy.temperature, strategy.noisy_std_init);
+        "trainer rank {} strategy: epsilon {:.4f}, temperature {:.4f}, noisy sigma_0 {:.4f}, "
+        "{} noisy layer(s) (its agent group's)",
+        transport.rank(), strategy.epsilon, strategy.temperature, strategy.noisy_std_init,
+        n_noisy_layers);
   }
   // Width of a state row (HyperGrid: env.ndim; BitSequence: seq_size / word_size).
   const int ndim = static_cast<int>(learner.env().state_dim());
@@ -570,7 +581,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   mine.firsts = timeline.firsts();
   const nlohmann::json strategy_json = {{"epsilon", strategy.epsilon},
                                         {"temperature", strategy.temperature},
-                                        {"n_noisy_layers", config.model.n_noisy_layers},
+                                        {"n_noisy_layers", n_noisy_layers},
                                         {"noisy_std_init", strategy.noisy_std_init},
                                         {"random", config.spawn.random_strategies}};
   mine.spawn_json = agent_spawn_json(transport.rank(),

@@ -1,6 +1,7 @@
 // runtime/distributed/spawn/strategy.h: per-agent exploration draws are deterministic per
 // (seed, draw), differ between agents and respawns, stay in their ranges, and are the
-// configured values when every standard deviation is 0.
+// configured values when every standard deviation is 0; an agent group's number of noisy
+// layers is deterministic per group seed and within 0..model.n_noisy_layers.
 
 #include "runtime/distributed/spawn/strategy.h"
 
@@ -60,6 +61,32 @@ RC_GTEST_PROP(DrawStrategyProperty, ClampedToValidRanges, ()) {
   RC_ASSERT(s.epsilon >= 0.0 && s.epsilon <= 1.0);
   RC_ASSERT(s.temperature >= 0.05 && s.temperature <= 20.0);
   RC_ASSERT(s.noisy_std_init >= 1e-3 && s.noisy_std_init <= 10.0);
+}
+
+TEST(DrawGroupNoisyLayers, NoneConfiguredNoneDrawn) {
+  config::ModelOptions model;
+  model.n_noisy_layers = 0;
+  for (std::uint64_t seed = 0; seed < 50; ++seed)
+    EXPECT_EQ(draw_group_noisy_layers(model, seed), 0);
+}
+
+TEST(DrawGroupNoisyLayers, DeterministicAndEveryCountDrawn) {
+  config::ModelOptions model;
+  model.n_noisy_layers = 2;
+  std::set<int> seen;
+  for (std::uint64_t seed = 1; seed <= 64; ++seed) {
+    const int n = draw_group_noisy_layers(model, seed);
+    EXPECT_EQ(n, draw_group_noisy_layers(model, seed)) << "seed " << seed;
+    seen.insert(n);
+  }
+  EXPECT_EQ(seen, (std::set<int>{0, 1, 2})) << "64 groups: every count from 0 to 2";
+}
+
+RC_GTEST_PROP(DrawGroupNoisyLayersProperty, WithinZeroAndTheConfiguredCount, ()) {
+  config::ModelOptions model;
+  model.n_noisy_layers = *rc::gen::inRange(0, 6);
+  const int n = draw_group_noisy_layers(model, *rc::gen::arbitrary<std::uint64_t>());
+  RC_ASSERT(n >= 0 && n <= model.n_noisy_layers);
 }
 
 }  // namespace
