@@ -64,7 +64,7 @@ TEST(WrongType, TheManagerRefusesOtherRolesTypesOnItsTagAndKeepsServing) {
     const auto err = error_from(trainer, kManager, tags::kData);
     EXPECT_EQ(err.what, std::string("unexpected ") + type +
                             " message on the DATA tag (a buffer manager takes DATA, GET_METADATA, "
-                            "TRAINER_EXIT or GET_SAMPLE from a trainer there)");
+                            "TRAINER_EXIT, GET_SAMPLE or CHECKPOINT from a trainer there)");
     EXPECT_EQ(err.from_rank, kManager);
     EXPECT_EQ(err.tag, tags::kData);
   }
