@@ -241,8 +241,10 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       break;
     }
     case Role::kCoordinator: {
+      std::string state;  // --resume: its file, restored before it serves
+      if (resume) state = checkpoint::read_rank_file(*resume, ctx.rank());
       const auto result = run_coordinator(ctx.transport(), ctx.layout().buffer_ranks(),
-                                          coordinator_options(config));
+                                          coordinator_options(config), resume ? &state : nullptr);
       spdlog::info(
           "coordinator done ({} baseline reports, {} BASELINE_SYNCs sent, {} population "
           "queries, {} MANAGER_ALIVE, {} messages rejected): {}",

@@ -22,6 +22,8 @@
 //                    to the trainers that asked for pushes);
 //   CHECKPOINT    -> (README "Checkpoint and resume") once every running trainer has sent
 //                    it for the same iteration, with counts matching the DATA that arrived,
+//                    (with a coordinator, first MANAGER_CHECKPOINT to it and the wait for
+//                    COORDINATOR_CHECKPOINT_DONE and the BASELINE_SYNCs it counts), then
 //                    write the manager's state (BufferManager::save_state) as its rank file
 //                    of that checkpoint (runtime/checkpoint/store.h, atomic) and answer each
 //                    of them CHECKPOINT_DONE (size, CRC-32) on kCheckpoint;

@@ -211,6 +211,10 @@ class BufferManager {
   /// save_state as rank_<me>.pt of the checkpoint at `iteration`, then CHECKPOINT_DONE to
   /// every trainer in checkpoint_requests_ (cleared). manager_checkpoint.cc.
   void write_checkpoint(std::int64_t iteration);
+  /// With a coordinator, before the manager saves its state: MANAGER_CHECKPOINT, the wait
+  /// for COORDINATOR_CHECKPOINT_DONE (idle_timeout_s, naming the coordinator), then the
+  /// BASELINE_SYNCs it had sent up to its count. manager_checkpoint.cc.
+  protocol::CoordinatorCheckpointDone coordinator_checkpoint(std::int64_t iteration);
 
   transport::Transport& transport_;
   const BufferManagerOptions options_;

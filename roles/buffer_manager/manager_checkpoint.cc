@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "roles/buffer_manager/manager.h"
+#include "roles/protocol/replies.h"
 #include "runtime/checkpoint/store.h"
 
 namespace gfn::roles {
@@ -41,7 +42,39 @@ void BufferManager::on_checkpoint(int src, const transport::MessageView& message
   write_checkpoint(request.iteration);
 }
 
+protocol::CoordinatorCheckpointDone BufferManager::coordinator_checkpoint(std::int64_t iteration) {
+  // After every MODE_REPORT / BASELINE_REPORT this manager sent (same tag, in order).
+  send(coordinator_, protocol::ManagerCheckpoint{iteration});
+  const auto done = protocol::await_reply<protocol::CoordinatorCheckpointDone>(
+      transport_, coordinator_, options_.idle_timeout_s,
+      fmt::format("buffer manager rank {} waiting for COORDINATOR_CHECKPOINT_DONE from the "
+                  "coordinator rank {} (checkpoint after iteration {})",
+                  me_, coordinator_, iteration));
+  if (done.iteration != iteration) {
+    throw transport::MessageError(fmt::format(
+        "buffer manager rank {}: COORDINATOR_CHECKPOINT_DONE is for iteration {}, expected {}", me_,
+        done.iteration, iteration));
+  }
+  // The BASELINE_SYNCs the coordinator sent before saving its state, adopted before this
+  // manager saves its own.
+  while (result_.baseline_syncs < done.baseline_syncs) {
+    try {
+      transport_.recv_into(coordinator_, protocol::tags::kData, idle_, inbox_);
+    } catch (const transport::TimeoutError& e) {
+      throw transport::TimeoutError(fmt::format(
+          "buffer manager rank {}: {} of {} BASELINE_SYNC from the coordinator rank {} on tag {} "
+          "within {:g} s of its COORDINATOR_CHECKPOINT_DONE: {}",
+          me_, result_.baseline_syncs, done.baseline_syncs, coordinator_, protocol::tags::kData,
+          options_.idle_timeout_s, e.what()));
+    }
+    from_coordinator(protocol::decode_message_view(inbox_, cap_));
+  }
+  return done;
+}
+
 void BufferManager::write_checkpoint(std::int64_t iteration) {
+  protocol::CoordinatorCheckpointDone coordinator;
+  if (coordinator_ >= 0) coordinator = coordinator_checkpoint(iteration);
   // Only a rank file: the manifest and the rotation (checkpoint.keep) are trainer rank 0's.
   const checkpoint::CheckpointStore store(options_.checkpoint_root, /*keep=*/1);
   const auto entry = store.write_rank_file(iteration, me_, save_state());
@@ -52,6 +85,11 @@ void BufferManager::write_checkpoint(std::int64_t iteration) {
     done.crc32 = entry.crc32;
     if (const auto feed = feeds_.find(trainer); feed != feeds_.end()) {
       done.baseline_pushes = feed->second.updates;
+    }
+    if (coordinator_ >= 0) {
+      done.coordinator_rank = coordinator_;
+      done.coordinator_bytes = coordinator.bytes;
+      done.coordinator_crc32 = coordinator.crc32;
     }
     send(trainer, done);
   }

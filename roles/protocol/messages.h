@@ -28,6 +28,8 @@
 //                                         stops.
 //   kCheckpoint (7) manager -> trainer    CHECKPOINT_DONE (the answer to CHECKPOINT, which
 //                                         travels on kData), ERROR for a refused CHECKPOINT
+//                 coordinator -> manager  COORDINATOR_CHECKPOINT_DONE (the answer to
+//                                         MANAGER_CHECKPOINT, which travels on kControl)
 // Payload kinds of DATA: full (terminating states, log rewards AND the trajectories as
 // forward action sequences; the manager may store all of it and a SAMPLE returns the
 // trajectories) or scoring-only (terminating states and log rewards; never stored).
@@ -50,7 +52,7 @@ constexpr int kSample = 3;      ///< sample batches, manager -> trainer
 constexpr int kPopulation = 4;  ///< population statistics, coordinator -> trainer
 constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forget trainer
 constexpr int kSpawn = 6;  ///< asynchronous spawn policy, trainer <-> trainer of one agent group
-constexpr int kCheckpoint = 7;  ///< CHECKPOINT_DONE replies, manager -> trainer
+constexpr int kCheckpoint = 7;  ///< checkpoint replies (manager -> trainer, coordinator -> manager)
 }  // namespace tags
 
 /// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating
@@ -211,9 +213,41 @@ struct CheckpointDone {
   std::uint64_t bytes = 0;
   std::uint32_t crc32 = 0;
   std::int64_t baseline_pushes = 0;
+  /// With a coordinator: its rank file's entry (coordinator_rank -1 without one).
+  std::int32_t coordinator_rank = -1;
+  std::uint64_t coordinator_bytes = 0;
+  std::uint32_t coordinator_crc32 = 0;
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(iteration, bytes, crc32, baseline_pushes);
+    ar(iteration, bytes, crc32, baseline_pushes, coordinator_rank, coordinator_bytes,
+       coordinator_crc32);
+  }
+};
+
+/// MANAGER_CHECKPOINT (manager -> coordinator, tag kControl): every trainer of this manager
+/// asked for the checkpoint after `iteration` (CHECKPOINT); the manager has sent everything
+/// it will report before it (MODE_REPORT, BASELINE_REPORT) and sends nothing more until
+/// COORDINATOR_CHECKPOINT_DONE.
+struct ManagerCheckpoint {
+  std::int64_t iteration = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration);
+  }
+};
+
+/// COORDINATOR_CHECKPOINT_DONE (coordinator -> manager, tag kCheckpoint): once
+/// MANAGER_CHECKPOINT arrived from every running manager, the coordinator wrote its rank
+/// file; its size and CRC-32, and how many BASELINE_SYNCs it had sent this manager by then
+/// (the manager receives them before saving its own state, so both states agree).
+struct CoordinatorCheckpointDone {
+  std::int64_t iteration = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32 = 0;
+  std::int64_t baseline_syncs = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration, bytes, crc32, baseline_syncs);
   }
 };
 

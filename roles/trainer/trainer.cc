@@ -399,6 +399,11 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       manager_file.push_back({setup.assigned_buffer,
                               checkpoint::rank_file_name(setup.assigned_buffer), done.bytes,
                               done.crc32});
+      if (done.coordinator_rank >= 0) {  // the coordinator's file, through the manager
+        manager_file.push_back({done.coordinator_rank,
+                                checkpoint::rank_file_name(done.coordinator_rank),
+                                done.coordinator_bytes, done.coordinator_crc32});
+      }
       loop.submitter = submitter->save_state();
       loop.pending_states = pending.states;
       loop.pending_log_rewards = pending.log_rewards;

@@ -93,10 +93,6 @@ std::int64_t optional_int(InputArchive& in, const std::string& key) {
 }  // namespace
 
 std::string unsupported_reason(const config::ExperimentConfig& config, const TrainerSetup& setup) {
-  if (setup.coordinator >= 0) {
-    return "runs with a coordinator cannot be checkpointed yet (trainers, with or without buffer "
-           "managers)";
-  }
   if (config.spawn.policy != config::SpawnPolicy::kAverageAll) {
     return "spawn.policy " + std::string(config::enum_name(config.spawn.policy)) +
            " cannot be checkpointed yet (average_all only)";

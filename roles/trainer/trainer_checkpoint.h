@@ -16,8 +16,9 @@
 // joins the manifest through write_trainer_checkpoint.
 //
 // Supported today: trainers (one or several, averaging by model or gradient, spawn.policy
-// average_all) with or without buffer managers, with or without a local replay buffer
-// (replay.kind; saved by the Learner); a run with a coordinator, another spawn policy or
+// average_all) with or without buffer managers and a coordinator (whose file's entry comes
+// through the manager's CHECKPOINT_DONE), with or without a local replay buffer
+// (replay.kind; saved by the Learner); a run with another spawn policy or
 // remote trajectories is refused by checkpoint.every / --resume before training
 // (unsupported_reason), and a stop by signal there stops without checkpoint, as before.
 //

@@ -10,7 +10,8 @@
 # (--set layout.num_buffers=1, sync submission) the manager's rank file is in the manifest,
 # the trainers' files are compared as above and the managers' counts in
 # buffer_manager_<rank>.json (submissions, items received, buffer size, modes, ...) and the
-# summary's submission totals must be the same.
+# summary's submission totals must be the same; with a coordinator (layout.coordinator=true)
+# its file is in the manifest too and its final mode count is the straight run's.
 #   run_checkpoint_e2e.sh GFN_TRAIN COMPARE OUTDIR NP [GFN_TRAIN_ARGS...]
 set -uo pipefail
 train=$1 compare=$2 out=$3 np=$4
@@ -43,7 +44,7 @@ roles=$(python3 - "$out/split/checkpoints/iteration_00000020/manifest.json" <<'P
 import json, sys
 m = json.load(open(sys.argv[1]))
 listed = {f["rank"] for f in m["files"]}
-stateful = {r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager")}
+stateful = {r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager", "coordinator")}
 if listed != stateful:
     print("FAIL: the manifest lists files of ranks", sorted(listed), "expected", sorted(stateful),
           file=sys.stderr)
@@ -96,6 +97,15 @@ if bad:
     print("FAIL: the resumed run differs in", bad); sys.exit(1)
 print("summary and CSVs identical: l1_exact", a["l1_exact"], "logz", a["logz"])
 PY
+
+# A coordinator resumed from its file reports the modes of both halves, as the straight run
+# (the number of MODE_REPORTs may differ: with several trainers, which DATA first brings a
+# mode depends on arrival order).
+if grep -q "coordinator done" "$out/straight.log"; then
+  a=$(grep -o "[0-9]* modes found over" "$out/straight.log")
+  b=$(grep -o "[0-9]* modes found over" "$out/second_half.log")
+  [ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: coordinator: '$a' vs resumed '$b'"; fail=1; }
+fi
 
 # Refusals, before any training (exit code 2), naming what differs.
 expect_refusal() {  # expect_refusal WHAT PATTERN NP ARGS...

@@ -36,7 +36,7 @@ python3 - "$ckpt/manifest.json" <<'PY' || fail=1
 import json, sys
 m = json.load(open(sys.argv[1]))
 listed = sorted(f["rank"] for f in m["files"])
-stateful = [r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager")]
+stateful = [r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager", "coordinator")]
 if listed != stateful:
     print("FAIL: the manifest lists files of ranks", listed, "expected", stateful); sys.exit(1)
 PY

@@ -61,6 +61,8 @@ TEST(MessageTable, ExistingWireValuesAreKeptAndNewOnesAppended) {
       {MessageType::kManagerAlive, 20},
       {MessageType::kCheckpoint, 21},
       {MessageType::kCheckpointDone, 22},
+      {MessageType::kManagerCheckpoint, 23},
+      {MessageType::kCoordinatorCheckpointDone, 24},
   };
   ASSERT_EQ(std::size(kMessages), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
@@ -100,6 +102,8 @@ TEST(MessageTable, RequestsExpectingTheseRepliesAreTheOnlyOnes) {
           {MessageType::kGetSample, MessageType::kSample, tags::kSample},
           {MessageType::kManagerExit, MessageType::kManagerExitAck, tags::kData},
           {MessageType::kCheckpoint, MessageType::kCheckpointDone, tags::kCheckpoint},
+          {MessageType::kManagerCheckpoint, MessageType::kCoordinatorCheckpointDone,
+           tags::kCheckpoint},
       }));
 }
 

@@ -109,7 +109,8 @@ TEST(WrongType, TheCoordinatorRefusesATrainerExitAndStillAcknowledgesManagerExit
   EXPECT_EQ(err.refused_type, static_cast<std::uint16_t>(MessageType::kTrainerExit));
   EXPECT_EQ(err.what,
             "unexpected TRAINER_EXIT message on the control tag (the coordinator takes "
-            "MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT or MANAGER_ALIVE from a buffer manager "
+            "MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT, MANAGER_ALIVE or MANAGER_CHECKPOINT "
+            "from a buffer manager "
             "there)");
   // A trainer sending a manager's message: refused on the trainer's channel (kPopulation).
   world.rank(kTrainer).send(protocol::encode(protocol::ManagerExit{}), kCoordinator,
