@@ -18,6 +18,7 @@
 
 #include <ATen/ATen.h>
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/buffer_manager/manager.h"
 #include "roles/buffer_manager/mode_predicate.h"
 #include "roles/context/distributed_context.h"
 #include "roles/coordinator/coordinator.h"
@@ -186,8 +187,14 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
                                            : transport::ReceiveWait::kSleep);
       const double cpu_start = process_cpu_seconds();
       const auto t_manager = Clock::now();
-      const auto result = run_buffer_manager(
-          ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options, predicate, &timing);
+      BufferManager manager(ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options,
+                            predicate, &timing);
+      if (resume) {  // before serving: the trainers' first DATA finds the saved state
+        manager.restore_state(checkpoint::read_rank_file(*resume, ctx.rank()));
+        spdlog::info("buffer manager rank {}: resumed from '{}' after iteration {}", ctx.rank(),
+                     resume->directory, resume->manifest.iteration);
+      }
+      const auto result = manager.run();
       const double manager_wall_s = std::chrono::duration<double>(Clock::now() - t_manager).count();
       const double manager_cpu_s = process_cpu_seconds() - cpu_start;
       spdlog::info(
@@ -234,8 +241,10 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       break;
     }
     case Role::kCoordinator: {
+      std::string state;  // --resume: its file, restored before it serves
+      if (resume) state = checkpoint::read_rank_file(*resume, ctx.rank());
       const auto result = run_coordinator(ctx.transport(), ctx.layout().buffer_ranks(),
-                                          coordinator_options(config));
+                                          coordinator_options(config), resume ? &state : nullptr);
       spdlog::info(
           "coordinator done ({} baseline reports, {} BASELINE_SYNCs sent, {} population "
           "queries, {} MANAGER_ALIVE, {} messages rejected): {}",

@@ -20,6 +20,13 @@
 //                    refused by the rate limiter; an unknown sampler name gets ERROR;
 //   BASELINE_SYNC -> (from the coordinator only) adopt the global baseline (and push it
 //                    to the trainers that asked for pushes);
+//   CHECKPOINT    -> (README "Checkpoint and resume") once every running trainer has sent
+//                    it for the same iteration, with counts matching the DATA that arrived,
+//                    (with a coordinator, first MANAGER_CHECKPOINT to it and the wait for
+//                    COORDINATOR_CHECKPOINT_DONE and the BASELINE_SYNCs it counts), then
+//                    write the manager's state (BufferManager::save_state) as its rank file
+//                    of that checkpoint (runtime/checkpoint/store.h, atomic) and answer each
+//                    of them CHECKPOINT_DONE (size, CRC-32) on kCheckpoint;
 //   TRAINER_EXIT  -> counted only from assigned trainers (a trainer with a baseline feed
 //                    gets BASELINE_FEED_END on kBaseline, the end of its feed); the
 //                    loop ends once every assigned trainer has sent it. Then the final
@@ -81,6 +88,9 @@ struct BufferManagerOptions {
   /// Log-reward change below which a baseline counts as unchanged (>= 0), for
   /// BASELINE_REPORTs and the pushes to trainers.
   double baseline_tolerance = 0.01;
+  /// The folder of the run's checkpoints (checkpoint::checkpoints_root(output.dir)), where
+  /// CHECKPOINT writes this manager's rank file; empty: CHECKPOINT is refused with ERROR.
+  std::string checkpoint_root;
 };
 
 /// The manager's options from the experiment (buffer.*, transport.timeout_s, train.seed,

@@ -191,6 +191,9 @@ void BufferManager::dispatch(int src, const transport::MessageView& message, dou
       case MessageType::kTrainerExit:
         on_exit(src, message);
         break;
+      case MessageType::kCheckpoint:
+        on_checkpoint(src, message);
+        break;
       default:
         throw transport::MessageError(fmt::format(
             "unexpected {} message on the DATA tag (a buffer manager takes {} from a trainer "

@@ -8,7 +8,8 @@
 // Files: manager.cc (construction, the receive loop and its dispatch, the end: final
 // BASELINE_REPORT, MANAGER_EXIT handshake with the coordinator, pending sends),
 // handlers.cc (one handler per message type), outbox.cc (sends, ERROR refusals, baseline
-// reports and pushes), manager_state.cc (checkpoint state). Types, tags and the ERROR reply tag
+// reports and pushes), manager_state.cc (checkpoint state), manager_checkpoint.cc (CHECKPOINT:
+// the state written at the trainers' boundary). Types, tags and the ERROR reply tag
 // come from the protocol table (roles/protocol/message_table.h).
 //
 // Receive path of one DATA message (3 copies of the submission): the transport receives
@@ -123,9 +124,16 @@ class BufferManager {
   /// BASELINE_SYNC (from the coordinator): adopt the global baseline and push it to the
   /// trainers with a baseline feed.
   void on_baseline_sync(const transport::MessageView& message);
+  /// CHECKPOINT (CheckpointRequest) from an assigned trainer: noted; once every running
+  /// trainer has sent it for the same iteration, write_checkpoint. Throws
+  /// transport::MessageError (answered with ERROR on kCheckpoint) when no checkpoint_root is
+  /// set, the trainer's counts differ from the DATA that arrived from it, or its iteration
+  /// differs from the other trainers' pending ones; checkpoint::CheckpointError (ends the
+  /// manager) when the file cannot be written. manager_checkpoint.cc.
+  void on_checkpoint(int src, const transport::MessageView& message);
 
-  // ---- Checkpoints (README "Checkpoint and resume"; manager_state.cc). Not wired to
-  // gfn-train's checkpoints yet: the boundary agreed with the trainers is missing.
+  // ---- Checkpoints (README "Checkpoint and resume"; manager_state.cc, written by
+  // on_checkpoint at the boundary the trainers agreed on, restored by run_job on --resume).
   /// Everything the next answers depend on, as bytes (cereal portable binary, format
   /// version first): the replay table (ReplayTable::save_state: items, samplers' order,
   /// generator), the scorer's state (ModesScorer: its EMA), the baseline tracker (EMA,
@@ -200,6 +208,13 @@ class BufferManager {
   void push_baselines();
   /// MANAGER_ALIVE to the coordinator if it has been sent nothing for alive_every_.
   void keep_alive();
+  /// save_state as rank_<me>.pt of the checkpoint at `iteration`, then CHECKPOINT_DONE to
+  /// every trainer in checkpoint_requests_ (cleared). manager_checkpoint.cc.
+  void write_checkpoint(std::int64_t iteration);
+  /// With a coordinator, before the manager saves its state: MANAGER_CHECKPOINT, the wait
+  /// for COORDINATOR_CHECKPOINT_DONE (idle_timeout_s, naming the coordinator), then the
+  /// BASELINE_SYNCs it had sent up to its count. manager_checkpoint.cc.
+  protocol::CoordinatorCheckpointDone coordinator_checkpoint(std::int64_t iteration);
 
   transport::Transport& transport_;
   const BufferManagerOptions options_;
@@ -229,6 +244,8 @@ class BufferManager {
   std::optional<float> last_reported_;
   std::int64_t last_report_at_ = 0;  // result_.submissions when the last report went out
   std::list<PendingReply> pending_;  // async replies, pruned as they complete
+  // CHECKPOINT received and not answered yet: trainer rank -> iteration (all equal).
+  std::map<int, std::int64_t> checkpoint_requests_;
 
   transport::Bytes inbox_;           // every receive lands here (reused)
   protocol::Submission submission_;  // every DATA is decoded into it (reused)

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "roles/buffer_manager/buffer_manager.h"
+#include "runtime/checkpoint/store.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 
@@ -35,6 +36,7 @@ BufferManagerOptions buffer_manager_options(const config::ExperimentConfig& conf
   options.baseline_report_interval = b.baseline_report_interval;
   options.baseline_tolerance = b.baseline_tolerance;
   options.scorer = std::make_shared<buffer::ModesScorer>(modes_scorer_options(b));
+  options.checkpoint_root = checkpoint::checkpoints_root(config.output.dir);
   return options;
 }
 

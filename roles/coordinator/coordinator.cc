@@ -13,9 +13,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "roles/coordinator/coordinator_state.h"
 #include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
 #include "roles/protocol/replies.h"
+#include "runtime/checkpoint/store.h"
 
 namespace gfn::roles {
 namespace {
@@ -67,7 +69,7 @@ std::string CoordinatorResult::summary() const {
 }
 
 CoordinatorResult run_coordinator(transport::Transport& transport, const std::vector<int>& managers,
-                                  const CoordinatorOptions& options) {
+                                  const CoordinatorOptions& options, const std::string* state) {
   if (!(options.baseline_tolerance >= 0)) {
     throw std::invalid_argument("coordinator baseline_tolerance must be >= 0, got " +
                                 std::to_string(options.baseline_tolerance));
@@ -78,6 +80,15 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
   std::set<int> running = known;
   std::set<std::vector<std::int64_t>> modes;
   std::list<transport::SendHandle> pending;
+  std::map<int, std::int64_t> syncs_to;             // BASELINE_SYNCs sent, per manager
+  std::map<int, std::int64_t> checkpoint_requests;  // MANAGER_CHECKPOINT not answered yet
+  if (state) {
+    auto restored = decode_coordinator_state(*state, transport.rank());
+    modes = std::move(restored.modes);
+    result = std::move(restored.result);
+    last_synced = restored.last_synced;
+    syncs_to = std::move(restored.syncs_to);
+  }
   const auto cap = transport.options().max_message_bytes;
   const int me = transport.rank();
   const auto t0 = std::chrono::steady_clock::now();
@@ -179,6 +190,7 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
               for (int m : running) {
                 send(m, protocol::BaselineSync{global});
                 ++result.baseline_syncs_sent;
+                ++syncs_to[m];
               }
             }
           }
@@ -188,6 +200,41 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
           (void)protocol::decode<protocol::ManagerAlive>(message);
           ++result.alive_messages;
           break;
+        case MessageType::kManagerCheckpoint: {
+          const auto request = protocol::decode<protocol::ManagerCheckpoint>(message);
+          if (options.checkpoint_root.empty()) {
+            throw transport::MessageError(
+                fmt::format("MANAGER_CHECKPOINT after iteration {}: the coordinator rank {} has no "
+                            "checkpoint directory",
+                            request.iteration, me));
+          }
+          if (!checkpoint_requests.empty() &&
+              checkpoint_requests.begin()->second != request.iteration) {
+            throw transport::MessageError(fmt::format(
+                "MANAGER_CHECKPOINT after iteration {} from buffer manager rank {}, while rank "
+                "{} asked for one after iteration {}",
+                request.iteration, in.src, checkpoint_requests.begin()->first,
+                checkpoint_requests.begin()->second));
+          }
+          checkpoint_requests[in.src] = request.iteration;
+          if (std::all_of(running.begin(), running.end(),
+                          [&](int m) { return checkpoint_requests.count(m) > 0; })) {
+            // Every manager waits for the answer: nothing of theirs is in flight.
+            result.modes_found = static_cast<std::int64_t>(modes.size());
+            const checkpoint::CheckpointStore store(options.checkpoint_root, /*keep=*/1);
+            const auto entry = store.write_rank_file(
+                request.iteration, me,
+                encode_coordinator_state({modes, result, last_synced, syncs_to}));
+            for (const auto& [m, at] : checkpoint_requests) {
+              send(m,
+                   protocol::CoordinatorCheckpointDone{at, entry.bytes, entry.crc32, syncs_to[m]});
+            }
+            checkpoint_requests.clear();
+            spdlog::info("coordinator rank {}: checkpoint after iteration {} ({} bytes)", me,
+                         request.iteration, entry.bytes);
+          }
+          break;
+        }
         case MessageType::kManagerExit:
           (void)protocol::decode<protocol::ManagerExit>(message);
           if (running.erase(in.src)) send(in.src, protocol::ManagerExitAck{});
@@ -227,6 +274,7 @@ CoordinatorOptions coordinator_options(const config::ExperimentConfig& config) {
   options.baseline_aggregate = config.buffer.baseline_aggregate;
   options.sync_baselines = config.buffer.baseline_sync;
   options.baseline_tolerance = config.buffer.baseline_tolerance;
+  options.checkpoint_root = checkpoint::checkpoints_root(config.output.dir);
   return options;
 }
 

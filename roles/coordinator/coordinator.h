@@ -14,7 +14,12 @@
 //                        any BASELINE_SYNC to that manager); the loop ends when every
 //                        manager has exited;
 //   MANAGER_ALIVE        (managers) liveness only: a serving manager sends it when it has
-//                        sent nothing else for idle_timeout_s / 4.
+//                        sent nothing else for idle_timeout_s / 4;
+//   MANAGER_CHECKPOINT   (managers, README "Checkpoint and resume") once every running
+//                        manager has sent it for the same iteration, the coordinator writes
+//                        its state (coordinator_state.h) as its rank file of that checkpoint
+//                        and answers each COORDINATOR_CHECKPOINT_DONE on kCheckpoint (size,
+//                        CRC-32, BASELINE_SYNCs sent to that manager so far).
 // Each running manager must be heard from within idle_timeout_s; otherwise the coordinator
 // throws transport::TimeoutError naming the silent managers (a stopped one, README
 // "Shutdown and failures").
@@ -43,6 +48,9 @@ struct CoordinatorOptions {
   bool sync_baselines = true;
   /// Log-reward change of the global baseline below which no BASELINE_SYNC is sent (>= 0).
   double baseline_tolerance = 0.01;
+  /// The folder of the run's checkpoints (checkpoint::checkpoints_root(output.dir)), where
+  /// MANAGER_CHECKPOINT writes the coordinator's rank file; empty: it is refused with ERROR.
+  std::string checkpoint_root;
 };
 
 /// The coordinator's options from the experiment (transport.timeout_s, buffer.baseline_*).
@@ -74,10 +82,14 @@ struct CoordinatorResult {
   std::string summary() const;
 };
 
-/// Runs until all `managers` (global ranks) sent MANAGER_EXIT. Blocking.
+/// Runs until all `managers` (global ranks) sent MANAGER_EXIT. Blocking. `state`: bytes of a
+/// checkpoint's coordinator file (--resume; coordinator_state.h) to start from, or null.
+/// Throws std::runtime_error for a state that cannot be decoded, checkpoint::CheckpointError
+/// when its rank file cannot be written.
 /// Throws transport::TimeoutError naming the silent managers, std::invalid_argument
 /// for a negative (or NaN) baseline_tolerance.
 CoordinatorResult run_coordinator(transport::Transport& transport, const std::vector<int>& managers,
-                                  const CoordinatorOptions& options);
+                                  const CoordinatorOptions& options,
+                                  const std::string* state = nullptr);
 
 }  // namespace gfn::roles

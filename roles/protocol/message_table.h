@@ -60,7 +60,11 @@ constexpr int kErrorReplyTag = -2;
   X(kBaselineFeedEnd,    17, "BASELINE_FEED_END",    BaselineFeedEnd,        kManager,     kTrainer,     tags::kBaseline,   kNone,            kNoTag)            \
   X(kSpawnMetric,        18, "SPAWN_METRIC",         SpawnMetricReport,      kTrainer,     kTrainer,     tags::kSpawn,      kNone,            kNoTag)            \
   X(kSpawnParams,        19, "SPAWN_PARAMS",         SpawnParameters,        kTrainer,     kTrainer,     tags::kSpawn,      kNone,            kNoTag)            \
-  X(kManagerAlive,       20, "MANAGER_ALIVE",        ManagerAlive,           kManager,     kCoordinator, tags::kControl,    kNone,            kNoTag)
+  X(kManagerAlive,       20, "MANAGER_ALIVE",        ManagerAlive,           kManager,     kCoordinator, tags::kControl,    kNone,            kNoTag)            \
+  X(kCheckpoint,         21, "CHECKPOINT",           CheckpointRequest,      kTrainer,     kManager,     tags::kData,       kCheckpointDone,  tags::kCheckpoint) \
+  X(kCheckpointDone,     22, "CHECKPOINT_DONE",      CheckpointDone,         kManager,     kTrainer,     tags::kCheckpoint, kNone,            kNoTag)            \
+  X(kManagerCheckpoint,  23, "MANAGER_CHECKPOINT",   ManagerCheckpoint,      kManager,     kCoordinator, tags::kControl,    kCoordinatorCheckpointDone, tags::kCheckpoint) \
+  X(kCoordinatorCheckpointDone, 24, "COORDINATOR_CHECKPOINT_DONE", CoordinatorCheckpointDone, kCoordinator, kManager, tags::kCheckpoint, kNone, kNoTag)
 // clang-format on
 
 /// The value of an envelope's type field. kNone (0) is no message: "no reply" in the

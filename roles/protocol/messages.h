@@ -26,6 +26,10 @@
 //                                         BASELINE_FEED_END after the trainer's
 //                                         TRAINER_EXIT, which the trainer drains before it
 //                                         stops.
+//   kCheckpoint (7) manager -> trainer    CHECKPOINT_DONE (the answer to CHECKPOINT, which
+//                                         travels on kData), ERROR for a refused CHECKPOINT
+//                 coordinator -> manager  COORDINATOR_CHECKPOINT_DONE (the answer to
+//                                         MANAGER_CHECKPOINT, which travels on kControl)
 // Payload kinds of DATA: full (terminating states, log rewards AND the trajectories as
 // forward action sequences; the manager may store all of it and a SAMPLE returns the
 // trajectories) or scoring-only (terminating states and log rewards; never stored).
@@ -48,6 +52,7 @@ constexpr int kSample = 3;      ///< sample batches, manager -> trainer
 constexpr int kPopulation = 4;  ///< population statistics, coordinator -> trainer
 constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forget trainer
 constexpr int kSpawn = 6;  ///< asynchronous spawn policy, trainer <-> trainer of one agent group
+constexpr int kCheckpoint = 7;  ///< checkpoint replies (manager -> trainer, coordinator -> manager)
 }  // namespace tags
 
 /// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating
@@ -180,6 +185,69 @@ struct TrainerExit {
   template <class Archive>
   void serialize(Archive& ar) {
     ar(submissions, items);
+  }
+};
+
+/// CHECKPOINT (trainer -> manager, tag kData): the trainers agreed on a checkpoint after
+/// iteration `iteration` (README "Checkpoint and resume"); this trainer has drained its
+/// submissions (no SCORE outstanding, every DATA send complete) and sends nothing more until
+/// CHECKPOINT_DONE. The counts are the trainer's so far (as in TRAINER_EXIT): the manager
+/// checks it has processed every DATA of this trainer before it saves its state.
+struct CheckpointRequest {
+  std::int64_t iteration = 0;    ///< iterations completed (the checkpoint's directory)
+  std::int64_t submissions = 0;  ///< DATA messages this trainer sent so far
+  std::int64_t items = 0;        ///< items in those DATA messages
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration, submissions, items);
+  }
+};
+
+/// CHECKPOINT_DONE (manager -> trainer, tag kCheckpoint): once CHECKPOINT arrived from every
+/// trainer it serves, the manager wrote its rank file (runtime/checkpoint/store.h, atomic);
+/// its manifest entry (size and CRC-32 of rank_<manager rank>.pt), and how many
+/// BASELINE_PUSHes it had sent this trainer by then (the trainer drains its feed up to
+/// there, so the saved states agree; 0 without a feed).
+struct CheckpointDone {
+  std::int64_t iteration = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32 = 0;
+  std::int64_t baseline_pushes = 0;
+  /// With a coordinator: its rank file's entry (coordinator_rank -1 without one).
+  std::int32_t coordinator_rank = -1;
+  std::uint64_t coordinator_bytes = 0;
+  std::uint32_t coordinator_crc32 = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration, bytes, crc32, baseline_pushes, coordinator_rank, coordinator_bytes,
+       coordinator_crc32);
+  }
+};
+
+/// MANAGER_CHECKPOINT (manager -> coordinator, tag kControl): every trainer of this manager
+/// asked for the checkpoint after `iteration` (CHECKPOINT); the manager has sent everything
+/// it will report before it (MODE_REPORT, BASELINE_REPORT) and sends nothing more until
+/// COORDINATOR_CHECKPOINT_DONE.
+struct ManagerCheckpoint {
+  std::int64_t iteration = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration);
+  }
+};
+
+/// COORDINATOR_CHECKPOINT_DONE (coordinator -> manager, tag kCheckpoint): once
+/// MANAGER_CHECKPOINT arrived from every running manager, the coordinator wrote its rank
+/// file; its size and CRC-32, and how many BASELINE_SYNCs it had sent this manager by then
+/// (the manager receives them before saving its own state, so both states agree).
+struct CoordinatorCheckpointDone {
+  std::int64_t iteration = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32 = 0;
+  std::int64_t baseline_syncs = 0;
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(iteration, bytes, crc32, baseline_syncs);
   }
 };
 

@@ -107,6 +107,26 @@ class Submitter {
   /// Baseline updates (BASELINE_PUSH on kBaseline) received so far (fire-and-forget).
   std::int64_t baseline_updates() const { return baseline_updates_; }
 
+  // ---- Checkpoints (README "Checkpoint and resume"; submitter_state.cc).
+  /// The trainer's side of a checkpoint after iteration `iteration`: drain() (the SCORE
+  /// still outstanding, every pending DATA send), CHECKPOINT with this submitter's counts to
+  /// the manager on kData, the wait for its CHECKPOINT_DONE on kCheckpoint (the manager
+  /// answers once every trainer it serves has sent CHECKPOINT and its rank file is written),
+  /// then, with a baseline feed, the BASELINE_PUSHes up to the count CHECKPOINT_DONE gives,
+  /// so this submitter's state and the manager's saved one agree. Returns the reply (the
+  /// manager's file entry). Blocking; every wait bounded by `timeout_s`:
+  /// transport::TimeoutError names the manager, the tag and the message type;
+  /// protocol::RemoteError if the manager refused the CHECKPOINT.
+  protocol::CheckpointDone checkpoint(std::int64_t iteration, double timeout_s);
+  /// Everything later submissions depend on, as bytes (cereal portable binary): counters,
+  /// the baseline and the fully-filtered streak, the last SCORE, the request numbering,
+  /// whether a baseline feed was requested. Only between submissions of a drained
+  /// submitter (after checkpoint()): std::logic_error otherwise. O(1).
+  std::string save_state() const;
+  /// Restores a fresh submitter (same options) from save_state's bytes. Throws
+  /// std::runtime_error for unreadable bytes.
+  void restore_state(const std::string& bytes);
+
  private:
   void collect_score();
   /// Waits for `handle` (a DATA send) at most `timeout`; a TimeoutError is rethrown

@@ -375,7 +375,19 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     first_it = loop.iteration + 1;
     result.trajectories = loop.trajectories;
     result.iterations = loop.iteration;
+    result.remote_items = loop.remote_items;
+    result.remote_refused = loop.remote_refused;
     last_loss = loop.last_loss;
+    if (submitter) {  // the manager restores its side from its own file (roles/run_job.cc)
+      if (loop.submitter.empty()) {
+        throw std::runtime_error("checkpoint: the trainer's state has no submitter state");
+      }
+      submitter->restore_state(loop.submitter);
+      pending.states = loop.pending_states;
+      pending.log_rewards = loop.pending_log_rewards;
+      pending.trajectories = loop.pending_trajectories;
+      pending_iterations = loop.pending_iterations;
+    }
     timeline.restore(loop.firsts);
     t_start -=
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(loop.elapsed_s));
@@ -384,13 +396,34 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
     }
   }
   std::int64_t last_checkpoint = first_it - 1;
-  // Collective over the trainers: every trainer saves its state at iteration `at`.
+  // Collective over the trainers: every trainer saves its state at iteration `at`; with a
+  // buffer manager, after the manager has saved its own (Submitter::checkpoint).
   const auto take_checkpoint = [&](std::int64_t at) {
     const auto t0 = Clock::now();
+    std::vector<checkpoint::FileEntry> manager_file;
     TrainerLoopState loop{at, result.trajectories, last_loss, seconds_since(t_start),
                           timeline.firsts()};
+    loop.remote_items = result.remote_items;
+    loop.remote_refused = result.remote_refused;
+    if (submitter) {
+      const auto done = submitter->checkpoint(at, config.transport.timeout_s);
+      manager_file.push_back({setup.assigned_buffer,
+                              checkpoint::rank_file_name(setup.assigned_buffer), done.bytes,
+                              done.crc32});
+      if (done.coordinator_rank >= 0) {  // the coordinator's file, through the manager
+        manager_file.push_back({done.coordinator_rank,
+                                checkpoint::rank_file_name(done.coordinator_rank),
+                                done.coordinator_bytes, done.coordinator_crc32});
+      }
+      loop.submitter = submitter->save_state();
+      loop.pending_states = pending.states;
+      loop.pending_log_rewards = pending.log_rewards;
+      loop.pending_trajectories = pending.trajectories;
+      loop.pending_iterations = pending_iterations;
+    }
     const auto dir = write_trainer_checkpoint(
-        config, setup, at, encode_trainer_state(learner, loop, visited ? &*visited : nullptr));
+        config, setup, at, encode_trainer_state(learner, loop, visited ? &*visited : nullptr),
+        manager_file);
     last_checkpoint = at;
     add_time(setup.timing, "checkpoint", seconds_since(t0));
     if (leader) spdlog::info("checkpoint after iteration {}: {}", at, dir);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -37,27 +38,61 @@ at::Tensor read_tensor(InputArchive& in, const std::string& key) {
   return t.contiguous();
 }
 
-/// "rank name bytes crc32" of one manifest entry, for the gather to trainer-group rank 0.
-transport::Bytes entry_bytes(const checkpoint::FileEntry& e) {
-  const std::string s = std::to_string(e.rank) + " " + e.name + " " + std::to_string(e.bytes) +
-                        " " + std::to_string(e.crc32);
+/// One line "rank name bytes crc32" per manifest entry, for the gather to trainer-group
+/// rank 0.
+transport::Bytes entry_bytes(const std::vector<checkpoint::FileEntry>& entries) {
+  std::string s;
+  for (const auto& e : entries) {
+    s += std::to_string(e.rank) + " " + e.name + " " + std::to_string(e.bytes) + " " +
+         std::to_string(e.crc32) + "\n";
+  }
   return transport::Bytes(s.begin(), s.end());
 }
 
-checkpoint::FileEntry parse_entry(const transport::Bytes& b) {
-  std::istringstream in(std::string(b.begin(), b.end()));
-  checkpoint::FileEntry e;
-  in >> e.rank >> e.name >> e.bytes >> e.crc32;
-  return e;
+/// The entries of every trainer's entry_bytes, one per rank, ascending.
+std::vector<checkpoint::FileEntry> parse_entries(const std::vector<transport::Bytes>& all) {
+  std::map<int, checkpoint::FileEntry> by_rank;
+  for (const auto& b : all) {
+    std::istringstream in(std::string(b.begin(), b.end()));
+    checkpoint::FileEntry e;
+    while (in >> e.rank >> e.name >> e.bytes >> e.crc32) {
+      const auto [it, inserted] = by_rank.emplace(e.rank, e);
+      if (!inserted && (it->second.bytes != e.bytes || it->second.crc32 != e.crc32)) {
+        throw checkpoint::CheckpointError("checkpoint: two different entries for rank " +
+                                          std::to_string(e.rank) + "'s file " + e.name);
+      }
+    }
+  }
+  std::vector<checkpoint::FileEntry> out;
+  for (auto& [rank, e] : by_rank) out.push_back(std::move(e));
+  return out;
+}
+
+at::Tensor byte_tensor(const std::string& bytes) {
+  return at::from_blob(const_cast<char*>(bytes.data()), {static_cast<std::int64_t>(bytes.size())},
+                       at::kByte)
+      .clone();
+}
+
+/// `key` of `in` as a vector of T, or empty if the file has no such entry (checkpoints of
+/// runs without a buffer manager).
+template <class T>
+std::vector<T> optional_vector(InputArchive& in, const std::string& key) {
+  at::Tensor t;
+  if (!in.try_read(key, t)) return {};
+  t = t.contiguous();
+  const T* p = t.data_ptr<T>();
+  return std::vector<T>(p, p + t.numel());
+}
+
+std::int64_t optional_int(InputArchive& in, const std::string& key) {
+  c10::IValue v;
+  return in.try_read(key, v) ? v.toInt() : 0;
 }
 
 }  // namespace
 
 std::string unsupported_reason(const config::ExperimentConfig& config, const TrainerSetup& setup) {
-  if (setup.assigned_buffer >= 0 || setup.coordinator >= 0) {
-    return "runs with buffer managers or a coordinator cannot be checkpointed yet (trainers "
-           "only)";
-  }
   if (config.spawn.policy != config::SpawnPolicy::kAverageAll) {
     return "spawn.policy " + std::string(config::enum_name(config.spawn.policy)) +
            " cannot be checkpointed yet (average_all only)";
@@ -92,6 +127,16 @@ std::string encode_trainer_state(const core::Learner& learner, const TrainerLoop
     root.write("visited", visited->window_indices());
     root.write("visited_total", c10::IValue(visited->total_added()));
   }
+  root.write("remote_items", c10::IValue(loop.remote_items));
+  root.write("remote_refused", c10::IValue(loop.remote_refused));
+  if (!loop.submitter.empty()) {
+    root.write("submitter", byte_tensor(loop.submitter));
+    root.write("pending_states", at::tensor(loop.pending_states, at::kLong));
+    root.write("pending_log_rewards", at::tensor(loop.pending_log_rewards, at::kFloat));
+    root.write("pending_lengths", at::tensor(loop.pending_trajectories.lengths, at::kInt));
+    root.write("pending_actions", at::tensor(loop.pending_trajectories.actions, at::kLong));
+    root.write("pending_iterations", c10::IValue(loop.pending_iterations));
+  }
   std::ostringstream out;
   root.save_to(out);
   return std::move(out).str();
@@ -120,6 +165,15 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
   if (visited) {
     visited->restore(read_tensor(root, "visited"), read_value(root, "visited_total").toInt());
   }
+  loop.remote_items = optional_int(root, "remote_items");
+  loop.remote_refused = optional_int(root, "remote_refused");
+  const auto submitter = optional_vector<std::uint8_t>(root, "submitter");
+  loop.submitter.assign(submitter.begin(), submitter.end());
+  loop.pending_states = optional_vector<std::int64_t>(root, "pending_states");
+  loop.pending_log_rewards = optional_vector<float>(root, "pending_log_rewards");
+  loop.pending_trajectories.lengths = optional_vector<std::int32_t>(root, "pending_lengths");
+  loop.pending_trajectories.actions = optional_vector<std::int64_t>(root, "pending_actions");
+  loop.pending_iterations = optional_int(root, "pending_iterations");
   if (learner.iterations_done() != loop.iteration) {
     throw std::runtime_error("checkpoint: the learner's iteration count " +
                              std::to_string(learner.iterations_done()) +
@@ -130,12 +184,14 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
 
 std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
                                      const TrainerSetup& setup, std::int64_t iteration,
-                                     const std::string& bytes) {
+                                     const std::string& bytes,
+                                     const std::vector<checkpoint::FileEntry>& others) {
   auto& transport = *setup.transport;
   auto& trainers = *setup.trainer_group;
   const checkpoint::CheckpointStore store(checkpoint::checkpoints_root(config.output.dir),
                                           config.checkpoint.keep);
-  const auto mine = store.write_rank_file(iteration, transport.rank(), bytes);
+  std::vector<checkpoint::FileEntry> mine = others;
+  mine.push_back(store.write_rank_file(iteration, transport.rank(), bytes));
   const auto all = transport::gather_bytes(trainers, entry_bytes(mine), 0);
   const std::string dir = store.directory(iteration);
   if (trainers.rank() == 0) {
@@ -143,7 +199,7 @@ std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
     if (roles.empty()) roles.assign(static_cast<std::size_t>(transport.world_size()), "trainer");
     auto manifest = checkpoint::make_manifest(iteration, config::to_yaml(config),
                                               transport.world_size(), roles);
-    for (const auto& b : all) manifest.files.push_back(parse_entry(b));
+    manifest.files = parse_entries(all);
     store.commit(manifest);
   }
   // Nobody continues (and may be killed) before the manifest exists.

@@ -9,9 +9,16 @@
 // the mode-discovery timeline and, on trainer-group rank 0, the visited-state window of
 // l1_visited.
 //
-// Supported today: worlds of trainers only (one or several, averaging by model or
-// gradient, spawn.policy average_all), with or without a local replay buffer (replay.kind;
-// saved by the Learner); a run with buffer managers, a coordinator, another spawn policy or
+// With a buffer manager the file also holds the submitter's state (Submitter::save_state:
+// counters, baseline, last SCORE) and the batch accumulated but not submitted yet
+// (buffer.remote_buffer_freq > 1); the manager writes its own file at the same boundary
+// (CHECKPOINT / CHECKPOINT_DONE, roles/buffer_manager/manager_checkpoint.cc) and its entry
+// joins the manifest through write_trainer_checkpoint.
+//
+// Supported today: trainers (one or several, averaging by model or gradient, spawn.policy
+// average_all) with or without buffer managers and a coordinator (whose file's entry comes
+// through the manager's CHECKPOINT_DONE), with or without a local replay buffer
+// (replay.kind; saved by the Learner); a run with another spawn policy or
 // remote trajectories is refused by checkpoint.every / --resume before training
 // (unsupported_reason), and a stop by signal there stops without checkpoint, as before.
 //
@@ -24,6 +31,8 @@
 
 #include "roles/trainer/spawn_report.h"
 #include "roles/trainer/trainer.h"
+#include "runtime/buffer/packed_trajectories.h"
+#include "runtime/checkpoint/manifest.h"
 #include "runtime/config/options.h"
 
 namespace gfn::core {
@@ -39,7 +48,17 @@ struct TrainerLoopState {
   std::int64_t trajectories = 0;  ///< TrainerResult::trajectories so far
   double last_loss = 0;
   double elapsed_s = 0;  ///< wall seconds of the loop so far (the CSVs' elapsed_s continue)
-  std::vector<ModeFirst> firsts;  ///< ModeTimeline::firsts
+  std::vector<ModeFirst> firsts;                      ///< ModeTimeline::firsts
+  std::int64_t remote_items = 0, remote_refused = 0;  ///< TrainerResult's remote sampling
+  // With a buffer manager: the batch accumulated since the last submission (terminating
+  // states int64 [n, ndim] row-major, log rewards float32 [n], full payloads' trajectories)
+  // and how many iterations it holds; the submitter's state (Submitter::save_state; empty
+  // without a manager).
+  std::vector<std::int64_t> pending_states;
+  std::vector<float> pending_log_rewards;
+  buffer::PackedTrajectories pending_trajectories;
+  std::int64_t pending_iterations = 0;
+  std::string submitter;
 };
 
 /// Why this trainer's run cannot be checkpointed, or "" when it can (see the header comment).
@@ -56,11 +75,14 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
 
 /// Collective over the trainer group: every trainer writes `bytes` as its rank's file of the
 /// checkpoint at `iteration` under <output.dir>/checkpoints; trainer-group rank 0 gathers the
-/// entries and commits the manifest (config = to_yaml(config)), then rotates
-/// (checkpoint.keep). Returns the checkpoint directory.
+/// entries, with the `others` each trainer reports (its buffer manager's file, already
+/// written: CHECKPOINT_DONE; the same entry from several trainers counts once, two different
+/// ones for one rank are a CheckpointError), and commits the manifest (config =
+/// to_yaml(config)), then rotates (checkpoint.keep). Returns the checkpoint directory.
 std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
                                      const TrainerSetup& setup, std::int64_t iteration,
-                                     const std::string& bytes);
+                                     const std::string& bytes,
+                                     const std::vector<checkpoint::FileEntry>& others = {});
 
 /// Resume: keeps the header and the rows of the CSV file `path` whose first column (the
 /// iteration) is <= `iteration` (rows a run wrote after its checkpoint). A missing file is

@@ -5,8 +5,13 @@
 # parameters, optimizer, generators, counters) and the same summary metrics and
 # metrics.csv rows (elapsed time aside). Then the refusals: a --set of a non-resumable key,
 # a corrupted rank file, another world size; each exits 2 naming the key / file / layout.
-# NP > 1: NP trainers under mpirun (model averaging every iteration); extra arguments go to
-# every gfn-train run (e.g. --set transport.backend=torch).
+# NP > 1: NP ranks under mpirun (trainers averaging every iteration); extra arguments go to
+# every gfn-train run (e.g. --set transport.backend=torch). With a buffer manager
+# (--set layout.num_buffers=1, sync submission) the manager's rank file is in the manifest,
+# the trainers' files are compared as above and the managers' counts in
+# buffer_manager_<rank>.json (submissions, items received, buffer size, modes, ...) and the
+# summary's submission totals must be the same; with a coordinator (layout.coordinator=true)
+# its file is in the manifest too and its final mode count is the straight run's.
 #   run_checkpoint_e2e.sh GFN_TRAIN COMPARE OUTDIR NP [GFN_TRAIN_ARGS...]
 set -uo pipefail
 train=$1 compare=$2 out=$3 np=$4
@@ -34,9 +39,26 @@ run "$np" --config configs/hypergrid_2d.yaml "${common[@]}" --set train.n_trajec
 run "$np" --resume "$out/split" --set train.n_trajectories=2560 >"$out/second_half.log" 2>&1 || { echo "FAIL: resume"; cat "$out/second_half.log"; exit 1; }
 grep -q "resumed from" "$out/second_half.log" || { echo "FAIL: the resumed run does not say so"; fail=1; }
 
-for ((r = 0; r < np; ++r)); do
-  "$compare" "$out/straight/checkpoints/iteration_00000020/rank_$r.pt" \
-    "$out/split/checkpoints/iteration_00000020/rank_$r.pt" || { echo "FAIL: rank $r state differs"; fail=1; }
+# Every rank with state has its file in the manifest; the trainers' files are compared.
+roles=$(python3 - "$out/split/checkpoints/iteration_00000020/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+listed = {f["rank"] for f in m["files"]}
+stateful = {r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager", "coordinator")}
+if listed != stateful:
+    print("FAIL: the manifest lists files of ranks", sorted(listed), "expected", sorted(stateful),
+          file=sys.stderr)
+print(" ".join(m["roles"]))
+PY
+)
+[ -n "$roles" ] || { echo "FAIL: no roles in the manifest"; fail=1; }
+r=0
+for role in $roles; do
+  if [ "$role" = trainer ]; then
+    "$compare" "$out/straight/checkpoints/iteration_00000020/rank_$r.pt" \
+      "$out/split/checkpoints/iteration_00000020/rank_$r.pt" || { echo "FAIL: rank $r state differs"; fail=1; }
+  fi
+  r=$((r + 1))
 done
 # The comparison can fail: two checkpoints of one run differ.
 "$compare" "$out/straight/checkpoints/iteration_00000010/rank_0.pt" \
@@ -55,10 +77,35 @@ def rows(d, name):  # without the elapsed_s column
 for name in ["metrics.csv", "training.csv"]:
     ra, rb = rows(sys.argv[1], name), rows(sys.argv[2], name)
     if ra != rb or not ra: bad.append(name)
+for k in ["submissions", "items_submitted", "items_filtered"]:  # all trainers' submitters
+    if a.get(k) != b.get(k): bad.append(k)
+# Buffer managers: the same counts at the end (the resumed manager started from its file).
+import glob, os
+for fa in sorted(glob.glob(sys.argv[1] + "/buffer_manager_*.json")):
+    fb = sys.argv[2] + "/" + os.path.basename(fa)
+    if not os.path.exists(fb):
+        bad.append(os.path.basename(fa)); continue
+    ma, mb = json.load(open(fa)), json.load(open(fb))
+    for k in ["submissions", "items_received", "buffer_size", "modes_found",
+              "trajectories_received", "rejected_messages", "exit_mismatches"]:
+        if ma.get(k) != mb.get(k): bad.append(os.path.basename(fa) + ":" + k)
+    if ma["exit_mismatches"] != 0 or ma["submissions"] == 0:
+        bad.append(os.path.basename(fa) + ": exit mismatches or no submissions")
+    print(os.path.basename(fa), "identical counts:", {k: ma[k] for k in
+          ["submissions", "items_received", "buffer_size", "modes_found"]})
 if bad:
     print("FAIL: the resumed run differs in", bad); sys.exit(1)
 print("summary and CSVs identical: l1_exact", a["l1_exact"], "logz", a["logz"])
 PY
+
+# A coordinator resumed from its file reports the modes of both halves, as the straight run
+# (the number of MODE_REPORTs may differ: with several trainers, which DATA first brings a
+# mode depends on arrival order).
+if grep -q "coordinator done" "$out/straight.log"; then
+  a=$(grep -o "[0-9]* modes found over" "$out/straight.log")
+  b=$(grep -o "[0-9]* modes found over" "$out/second_half.log")
+  [ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: coordinator: '$a' vs resumed '$b'"; fail=1; }
+fi
 
 # Refusals, before any training (exit code 2), naming what differs.
 expect_refusal() {  # expect_refusal WHAT PATTERN NP ARGS...

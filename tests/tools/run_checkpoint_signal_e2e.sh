@@ -31,11 +31,26 @@ grep -q '"stopped_by_signal": true' "$out/run/summary.json" || { echo "FAIL: sum
 ckpt=$(ls -d "$out"/run/checkpoints/iteration_* 2>/dev/null | tail -1)
 [ -n "$ckpt" ] && [ -f "$ckpt/manifest.json" ] || { echo "FAIL: no checkpoint after SIGUSR1"; cat "$log"; exit 1; }
 stopped=$((10#${ckpt##*iteration_}))
+# Every rank with state (trainers, buffer managers) has its file in the manifest.
+python3 - "$ckpt/manifest.json" <<'PY' || fail=1
+import json, sys
+m = json.load(open(sys.argv[1]))
+listed = sorted(f["rank"] for f in m["files"])
+stateful = [r for r, role in enumerate(m["roles"]) if role in ("trainer", "manager", "coordinator")]
+if listed != stateful:
+    print("FAIL: the manifest lists files of ranks", listed, "expected", stateful); sys.exit(1)
+PY
 grep -q "stopping after iteration $stopped" "$log" || { echo "FAIL: checkpoint $stopped is not where it stopped"; fail=1; }
 target=$((stopped + 20))
 "${launch[@]}" "$train" --resume "$out/run" --set train.n_trajectories=$((target * 128)) \
   >"$out/resume.log" 2>&1 || { echo "FAIL: resume"; cat "$out/resume.log"; exit 1; }
 grep -q "\"iterations\": $target," "$out/run/summary.json" || { echo "FAIL: the resumed run did not reach iteration $target"; fail=1; }
 grep -q '"stopped_by_signal": false' "$out/run/summary.json" || { echo "FAIL: the resumed run stopped early"; fail=1; }
+# A buffer manager resumed from its file: every item counted exactly once over both runs.
+for f in "$out"/run/buffer_manager_*.json; do
+  [ -e "$f" ] || continue
+  grep -q "resumed from" "$out/resume.log" || { echo "FAIL: no rank says it resumed"; fail=1; }
+  grep -q '"exit_mismatches": 0' "$f" || { echo "FAIL: $f has exit mismatches"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "SIGUSR1 checkpoint at iteration $stopped, resumed to $target: OK"
 exit $fail

@@ -59,6 +59,10 @@ TEST(MessageTable, ExistingWireValuesAreKeptAndNewOnesAppended) {
       {MessageType::kSpawnMetric, 18},
       {MessageType::kSpawnParams, 19},
       {MessageType::kManagerAlive, 20},
+      {MessageType::kCheckpoint, 21},
+      {MessageType::kCheckpointDone, 22},
+      {MessageType::kManagerCheckpoint, 23},
+      {MessageType::kCoordinatorCheckpointDone, 24},
   };
   ASSERT_EQ(std::size(kMessages), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
@@ -97,6 +101,9 @@ TEST(MessageTable, RequestsExpectingTheseRepliesAreTheOnlyOnes) {
           {MessageType::kGetPopulationStats, MessageType::kPopulationStats, tags::kPopulation},
           {MessageType::kGetSample, MessageType::kSample, tags::kSample},
           {MessageType::kManagerExit, MessageType::kManagerExitAck, tags::kData},
+          {MessageType::kCheckpoint, MessageType::kCheckpointDone, tags::kCheckpoint},
+          {MessageType::kManagerCheckpoint, MessageType::kCoordinatorCheckpointDone,
+           tags::kCheckpoint},
       }));
 }
 
@@ -128,7 +135,7 @@ TEST(MessageTable, OnlyErrorGoesAnywhereAndHasNoFixedTag) {
     EXPECT_EQ(m.from == m.to, peer);
     EXPECT_EQ(m.tag == tags::kSpawn, peer);
     EXPECT_GE(m.tag, 0);
-    EXPECT_LE(m.tag, tags::kSpawn);
+    EXPECT_LE(m.tag, tags::kCheckpoint);
   }
 }
 
@@ -140,6 +147,9 @@ TEST(MessageTable, OneMeaningPerType) {
   EXPECT_EQ(row(MessageType::kManagerAlive).tag, tags::kControl);
   EXPECT_EQ(row(MessageType::kManagerAlive).reply, MessageType::kNone);
   EXPECT_EQ(row(MessageType::kManagerExitAck).tag, tags::kData);
+  EXPECT_EQ(row(MessageType::kCheckpoint).tag, tags::kData);
+  EXPECT_EQ(row(MessageType::kCheckpoint).reply, MessageType::kCheckpointDone);
+  EXPECT_EQ(row(MessageType::kCheckpointDone).tag, tags::kCheckpoint);
   EXPECT_EQ(row(MessageType::kBaselineFeedEnd).tag, tags::kBaseline);
   EXPECT_EQ(row(MessageType::kBaselineSync).from, Role::kCoordinator);
   EXPECT_EQ(row(MessageType::kBaselineSync).tag, tags::kData);
@@ -180,6 +190,7 @@ TEST(MessageTable, ErrorTagIsDerivedFromTheTable) {
   EXPECT_EQ(t(MessageType::kGetPopulationStats, Role::kCoordinator, Role::kTrainer),
             tags::kPopulation);
   EXPECT_EQ(t(MessageType::kManagerExit, Role::kCoordinator, Role::kManager), tags::kData);
+  EXPECT_EQ(t(MessageType::kCheckpoint, Role::kManager, Role::kTrainer), tags::kCheckpoint);
   // Another role's request: that role's reply tag is not where this sender waits.
   EXPECT_EQ(t(MessageType::kManagerExit, Role::kCoordinator, Role::kTrainer), tags::kPopulation);
   EXPECT_EQ(t(MessageType::kGetMetadata, Role::kCoordinator, Role::kManager), tags::kData);
@@ -200,7 +211,8 @@ TEST(MessageTable, NamesOnATagListTheTypesInTableOrder) {
   EXPECT_EQ(names_on(tags::kBaseline, Role::kManager, Role::kTrainer),
             "BASELINE_PUSH or BASELINE_FEED_END");
   EXPECT_EQ(names_on(tags::kData, Role::kTrainer, Role::kManager),
-            "DATA, GET_METADATA, TRAINER_EXIT or GET_SAMPLE");
+            "DATA, GET_METADATA, TRAINER_EXIT, GET_SAMPLE or CHECKPOINT");
+  EXPECT_EQ(names_on(tags::kCheckpoint, Role::kManager, Role::kTrainer), "CHECKPOINT_DONE");
   EXPECT_EQ(names_on(tags::kData, Role::kCoordinator, Role::kManager),
             "BASELINE_SYNC or MANAGER_EXIT_ACK");
   EXPECT_EQ(names_on(tags::kSpawn, Role::kTrainer, Role::kTrainer), "SPAWN_METRIC or SPAWN_PARAMS");

@@ -64,7 +64,7 @@ TEST(WrongType, TheManagerRefusesOtherRolesTypesOnItsTagAndKeepsServing) {
     const auto err = error_from(trainer, kManager, tags::kData);
     EXPECT_EQ(err.what, std::string("unexpected ") + type +
                             " message on the DATA tag (a buffer manager takes DATA, GET_METADATA, "
-                            "TRAINER_EXIT or GET_SAMPLE from a trainer there)");
+                            "TRAINER_EXIT, GET_SAMPLE or CHECKPOINT from a trainer there)");
     EXPECT_EQ(err.from_rank, kManager);
     EXPECT_EQ(err.tag, tags::kData);
   }
@@ -109,7 +109,8 @@ TEST(WrongType, TheCoordinatorRefusesATrainerExitAndStillAcknowledgesManagerExit
   EXPECT_EQ(err.refused_type, static_cast<std::uint16_t>(MessageType::kTrainerExit));
   EXPECT_EQ(err.what,
             "unexpected TRAINER_EXIT message on the control tag (the coordinator takes "
-            "MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT or MANAGER_ALIVE from a buffer manager "
+            "MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT, MANAGER_ALIVE or MANAGER_CHECKPOINT "
+            "from a buffer manager "
             "there)");
   // A trainer sending a manager's message: refused on the trainer's channel (kPopulation).
   world.rank(kTrainer).send(protocol::encode(protocol::ManagerExit{}), kCoordinator,
