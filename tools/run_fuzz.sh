@@ -13,6 +13,7 @@
 #                     --seed 1 so that a red test is reproducible, not a chance finding
 #     --per-message   run protocol_fuzz once per message of roles/protocol/message_table.h
 #                     (--message=NAME), S seconds each, instead of all rows together
+#     --messages A,B  with --per-message: only these messages (names as in the table)
 #     --build-only    build (and write the seed corpora), run nothing
 #     --no-build      run what an earlier --build-only built (ctest's fixture)
 #     --build-dir D   build and corpora in D (default build/fuzz)
@@ -26,6 +27,7 @@ seconds=60
 runs=0
 seed=0
 per_message=0
+messages=""
 build_only=0
 no_build=0
 targets=()
@@ -35,10 +37,11 @@ while (($#)); do
     --runs) runs="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --per-message) per_message=1; shift ;;
+    --messages) messages="$2"; shift 2 ;;
     --build-only) build_only=1; shift ;;
     --no-build) no_build=1; shift ;;
     --build-dir) out="$2"; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -90,7 +93,9 @@ for t in "${targets[@]}"; do
   case "$t" in
     protocol_fuzz)
       if ((per_message)); then
-        for name in $(ls "$out/seeds/protocol"); do
+        names=$(ls "$out/seeds/protocol")
+        [ -n "$messages" ] && names=${messages//,/ }
+        for name in $names; do
           run "protocol_fuzz:$name" protocol_fuzz "protocol_$name" --message="$name"
         done
       else
