@@ -1,6 +1,5 @@
 // BufferManager::save_state / restore_state (manager.h): the manager's part of a checkpoint
 // (README "Checkpoint and resume"), as cereal portable binary bytes.
-#include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/map.hpp>
 #include <cereal/types/optional.hpp>
 #include <cereal/types/set.hpp>
@@ -8,7 +7,6 @@
 #include <cereal/types/tuple.hpp>
 #include <cereal/types/vector.hpp>
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -16,6 +14,7 @@
 
 #include "roles/buffer_manager/manager.h"
 #include "runtime/buffer/table_state.h"
+#include "runtime/checkpoint/versioned_state.h"
 
 namespace gfn::roles {
 
@@ -76,35 +75,13 @@ std::string BufferManager::save_state() const {
   s.last_reported = last_reported_;
   s.last_report_at = last_report_at_;
   s.result = result_;
-  std::ostringstream os(std::ios::binary);
-  {
-    cereal::PortableBinaryOutputArchive ar(os);
-    ar(kFormatVersion, s);
-  }
-  return std::move(os).str();
+  return checkpoint::encode_versioned(kFormatVersion, s);
 }
 
 void BufferManager::restore_state(const std::string& bytes) {
   const std::string what = "buffer manager rank " + std::to_string(me_) + " state";
   ManagerState s;
-  std::istringstream is(bytes, std::ios::binary);
-  std::uint32_t version = 0;
-  try {
-    cereal::PortableBinaryInputArchive ar(is);
-    ar(version);
-    if (version != kFormatVersion) {
-      throw std::runtime_error(what + ": format version " + std::to_string(version) +
-                               " (this build reads version " + std::to_string(kFormatVersion) +
-                               ")");
-    }
-    ar(s);
-  } catch (const cereal::Exception& e) {
-    throw std::runtime_error(what + ": cannot decode " + std::to_string(bytes.size()) +
-                             " bytes: " + e.what());
-  }
-  if (is.peek() != std::char_traits<char>::eof()) {
-    throw std::runtime_error(what + ": bytes left over after the state");
-  }
+  checkpoint::decode_versioned(bytes, kFormatVersion, what, s);
   for (const auto& feed : s.feeds) {
     if (!assigned_.count(std::get<0>(feed))) {
       throw std::invalid_argument(what + ": a baseline feed of rank " +

@@ -1,14 +1,14 @@
 // encode_coordinator_state / decode_coordinator_state (coordinator_state.h).
 #include "roles/coordinator/coordinator_state.h"
 
-#include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/map.hpp>
 #include <cereal/types/optional.hpp>
 #include <cereal/types/set.hpp>
 #include <cereal/types/vector.hpp>
 
-#include <sstream>
 #include <stdexcept>
+
+#include "runtime/checkpoint/versioned_state.h"
 
 namespace gfn::roles {
 
@@ -35,35 +35,13 @@ constexpr std::uint32_t kFormatVersion = 1;
 }  // namespace
 
 std::string encode_coordinator_state(const CoordinatorState& state) {
-  std::ostringstream os(std::ios::binary);
-  {
-    cereal::PortableBinaryOutputArchive ar(os);
-    ar(kFormatVersion, state);
-  }
-  return std::move(os).str();
+  return checkpoint::encode_versioned(kFormatVersion, state);
 }
 
 CoordinatorState decode_coordinator_state(const std::string& bytes, int rank) {
-  const std::string what = "coordinator rank " + std::to_string(rank) + " state";
   CoordinatorState s;
-  std::istringstream is(bytes, std::ios::binary);
-  std::uint32_t version = 0;
-  try {
-    cereal::PortableBinaryInputArchive ar(is);
-    ar(version);
-    if (version != kFormatVersion) {
-      throw std::runtime_error(what + ": format version " + std::to_string(version) +
-                               " (this build reads version " + std::to_string(kFormatVersion) +
-                               ")");
-    }
-    ar(s);
-  } catch (const cereal::Exception& e) {
-    throw std::runtime_error(what + ": cannot decode " + std::to_string(bytes.size()) +
-                             " bytes: " + e.what());
-  }
-  if (is.peek() != std::char_traits<char>::eof()) {
-    throw std::runtime_error(what + ": bytes left over after the state");
-  }
+  checkpoint::decode_versioned(bytes, kFormatVersion,
+                               "coordinator rank " + std::to_string(rank) + " state", s);
   return s;
 }
 

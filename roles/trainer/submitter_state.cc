@@ -2,15 +2,15 @@
 // checkpoint (README "Checkpoint and resume"), the CHECKPOINT exchange with the manager and
 // the counters as cereal portable binary bytes.
 #include <fmt/format.h>
-#include <cereal/archives/portable_binary.hpp>
+
 #include <cereal/types/optional.hpp>
 
-#include <sstream>
 #include <stdexcept>
 
 #include "roles/protocol/codec.h"
 #include "roles/protocol/replies.h"
 #include "roles/trainer/submitter.h"
+#include "runtime/checkpoint/versioned_state.h"
 
 namespace gfn::roles {
 namespace {
@@ -78,30 +78,14 @@ std::string Submitter::save_state() const {
       submissions_,      items_sent_, items_filtered_, batches_skipped_,         scores_,
       retained_,         new_modes_,  requests_,       fully_filtered_in_a_row_, feed_requested_,
       baseline_updates_, baseline_,   last_score_};
-  std::ostringstream os(std::ios::binary);
-  {
-    cereal::PortableBinaryOutputArchive ar(os);
-    ar(kFormatVersion, s);
-  }
-  return std::move(os).str();
+  return checkpoint::encode_versioned(kFormatVersion, s);
 }
 
 void Submitter::restore_state(const std::string& bytes) {
   SubmitterState s;
-  std::istringstream is(bytes, std::ios::binary);
-  try {
-    cereal::PortableBinaryInputArchive ar(is);
-    std::uint32_t version = 0;
-    ar(version);
-    if (version != kFormatVersion) {
-      throw std::runtime_error(
-          fmt::format("format version {} (this build reads version {})", version, kFormatVersion));
-    }
-    ar(s);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("checkpoint: the trainer's submitter state ({} bytes): {}",
-                                         bytes.size(), e.what()));
-  }
+  checkpoint::decode_versioned(
+      bytes, kFormatVersion,
+      fmt::format("checkpoint: trainer rank {}'s submitter state", transport_.rank()), s);
   submissions_ = s.submissions;
   items_sent_ = s.items_sent;
   items_filtered_ = s.items_filtered;

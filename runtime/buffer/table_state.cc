@@ -1,12 +1,11 @@
 #include "runtime/buffer/table_state.h"
 
-#include <fmt/format.h>
-#include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
-#include <sstream>
 #include <stdexcept>
+
+#include "runtime/checkpoint/versioned_state.h"
 
 namespace gfn::buffer {
 namespace {
@@ -23,36 +22,12 @@ bool TableState::operator==(const TableState& o) const {
 }
 
 std::string encode_table_state(const TableState& state) {
-  std::ostringstream os(std::ios::binary);
-  {
-    cereal::PortableBinaryOutputArchive ar(os);
-    ar(kFormatVersion, state);
-  }
-  return std::move(os).str();
+  return checkpoint::encode_versioned(kFormatVersion, state);
 }
 
 TableState decode_table_state(const std::string& bytes, const std::string& what) {
-  std::istringstream is(bytes, std::ios::binary);
   TableState state;
-  std::uint32_t version = 0;
-  try {
-    cereal::PortableBinaryInputArchive ar(is);
-    ar(version);
-    if (version != kFormatVersion) {
-      throw std::runtime_error(
-          fmt::format("{}: replay table state of format version {} (this "
-                      "build reads version {})",
-                      what, version, kFormatVersion));
-    }
-    ar(state);
-  } catch (const cereal::Exception& e) {
-    throw std::runtime_error(fmt::format("{}: cannot decode the replay table state ({} bytes): {}",
-                                         what, bytes.size(), e.what()));
-  }
-  if (is.peek() != std::char_traits<char>::eof()) {
-    throw std::runtime_error(fmt::format(
-        "{}: bytes left over after the replay table state ({} bytes)", what, bytes.size()));
-  }
+  checkpoint::decode_versioned(bytes, kFormatVersion, what + ": replay table state", state);
   return state;
 }
 
