@@ -54,7 +54,7 @@ TEST(CollectiveDeadline, ALateMemberMakesTheWaitingOneFireOnce) {
   auto group = world_group(0.3, recorder);
   ASSERT_EQ(group->size(), 2) << "run under mpirun -np 2";
   double value = group->rank() + 1.0;
-  if (group->rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  if (group->rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2000));
   group->all_reduce(&value, 1, DType::kFloat64, ReduceOp::kSum);
   EXPECT_EQ(value, 3.0);  // the collective itself is unaffected
   const auto messages = recorder.taken();
@@ -71,7 +71,7 @@ TEST(CollectiveDeadline, ALateMemberMakesTheWaitingOneFireOnce) {
 
 TEST(CollectiveDeadline, PromptCollectivesDoNotFire) {
   Recorder recorder;
-  auto group = world_group(0.5, recorder);
+  auto group = world_group(2.0, recorder);  // a wide bound: a loaded machine may stall a rank
   for (int i = 0; i < 200; ++i) {
     int v = 1;
     group->all_reduce(&v, 1, DType::kInt32, ReduceOp::kSum);
@@ -81,7 +81,7 @@ TEST(CollectiveDeadline, PromptCollectivesDoNotFire) {
     std::vector<int> all(static_cast<std::size_t>(group->size()));
     group->all_gather(&v, 1, DType::kInt32, all.data());
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // past the bound, disarmed
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // past the bound, disarmed
   EXPECT_TRUE(recorder.taken().empty());
 }
 
@@ -89,7 +89,8 @@ TEST(CollectiveDeadline, EveryCollectiveIsBounded) {
   Recorder recorder;
   auto group = world_group(0.2, recorder);
   const auto late = [&] {
-    if (group->rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    // 1.3 s of margin for the watchdog to wake up after its 0.2-s deadline on a loaded machine
+    if (group->rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   };
   int v = 1;
   late();
