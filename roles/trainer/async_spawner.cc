@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
+#include "roles/trainer/spawn_state.h"
 #include "runtime/distributed/spawn/combine.h"
 #include "transport/errors.h"
 #include "transport/transport.h"
@@ -70,12 +72,14 @@ void AsyncSpawner::progress(std::int64_t iteration) {
 void AsyncSpawner::finish(std::int64_t iteration) {
   if (agents_.size() <= 1) return;
   progress(iteration);
-  while (!idle()) {
+  while (rounds_.pending_through(iteration) || !awaiting_.empty()) {
     if (!receive_one(timeout_s_)) {
       throw transport::TimeoutError(fmt::format(
-          "rank {}: async spawn: no SPAWN_METRIC / SPAWN_PARAMS within {} s at the end of "
-          "training ({} decision point(s) undecided, {} replacement(s) waiting for donors)",
-          transport_.rank(), timeout_s_, rounds_.empty() ? 0 : 1, awaiting_.size()));
+          "rank {}: async spawn: no SPAWN_METRIC / SPAWN_PARAMS within {} s while draining "
+          "after iteration {} (end of training or checkpoint; decision points up to it "
+          "undecided: {}, replacements waiting for donors: {})",
+          transport_.rank(), timeout_s_, iteration,
+          rounds_.pending_through(iteration) ? "yes" : "no", awaiting_.size()));
     }
     decide_ready(iteration);
     apply_ready(iteration);
@@ -207,6 +211,20 @@ void AsyncSpawner::apply_ready(std::int64_t iteration) {
     arrived_.erase(decision);
     awaiting_.pop_front();
   }
+}
+
+SpawnState AsyncSpawner::save_state(std::int64_t iteration) const {
+  if (rounds_.pending_through(iteration) || !awaiting_.empty() || !sends_.empty() ||
+      !arrived_.empty()) {
+    throw std::logic_error("async spawn: save_state with messages pending (call finish first)");
+  }
+  return {times_replaced_, last_replacement_, events_};
+}
+
+void AsyncSpawner::restore_state(SpawnState state) {
+  times_replaced_ = state.times_replaced;
+  last_replacement_ = state.last_replacement;
+  events_ = std::move(state.events);
 }
 
 void AsyncSpawner::reap_sends() {

@@ -52,6 +52,8 @@ class Transport;
 
 namespace gfn::roles {
 
+struct SpawnState;  // roles/trainer/spawn_state.h
+
 /// What the asynchronous spawner changes on its member, besides the parameters.
 struct AsyncSpawnHooks {
   /// Before a replacement changes the parameters, with the member's replacement count
@@ -83,9 +85,11 @@ class AsyncSpawner {
   /// applies the replacements whose donors have all arrived. Non-blocking.
   void progress(std::int64_t iteration);
 
-  /// End of training after iteration `iteration`: as progress(), but waits (transport
-  /// timeout per message) until every posted decision point is decided and applied, then
-  /// for this member's sends. Every member must call it after the same post() calls.
+  /// End of training, or a checkpoint, after iteration `iteration`: as progress(), but
+  /// waits (transport timeout per message) until every decision point up to `iteration` is
+  /// decided and applied, then for this member's sends. Every member must call it after the
+  /// same post() calls. Metrics of later decision points that faster members sent after
+  /// their own finish() stay for the next progress().
   void finish(std::int64_t iteration);
 
   /// Every decision point decided so far, in order (applied_at set on replaced members).
@@ -93,6 +97,14 @@ class AsyncSpawner {
   std::int64_t times_replaced() const { return times_replaced_; }
   /// Decision points posted but not yet decided, plus replacements not yet applied.
   bool idle() const { return rounds_.empty() && awaiting_.empty(); }
+
+  /// Checkpoints (roles/trainer/spawn_state.h): this member's state after iteration
+  /// `iteration` once drained (call finish(iteration) first: std::logic_error while a
+  /// decision point up to `iteration`, a replacement or a send is pending; later points'
+  /// metrics are not state: after a resume every member posts them again), and its
+  /// restoration (before the first post() of a resumed run).
+  SpawnState save_state(std::int64_t iteration) const;
+  void restore_state(SpawnState state);
 
  private:
   struct Awaiting {  ///< a replacement of this member waiting for its donors

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "roles/trainer/spawn_state.h"
 #include "runtime/distributed/spawn/async_rounds.h"
 #include "runtime/distributed/spawn/combine.h"
 #include "runtime/distributed/spawn/decision.h"
@@ -106,6 +107,17 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
           : std::string());
   events_.push_back(std::move(event));
   return true;
+}
+
+SpawnState DonorPuller::save_state() const { return {times_replaced_, last_respawn_, events_}; }
+
+void DonorPuller::restore_state(SpawnState state, std::int64_t iteration, double metric) {
+  times_replaced_ = state.times_replaced;
+  last_respawn_ = state.last_replacement;
+  events_ = std::move(state.events);
+  max_age_ = dist::spawn::draw_max_age(options_, seed_, times_replaced_);
+  expose(iteration, metric);
+  agents_.barrier();
 }
 
 void DonorPuller::close() {

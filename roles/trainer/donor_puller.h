@@ -33,6 +33,8 @@ class ParameterWindow;
 
 namespace gfn::roles {
 
+struct SpawnState;  // roles/trainer/spawn_state.h
+
 class DonorPuller {
  public:
   /// Floats before the parameters in each window: the iteration and the metric.
@@ -55,6 +57,14 @@ class DonorPuller {
 
   /// Frees the window (collective over the agent group; idempotent).
   void close();
+
+  /// Checkpoints (roles/trainer/spawn_state.h): this agent's state, and its restoration on
+  /// a resumed run, after the Learner's parameters are restored: redraws the maximum age
+  /// for the restored replacement count, exposes the parameters as those of `iteration`
+  /// with `metric`, then waits for every member (collective over the agent group, like the
+  /// constructor, so no read sees a window of the fresh initialisation).
+  SpawnState save_state() const;
+  void restore_state(SpawnState state, std::int64_t iteration, double metric);
 
   const std::vector<SpawnEvent>& events() const { return events_; }
   std::int64_t times_replaced() const { return times_replaced_; }

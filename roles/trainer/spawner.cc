@@ -2,6 +2,7 @@
 
 #include <torch/nn/module.h>
 
+#include "roles/trainer/spawn_state.h"
 #include "runtime/distributed/spawn/combine.h"
 #include "runtime/distributed/spawn/decision.h"
 #include "runtime/gfn/learner.h"
@@ -52,6 +53,14 @@ const SpawnEvent& Spawner::step(std::int64_t iteration, double local_metric) {
   }
   events_.push_back(std::move(event));
   return events_.back();
+}
+
+SpawnState Spawner::save_state() const { return {times_replaced_, last_replacement_, events_}; }
+
+void Spawner::restore_state(SpawnState state) {
+  times_replaced_ = state.times_replaced;
+  last_replacement_ = state.last_replacement;
+  events_ = std::move(state.events);
 }
 
 }  // namespace gfn::roles

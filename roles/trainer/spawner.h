@@ -28,6 +28,8 @@ class Group;
 
 namespace gfn::roles {
 
+struct SpawnState;  // roles/trainer/spawn_state.h
+
 /// One decision point of an agent group, as every member saw it.
 struct SpawnEvent {
   std::int64_t iteration = 0;
@@ -62,6 +64,11 @@ class Spawner {
   const std::vector<SpawnEvent>& events() const { return events_; }
   /// Times this member was replaced.
   std::int64_t times_replaced() const { return times_replaced_; }
+
+  /// Checkpoints (roles/trainer/spawn_state.h): this member's state, and its restoration
+  /// (before the first step() of a resumed run; the parameters are the Learner's).
+  SpawnState save_state() const;
+  void restore_state(SpawnState state);
 
  private:
   config::SpawnOptions options_;

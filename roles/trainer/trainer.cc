@@ -23,6 +23,7 @@
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/payload.h"
+#include "roles/trainer/spawn_state.h"
 #include "roles/trainer/spawner.h"
 #include "roles/trainer/submitter.h"
 #include "roles/trainer/trainer_checkpoint.h"
@@ -263,13 +264,6 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   std::optional<output::CsvWriter> metrics;
   std::optional<output::CsvWriter> training;         // every output.log_every iterations (gfn-plot)
   std::optional<output::ProgressReporter> progress;  // output.progress (progress.h)
-  // Checkpoints (roles/trainer/trainer_checkpoint.h): what this run cannot save is refused
-  // before training when checkpoints are asked for by checkpoint.every or --resume.
-  const std::string not_checkpointable = unsupported_reason(config, setup);
-  if (!not_checkpointable.empty() && (config.checkpoint.every > 0 || setup.resume)) {
-    throw std::invalid_argument(std::string(setup.resume ? "--resume" : "checkpoint.every") + ": " +
-                                not_checkpointable);
-  }
   const bool resumed = setup.resume != nullptr;
   if (leader) {
     output::ensure_directory(config.output.dir);
@@ -389,6 +383,23 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       pending_iterations = loop.pending_iterations;
     }
     timeline.restore(loop.firsts);
+    if (spawner || async_spawner || puller) {  // the spawn policy (roles/trainer/spawn_state.h)
+      if (loop.spawn.empty()) {
+        throw std::runtime_error("checkpoint: the trainer's state has no spawn policy state");
+      }
+      SpawnState spawn = decode_spawn_state(loop.spawn);
+      if (config.spawn.random_strategies) {  // the draw it had (the Learner restored its values)
+        strategy = dist::spawn::draw_strategy(config.spawn, config.train, config.model, agent_seed,
+                                              spawn.times_replaced);
+      }
+      if (spawner) spawner->restore_state(std::move(spawn));
+      if (async_spawner) async_spawner->restore_state(std::move(spawn));
+      if (puller) {
+        const double metric = local_metric(config.spawn.metric, submitter ? &*submitter : nullptr,
+                                           last_loss, learner);
+        puller->restore_state(std::move(spawn), loop.iteration, metric);
+      }
+    }
     t_start -=
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(loop.elapsed_s));
     if (leader) {
@@ -401,8 +412,12 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   const auto take_checkpoint = [&](std::int64_t at) {
     const auto t0 = Clock::now();
     std::vector<checkpoint::FileEntry> manager_file;
-    TrainerLoopState loop{at, result.trajectories, last_loss, seconds_since(t_start),
-                          timeline.firsts()};
+    TrainerLoopState loop;
+    loop.iteration = at;
+    loop.trajectories = result.trajectories;
+    loop.last_loss = last_loss;
+    loop.elapsed_s = seconds_since(t_start);
+    loop.firsts = timeline.firsts();
     loop.remote_items = result.remote_items;
     loop.remote_refused = result.remote_refused;
     if (submitter) {
@@ -421,6 +436,10 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       loop.pending_trajectories = pending.trajectories;
       loop.pending_iterations = pending_iterations;
     }
+    if (async_spawner) async_spawner->finish(at);  // nothing in flight in the saved state
+    if (spawner) loop.spawn = encode_spawn_state(spawner->save_state());
+    if (async_spawner) loop.spawn = encode_spawn_state(async_spawner->save_state(at));
+    if (puller) loop.spawn = encode_spawn_state(puller->save_state());
     const auto dir = write_trainer_checkpoint(
         config, setup, at, encode_trainer_state(learner, loop, visited ? &*visited : nullptr),
         manager_file);
@@ -434,13 +453,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       result.stopped_by_signal = true;
       spdlog::warn("stop requested ({}): stopping after iteration {}",
                    setup.stop->signal_name().empty() ? "stop" : setup.stop->signal_name(), it - 1);
-      if (config.checkpoint.on_signal && it - 1 > last_checkpoint) {
-        if (not_checkpointable.empty()) {
-          take_checkpoint(it - 1);
-        } else if (leader) {
-          spdlog::warn("no checkpoint on signal: {}", not_checkpointable);
-        }
-      }
+      if (config.checkpoint.on_signal && it - 1 > last_checkpoint) take_checkpoint(it - 1);
       break;
     }
     const auto t_iter = Clock::now();

@@ -92,17 +92,6 @@ std::int64_t optional_int(InputArchive& in, const std::string& key) {
 
 }  // namespace
 
-std::string unsupported_reason(const config::ExperimentConfig& config, const TrainerSetup& setup) {
-  if (config.spawn.policy != config::SpawnPolicy::kAverageAll) {
-    return "spawn.policy " + std::string(config::enum_name(config.spawn.policy)) +
-           " cannot be checkpointed yet (average_all only)";
-  }
-  if (config.buffer.payload == config::Payload::kFull && config.buffer.remote_sample_fraction > 0) {
-    return "remote trajectories (buffer.payload full) cannot be checkpointed yet";
-  }
-  return "";
-}
-
 std::string encode_trainer_state(const core::Learner& learner, const TrainerLoopState& loop,
                                  const core::VisitedTerminatingStates* visited) {
   OutputArchive root;
@@ -137,6 +126,7 @@ std::string encode_trainer_state(const core::Learner& learner, const TrainerLoop
     root.write("pending_actions", at::tensor(loop.pending_trajectories.actions, at::kLong));
     root.write("pending_iterations", c10::IValue(loop.pending_iterations));
   }
+  if (!loop.spawn.empty()) root.write("spawn", byte_tensor(loop.spawn));
   std::ostringstream out;
   root.save_to(out);
   return std::move(out).str();
@@ -174,6 +164,8 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
   loop.pending_trajectories.lengths = optional_vector<std::int32_t>(root, "pending_lengths");
   loop.pending_trajectories.actions = optional_vector<std::int64_t>(root, "pending_actions");
   loop.pending_iterations = optional_int(root, "pending_iterations");
+  const auto spawn = optional_vector<std::uint8_t>(root, "spawn");
+  loop.spawn.assign(spawn.begin(), spawn.end());
   if (learner.iterations_done() != loop.iteration) {
     throw std::runtime_error("checkpoint: the learner's iteration count " +
                              std::to_string(learner.iterations_done()) +

@@ -15,12 +15,15 @@
 // (CHECKPOINT / CHECKPOINT_DONE, roles/buffer_manager/manager_checkpoint.cc) and its entry
 // joins the manifest through write_trainer_checkpoint.
 //
-// Supported today: trainers (one or several, averaging by model or gradient, spawn.policy
-// average_all) with or without buffer managers and a coordinator (whose file's entry comes
-// through the manager's CHECKPOINT_DONE), with or without a local replay buffer
-// (replay.kind; saved by the Learner); a run with another spawn policy or
-// remote trajectories is refused by checkpoint.every / --resume before training
-// (unsupported_reason), and a stop by signal there stops without checkpoint, as before.
+// With a spawn policy other than average_all (selective sync or async, donor_pull) the
+// file also holds the policy's state (roles/trainer/spawn_state.h: replacement count, last
+// replacement, decision points); the asynchronous policy is drained first
+// (AsyncSpawner::finish), and donor_pull re-exposes the restored parameters on resume.
+// Remote trajectories queued for the next iteration (buffer.payload full) are the
+// Learner's (Learner::save_state). Every layout and option can be checkpointed: trainers
+// (one or several, averaging by model or gradient, any spawn policy) with or without buffer
+// managers and a coordinator (whose file's entry comes through the manager's
+// CHECKPOINT_DONE), with or without a local replay buffer (replay.kind).
 //
 // Errors: checkpoint::CheckpointError (files), std::runtime_error (a state that does not
 // fit this model). Blocking; write_trainer_checkpoint is collective over the trainer group.
@@ -59,10 +62,10 @@ struct TrainerLoopState {
   buffer::PackedTrajectories pending_trajectories;
   std::int64_t pending_iterations = 0;
   std::string submitter;
+  /// The spawn policy's state (encode_spawn_state, roles/trainer/spawn_state.h); empty with
+  /// average_all.
+  std::string spawn;
 };
-
-/// Why this trainer's run cannot be checkpointed, or "" when it can (see the header comment).
-std::string unsupported_reason(const config::ExperimentConfig& config, const TrainerSetup& setup);
 
 /// This trainer's file: the Learner's state, `loop`, and `visited` if not null.
 std::string encode_trainer_state(const core::Learner& learner, const TrainerLoopState& loop,

@@ -239,10 +239,10 @@ class Learner {
   /// optimizer state (FlatAdamW moments and step, or torch::optim::AdamW's state), the
   /// sampling, validation and LibTorch default CPU generators, the iteration and
   /// trajectory counters, the exploration settings, the mode tracker, the queued remote
-  /// states and the local replay buffer (replay.kind: its items, samplers' order and
-  /// generator, runtime/buffer/table_state.h). A Learner built with the same options and
-  /// seed, then given load_state, continues bit-identically (single-threaded). Throws
-  /// std::logic_error with pending queued remote trajectories (full payloads).
+  /// states and trajectories (the latter as packed action sequences, replayed on load) and
+  /// the local replay buffer (replay.kind: its items, samplers' order and generator,
+  /// runtime/buffer/table_state.h). A Learner built with the same options and seed, then
+  /// given load_state, continues bit-identically (single-threaded).
   void save_state(torch::serialize::OutputArchive& archive) const;
   /// Restores what save_state wrote. Throws std::runtime_error (naming the entry) when the
   /// archive lacks an entry or a tensor's shape differs (another model or environment).

@@ -2,7 +2,9 @@
 // checkpoint (README "Checkpoint and resume"), as entries of a LibTorch archive
 // (torch::serialize, the format of torch::save). Parameters are copied into the existing
 // tensors, so FlatAdamW's views (fast/flat_adam.h) stay valid. The local replay buffer is
-// one uint8 tensor "replay_table" (runtime/buffer/table_state.h bytes).
+// one uint8 tensor "replay_table" (runtime/buffer/table_state.h bytes). Queued remote
+// trajectories (full payloads) are kept as their packed action sequences ("queued_lengths",
+// "queued_actions"; runtime/gfn/trajectory_ops.h) and rebuilt by replaying them on load.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/module.h>
@@ -22,6 +24,7 @@
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/learner_optim.h"
+#include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::core {
 namespace {
@@ -116,10 +119,6 @@ void read_module(InputArchive& in, torch::nn::Module& module) {
 }  // namespace
 
 void Learner::save_state(OutputArchive& archive) const {
-  if (queued_trajs_.n_trajectories > 0) {
-    throw std::logic_error(
-        "checkpoint: queued remote trajectories (buffer.payload full) cannot be checkpointed");
-  }
   OutputArchive model(archive.compilation_unit());
   write_module(model, *model_);
   archive.write("model", model);
@@ -162,6 +161,10 @@ void Learner::save_state(OutputArchive& archive) const {
                 queued_states_.defined()
                     ? queued_states_.clone()
                     : at::empty({0, static_cast<std::int64_t>(env_->state_dim())}, at::kLong));
+  buffer::PackedTrajectories queued;
+  if (queued_trajs_.n_trajectories > 0) pack_trajectories(queued_trajs_, queued);
+  archive.write("queued_lengths", at::tensor(queued.lengths, at::kInt));
+  archive.write("queued_actions", at::tensor(queued.actions, at::kLong));
 }
 
 void Learner::load_state(InputArchive& archive) {
@@ -213,6 +216,24 @@ void Learner::load_state(InputArchive& archive) {
   }
   const at::Tensor queued = read_tensor(archive, "queued_states");
   queued_states_ = queued.size(0) > 0 ? queued : at::Tensor();
+  // Queued remote trajectories: absent in checkpoints of runs that had none (format 1).
+  queued_trajs_ = Trajectories();
+  at::Tensor lengths, actions;
+  if (archive.try_read("queued_lengths", lengths) && archive.try_read("queued_actions", actions)) {
+    lengths = lengths.contiguous();
+    actions = actions.contiguous();
+    buffer::PackedTrajectories packed;
+    packed.lengths.assign(lengths.data_ptr<std::int32_t>(),
+                          lengths.data_ptr<std::int32_t>() + lengths.numel());
+    packed.actions.assign(actions.data_ptr<std::int64_t>(),
+                          actions.data_ptr<std::int64_t>() + actions.numel());
+    try {
+      queue_replayed_trajectories(packed);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("checkpoint: the queued remote trajectories: ") +
+                               e.what());
+    }
+  }
 }
 
 }  // namespace gfn::core

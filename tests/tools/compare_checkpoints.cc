@@ -1,8 +1,9 @@
 // compare_checkpoints A B: exit 0 if two trainer checkpoint files (rank_<r>.pt,
 // roles/trainer/trainer_checkpoint.h) hold bit-identical learner state — model parameters,
 // optimizer moments and step, the sampling / validation / default generators, the counters,
-// modes and the local replay buffer — else print what differs and exit 1 (2 for unreadable files).
-// Used by the checkpoint / resume e2e tests (tests/tools/run_checkpoint_e2e.sh).
+// modes, the queued remote items, the local replay buffer and the spawn policy's state — else print
+// what differs and exit 1 (2 for unreadable files). Used by the checkpoint / resume e2e tests
+// (tests/tools/run_checkpoint_e2e.sh).
 #include <torch/serialize/archive.h>
 #include <torch/torch.h>
 
@@ -64,17 +65,19 @@ int main(int argc, char** argv) {
       compare_tensor(oa, ob, "exp_avg" + std::to_string(g), "optimizer");
       compare_tensor(oa, ob, "exp_avg_sq" + std::to_string(g), "optimizer");
     }
-    for (const char* key : {"sample_generator", "validation_generator", "default_generator",
-                            "modes_found", "queued_states", "replay_table"}) {
+    for (const char* key :
+         {"sample_generator", "validation_generator", "default_generator", "modes_found",
+          "queued_states", "queued_lengths", "queued_actions", "replay_table"}) {
       compare_tensor(la, lb, key, "learner");
     }
-    for (const char* key : {"iterations", "remote_trained", "replayed_trained"}) {
+    for (const char* key :
+         {"iterations", "remote_trained", "remote_trajs_trained", "replayed_trained"}) {
       compare_value(la, lb, key, "learner");
     }
     for (const char* key : {"iteration", "trajectories", "last_loss"}) {
       compare_value(fa, fb, key, "trainer");
     }
-    for (const char* key : {"visited", "first_modes", "first_iterations"}) {
+    for (const char* key : {"visited", "first_modes", "first_iterations", "spawn"}) {
       compare_tensor(fa, fb, key, "trainer");
     }
     compare_value(fa, fb, "visited_total", "trainer");

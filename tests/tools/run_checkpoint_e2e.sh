@@ -79,6 +79,12 @@ for name in ["metrics.csv", "training.csv"]:
     if ra != rb or not ra: bad.append(name)
 for k in ["submissions", "items_submitted", "items_filtered"]:  # all trainers' submitters
     if a.get(k) != b.get(k): bad.append(k)
+# A spawn policy (selective sync): the same decisions, replacements and strategies.
+if a.get("spawn") != b.get("spawn"): bad.append("spawn")
+if "spawn" in a: print("spawn report identical:", a["spawn"]["replacements"], "replacements")
+# Remote sampling: the same replayed items trained on.
+for k in ["remote_items_trained", "remote_trajectories_trained"]:
+    if a.get(k) != b.get(k): bad.append(k)
 # Buffer managers: the same counts at the end (the resumed manager started from its file).
 import glob, os
 for fa in sorted(glob.glob(sys.argv[1] + "/buffer_manager_*.json")):

@@ -45,6 +45,11 @@ class MetricRounds {
 
   /// True when no decision point has a metric waiting.
   bool empty() const { return pending_.empty(); }
+  /// True when a decision point at or before `iteration` has a metric waiting (later ones
+  /// may already hold the metrics of faster members). O(1).
+  bool pending_through(std::int64_t iteration) const {
+    return !pending_.empty() && pending_.begin()->first <= iteration;
+  }
 
  private:
   struct Pending {

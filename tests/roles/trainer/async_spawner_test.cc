@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "roles/trainer/spawn_state.h"
 #include "runtime/distributed/process_group.h"
 #include "tests/roles/trainer/parameter_pattern.h"
 #include "tests/runtime/distributed/dist_test_env.h"
@@ -157,6 +158,91 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
   if (group.size() == 1) {
     EXPECT_TRUE(spawner.events().empty());  // a group of one sends and decides nothing
   } else {
+    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+  }
+}
+
+// Checkpoints: a spawner drained at iteration 10 (finish), saved and restored into a new
+// one, as a resumed run does (roles/trainer/trainer.cc), keeps the group's cooldown clock:
+// the replacements happen at the iterations of the run without a checkpoint. Saving with
+// a metric in flight is refused.
+TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
+  auto& group = dist::world_group();
+  config::SpawnOptions options;
+  options.policy = config::SpawnPolicy::kSelective;
+  options.mode = config::SpawnMode::kAsync;
+  options.replacement_ratio = 0.5;
+  options.cooldown = 8;
+  auto params = make_parameters();
+  std::string saved;
+  {
+    AsyncSpawner first(options, params, dist::default_transport(), group, 7,
+                       dist::testing::kTestTimeoutS);
+    for (std::int64_t it = 1; it <= 10; ++it) {
+      write_pattern(params, group.rank(), it);
+      if (it % 2 == 0) first.post(it, static_cast<double>(group.rank()));
+      if (it == 10 && group.size() > 1) {
+        EXPECT_THROW(first.save_state(10), std::logic_error) << "a metric is in flight";
+      }
+      if (it < 10) first.progress(it);
+    }
+    first.finish(10);
+    saved = encode_spawn_state(first.save_state(10));
+    group.barrier();  // a new process: no member's metric of 12 reaches the old spawner
+  }
+  AsyncSpawner resumed(options, params, dist::default_transport(), group, 7,
+                       dist::testing::kTestTimeoutS);
+  resumed.restore_state(decode_spawn_state(saved));
+  for (std::int64_t it = 11; it <= 20; ++it) {
+    write_pattern(params, group.rank(), it);
+    if (it % 2 == 0) resumed.post(it, static_cast<double>(group.rank()));
+    resumed.progress(it);
+  }
+  resumed.finish(20);
+  std::vector<std::int64_t> replaced_at;
+  for (const auto& e : resumed.events()) {
+    if (e.replaced_any) replaced_at.push_back(e.iteration);
+  }
+  if (group.size() == 1) {
+    EXPECT_TRUE(resumed.events().empty());
+  } else {
+    EXPECT_EQ(resumed.events().size(), 10u) << "the first half's decision points are kept";
+    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+    EXPECT_EQ(resumed.times_replaced(), group.rank() < group.size() / 2 ? 3 : 0);
+  }
+}
+
+// A checkpoint in a run that goes on: rank 0 reaches finish(10) late, after the others have
+// drained, saved and posted their metrics of iteration 12. Its drain must stop at iteration
+// 10 (those later metrics stay for the next progress), and the decisions stay those of a
+// run without a checkpoint.
+TEST_F(DistTest, AsyncFinishAtACheckpointLetsFasterMembersGoOn) {
+  auto& group = dist::world_group();
+  config::SpawnOptions options;
+  options.policy = config::SpawnPolicy::kSelective;
+  options.mode = config::SpawnMode::kAsync;
+  options.replacement_ratio = 0.5;
+  options.cooldown = 8;
+  auto params = make_parameters();
+  AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
+                       dist::testing::kTestTimeoutS);
+  for (std::int64_t it = 1; it <= 20; ++it) {
+    write_pattern(params, group.rank(), it);
+    if (it % 2 == 0) spawner.post(it, static_cast<double>(group.rank()));
+    if (it == 10) {
+      if (group.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      spawner.finish(10);
+      EXPECT_NO_THROW(spawner.save_state(10));
+    } else {
+      spawner.progress(it);
+    }
+  }
+  spawner.finish(20);
+  std::vector<std::int64_t> replaced_at;
+  for (const auto& e : spawner.events()) {
+    if (e.replaced_any) replaced_at.push_back(e.iteration);
+  }
+  if (group.size() > 1) {
     EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
   }
 }

@@ -174,6 +174,31 @@ TEST(LearnerState, RefusesAStateWithoutTheReplayBufferItNeeds) {
   }
 }
 
+// Remote trajectories queued for the next iteration (buffer.payload full: a trainer's
+// checkpoint falls between the fetch and the iteration that trains on them) are saved as
+// their action sequences and replayed on load: the resumed Learner trains on the same batch.
+TEST(LearnerState, ResumeIsBitIdenticalWithQueuedRemoteTrajectories) {
+  LearnerSetup s;
+  const auto queue = [](Learner& l) {  // what a manager's SAMPLE would carry (2-D, height 6)
+    l.queue_replayed_trajectories(
+        buffer::PackedTrajectories::from_sequences({{0, 0, 1, 2}, {1, 2}, {0, 1, 0, 1, 1, 2}}));
+  };
+  auto straight = s.make();
+  for (int i = 0; i < 3; ++i) straight->train_iteration(32);
+  queue(*straight);
+  const std::string bytes = save(*straight);
+  for (int i = 0; i < 3; ++i) straight->train_iteration(32);
+
+  torch::manual_seed(99);
+  auto resumed = s.make();
+  load(*resumed, bytes);
+  EXPECT_EQ(resumed->queued_replayed_trajectories(), 3);
+  for (int i = 0; i < 3; ++i) resumed->train_iteration(32);
+  expect_same_parameters(*straight, *resumed);
+  EXPECT_EQ(straight->remote_trajectories_trained(), 3);
+  EXPECT_EQ(resumed->remote_trajectories_trained(), 3);
+}
+
 TEST(VisitedStatesRestore, RebuildsAnEqualWindow) {
   LearnerSetup s;
   auto learner = s.make();
