@@ -57,8 +57,8 @@ TEST(SpawnState, RoundTripsEveryField) {
 
 TEST(SpawnState, RefusesTruncatedAndForeignBytes) {
   const std::string bytes = encode_spawn_state(example());
-  for (const std::string& bad : {bytes.substr(0, bytes.size() - 3), std::string("\x07\0\0\0", 4),
-                                 bytes + "x"}) {
+  for (const std::string& bad :
+       {bytes.substr(0, bytes.size() - 3), std::string("\x07\0\0\0", 4), bytes + "x"}) {
     try {
       decode_spawn_state(bad);
       FAIL() << "accepted " << bad.size() << " bytes";
