@@ -3,8 +3,9 @@
 # there (the normal build/ is untouched):
 #   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests (ctest -L unit)
 #               and the multi-rank tests under mpirun (ctest -L mpi);
-#   build-tsan  ThreadSanitizer: the transport (send handles, loopback transport, both
-#               backends' conformance suite under mpirun).
+#   build-tsan  ThreadSanitizer: the transport's threads (send handles, loopback transport,
+#               both backends' conformance suite and the MPI collectives' watchdog under
+#               mpirun).
 #
 #   tools/run_sanitizers.sh [asan|asan-quick|tsan|all] [extra ctest arguments]   (default: all)
 #
@@ -69,9 +70,10 @@ if [ "$which" = asan-quick ]; then
 fi
 if [ "$which" = tsan ] || [ "$which" = all ]; then
   build "$repo/build-tsan" "-fsanitize=thread" transport_send_handle_tests \
-    tests_support_loopback_tests transport_conformance_tests
+    tests_support_loopback_tests transport_conformance_tests transport_mpi_collective_deadline_test
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$repo/tools/tsan_suppressions.txt"
-  ctest --test-dir "$repo/build-tsan" -R "SendHandle|Loopback|transport_conformance_(mpi|torch)_np2$" \
+  ctest --test-dir "$repo/build-tsan" \
+    -R "SendHandle|Loopback|transport_conformance_(mpi|torch)_np2$|collective_deadline" \
     --output-on-failure -j "$jobs" "$@" || status=1
 fi
 exit $status

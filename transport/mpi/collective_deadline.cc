@@ -69,8 +69,8 @@ void CollectiveDeadline::watch() {
     if (armed_ && !fired_ && now >= deadline_) {
       fired_ = true;
       const std::string message = fmt::format(
-          "rank {}: {} on {} did not complete within {} s (transport.timeout_s): a member is "
-          "stopped, hung or not calling it",
+          "rank {}: {} on {} did not complete within {} s: a member is stopped, hung or not "
+          "calling it",
           global_rank_, operation_, group_, timeout_s_);
       lock.unlock();
       on_expiry_(message);

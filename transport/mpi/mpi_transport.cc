@@ -23,6 +23,7 @@ namespace {
 
 using mpi_detail::Backoff;
 using mpi_detail::check;
+using mpi_detail::kCollectiveTimeoutFactor;
 using mpi_detail::MpiGroup;
 using mpi_detail::MpiPendingSend;
 using mpi_detail::MpiSession;
@@ -75,7 +76,7 @@ class MpiTransport final : public Transport {
     std::vector<int> all(static_cast<std::size_t>(size_));
     for (int i = 0; i < size_; ++i) all[static_cast<std::size_t>(i)] = i;
     world_ = std::make_unique<MpiGroup>(session_, comm_, /*owns_comm=*/false, std::move(all), rank_,
-                                        options_.timeout.count());
+                                        kCollectiveTimeoutFactor * options_.timeout.count());
   }
 
   ~MpiTransport() override {
@@ -155,7 +156,7 @@ class MpiTransport final : public Transport {
     check(rc, fmt::format("MPI_Comm_create of group [{}]", fmt::join(ranks, ", ")));
     if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     return std::make_unique<MpiGroup>(session_, comm, /*owns_comm=*/true, ranks, rank_,
-                                      options_.timeout.count());
+                                      kCollectiveTimeoutFactor * options_.timeout.count());
   }
 
  private:
