@@ -131,34 +131,57 @@ TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent)
 
 INSTANTIATE_TEST_SUITE_P(Momentum, AsyncSpawn, ::testing::Values(0.0, 0.5));
 
-TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
-  auto& group = dist::world_group();
+/// The cooldown tests' options: async selective, half the group replaced (the lowest
+/// metrics: a member's metric is its group rank), no new replacement within 8 iterations.
+/// Decision points 2, 4, ..., 20 then replace at 2, 10 and 18.
+config::SpawnOptions cooldown_options() {
   config::SpawnOptions options;
   options.policy = config::SpawnPolicy::kSelective;
   options.mode = config::SpawnMode::kAsync;
   options.replacement_ratio = 0.5;
-  options.cooldown = 8;     // decision points 2, 4, ..., 20: replacements at 2, 10, 18
+  options.cooldown = 8;
+  return options;
+}
+
+/// Iterations [first, last] of a member: its pattern, its metric (its group rank) posted at
+/// every even iteration, then progress (none after `last`: the caller finishes).
+void train(AsyncSpawner& spawner, std::vector<at::Tensor>& params, transport::Group& group,
+           std::int64_t first, std::int64_t last) {
+  for (std::int64_t it = first; it <= last; ++it) {
+    write_pattern(params, group.rank(), it);
+    if (it % 2 == 0) spawner.post(it, static_cast<double>(group.rank()));
+    if (it < last) spawner.progress(it);
+  }
+}
+
+std::vector<std::int64_t> replaced_iterations(const AsyncSpawner& spawner) {
+  std::vector<std::int64_t> at;
+  for (const auto& e : spawner.events()) {
+    if (e.replaced_any) at.push_back(e.iteration);
+  }
+  return at;
+}
+
+const std::vector<std::int64_t> kCooldownReplacements{2, 10, 18};
+
+TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
+  auto& group = dist::world_group();
+  config::SpawnOptions options = cooldown_options();
   options.threshold = 5.0;  // every point has rank 0's metric below it
   auto params = make_parameters();
   AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
                        dist::testing::kTestTimeoutS);
-  for (std::int64_t it = 1; it <= 20; ++it) {
-    write_pattern(params, group.rank(), it);
-    if (it % 2 == 0) spawner.post(it, static_cast<double>(group.rank()));
-    spawner.progress(it);
-  }
+  train(spawner, params, group, 1, 20);
   spawner.finish(20);
-  std::vector<std::int64_t> replaced_at;
   for (const auto& e : spawner.events()) {
-    if (e.replaced_any)
-      replaced_at.push_back(e.iteration);
-    else
+    if (!e.replaced_any) {
       EXPECT_EQ(e.skipped, group.size() == 1 ? "single agent" : "cooldown");
+    }
   }
   if (group.size() == 1) {
     EXPECT_TRUE(spawner.events().empty());  // a group of one sends and decides nothing
   } else {
-    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+    EXPECT_EQ(replaced_iterations(spawner), kCooldownReplacements);
   }
 }
 
@@ -168,46 +191,29 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
 // a metric in flight is refused.
 TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
   auto& group = dist::world_group();
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
-  options.mode = config::SpawnMode::kAsync;
-  options.replacement_ratio = 0.5;
-  options.cooldown = 8;
   auto params = make_parameters();
   std::string saved;
   {
-    AsyncSpawner first(options, params, dist::default_transport(), group, 7,
+    AsyncSpawner first(cooldown_options(), params, dist::default_transport(), group, 7,
                        dist::testing::kTestTimeoutS);
-    for (std::int64_t it = 1; it <= 10; ++it) {
-      write_pattern(params, group.rank(), it);
-      if (it % 2 == 0) first.post(it, static_cast<double>(group.rank()));
-      if (it == 10 && group.size() > 1) {
-        EXPECT_THROW(first.save_state(10), std::logic_error) << "a metric is in flight";
-      }
-      if (it < 10) first.progress(it);
+    train(first, params, group, 1, 10);
+    if (group.size() > 1) {
+      EXPECT_THROW(first.save_state(10), std::logic_error) << "a metric is in flight";
     }
     first.finish(10);
     saved = encode_spawn_state(first.save_state(10));
     group.barrier();  // a new process: no member's metric of 12 reaches the old spawner
   }
-  AsyncSpawner resumed(options, params, dist::default_transport(), group, 7,
+  AsyncSpawner resumed(cooldown_options(), params, dist::default_transport(), group, 7,
                        dist::testing::kTestTimeoutS);
   resumed.restore_state(decode_spawn_state(saved));
-  for (std::int64_t it = 11; it <= 20; ++it) {
-    write_pattern(params, group.rank(), it);
-    if (it % 2 == 0) resumed.post(it, static_cast<double>(group.rank()));
-    resumed.progress(it);
-  }
+  train(resumed, params, group, 11, 20);
   resumed.finish(20);
-  std::vector<std::int64_t> replaced_at;
-  for (const auto& e : resumed.events()) {
-    if (e.replaced_any) replaced_at.push_back(e.iteration);
-  }
   if (group.size() == 1) {
     EXPECT_TRUE(resumed.events().empty());
   } else {
     EXPECT_EQ(resumed.events().size(), 10u) << "the first half's decision points are kept";
-    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+    EXPECT_EQ(replaced_iterations(resumed), kCooldownReplacements);
     EXPECT_EQ(resumed.times_replaced(), group.rank() < group.size() / 2 ? 3 : 0);
   }
 }
@@ -218,32 +224,17 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
 // run without a checkpoint.
 TEST_F(DistTest, AsyncFinishAtACheckpointLetsFasterMembersGoOn) {
   auto& group = dist::world_group();
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
-  options.mode = config::SpawnMode::kAsync;
-  options.replacement_ratio = 0.5;
-  options.cooldown = 8;
   auto params = make_parameters();
-  AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
+  AsyncSpawner spawner(cooldown_options(), params, dist::default_transport(), group, 7,
                        dist::testing::kTestTimeoutS);
-  for (std::int64_t it = 1; it <= 20; ++it) {
-    write_pattern(params, group.rank(), it);
-    if (it % 2 == 0) spawner.post(it, static_cast<double>(group.rank()));
-    if (it == 10) {
-      if (group.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      spawner.finish(10);
-      EXPECT_NO_THROW(spawner.save_state(10));
-    } else {
-      spawner.progress(it);
-    }
-  }
+  train(spawner, params, group, 1, 10);
+  if (group.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  spawner.finish(10);
+  EXPECT_NO_THROW(spawner.save_state(10));
+  train(spawner, params, group, 11, 20);
   spawner.finish(20);
-  std::vector<std::int64_t> replaced_at;
-  for (const auto& e : spawner.events()) {
-    if (e.replaced_any) replaced_at.push_back(e.iteration);
-  }
   if (group.size() > 1) {
-    EXPECT_EQ(replaced_at, (std::vector<std::int64_t>{2, 10, 18}));
+    EXPECT_EQ(replaced_iterations(spawner), kCooldownReplacements);
   }
 }
 
