@@ -15,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gfn::launch_tool {
 
@@ -54,6 +56,37 @@ struct NewProcessGroup : bp::extend::handler {
   void on_exec_setup(Executor&) const {
     ::setpgid(0, 0);
   }
+};
+
+// The child's environment: this process's, with `overrides` replacing or adding variables.
+// Built here rather than with boost::this_process::environment()[key] = value: Boost.Process
+// 1.74's lookup (basic_environment_impl::find) compares `key=` with every entry over the
+// key's length and reads past the end of shorter entries (a heap-buffer-overflow reported by
+// AddressSanitizer, tools/run_sanitizers.sh). Sets the executor's envp, as Boost's own env
+// initializer does.
+class ChildEnvironment : public bp::extend::handler {
+ public:
+  explicit ChildEnvironment(const std::vector<std::pair<std::string, std::string>>& overrides) {
+    for (char** e = ::environ; *e != nullptr; ++e) {
+      const std::string entry(*e);
+      const std::string key = entry.substr(0, entry.find('='));
+      bool replaced = false;
+      for (const auto& [k, v] : overrides) replaced = replaced || k == key;
+      if (!replaced) entries_.push_back(entry);
+    }
+    for (const auto& [k, v] : overrides) entries_.push_back(k + "=" + v);
+  }
+  template <class Executor>
+  void on_setup(Executor& exec) const {
+    pointers_.clear();
+    for (const auto& e : entries_) pointers_.push_back(const_cast<char*>(e.c_str()));
+    pointers_.push_back(nullptr);
+    exec.env = pointers_.data();
+  }
+
+ private:
+  std::vector<std::string> entries_;
+  mutable std::vector<char*> pointers_;  ///< into entries_, NULL-terminated (execve's envp)
 };
 
 // Exit code of a raw wait status: the exit status, or 128 + signal number.
@@ -133,13 +166,12 @@ class Launch {
     children_.resize(static_cast<std::size_t>(opts_.nproc));
     running_ = 0;
     for (int i = 0; i < opts_.nproc; ++i) {
-      auto env = boost::this_process::environment();
-      env["RANK"] = std::to_string(i);
-      env["LOCAL_RANK"] = std::to_string(i);
-      env["WORLD_SIZE"] = std::to_string(opts_.nproc);
-      env["LOCAL_WORLD_SIZE"] = std::to_string(opts_.nproc);
-      env["MASTER_ADDR"] = opts_.master_addr;
-      env["MASTER_PORT"] = std::to_string(port);
+      const ChildEnvironment env({{"RANK", std::to_string(i)},
+                                  {"LOCAL_RANK", std::to_string(i)},
+                                  {"WORLD_SIZE", std::to_string(opts_.nproc)},
+                                  {"LOCAL_WORLD_SIZE", std::to_string(opts_.nproc)},
+                                  {"MASTER_ADDR", opts_.master_addr},
+                                  {"MASTER_PORT", std::to_string(port)}});
       const std::string prefix = "[rank " + std::to_string(i) + "] ";
       auto out = std::make_shared<LineForwarder>(ioc_, prefix, std::cout);
       auto err = std::make_shared<LineForwarder>(ioc_, prefix, std::cerr);
