@@ -59,8 +59,8 @@ void Submitter::wait_data_send(transport::SendHandle& handle, transport::Seconds
 void Submitter::filter(protocol::Submission& batch) {
   if (!options_.baseline_filter) return;
   if (feed_wanted()) poll_baseline();
-  if (!baseline_) return;
-  const float b = *baseline_;
+  if (!state_.baseline) return;
+  const float b = *state_.baseline;
   const bool with_trajectories = batch.has_trajectories();
   const buffer::PackedTrajectories& in = batch.trajectories;
   std::vector<std::int64_t> states;
@@ -79,13 +79,13 @@ void Submitter::filter(protocol::Submission& batch) {
     if (with_trajectories) trajectories.append(actions, len);
   }
   if (!rewards.empty()) {
-    fully_filtered_in_a_row_ = 0;
-  } else if (++fully_filtered_in_a_row_ >= options_.baseline_refresh_after) {
-    fully_filtered_in_a_row_ = 0;  // send the whole batch: the baseline may be stale
+    state_.fully_filtered_in_a_row = 0;
+  } else if (++state_.fully_filtered_in_a_row >= options_.baseline_refresh_after) {
+    state_.fully_filtered_in_a_row = 0;  // send the whole batch: the baseline may be stale
     return;
   }
   batch.filtered = batch.size() - static_cast<std::int64_t>(rewards.size());
-  items_filtered_ += batch.filtered;
+  state_.items_filtered += batch.filtered;
   batch.states = std::move(states);
   batch.log_rewards = std::move(rewards);
   batch.trajectories = std::move(trajectories);
@@ -112,17 +112,18 @@ bool Submitter::take_feed_message(const transport::Received& in) {
   const auto m = protocol::decode_message_view(in.bytes, transport_.options().max_message_bytes);
   if (m.type == MessageType::kBaselinePush) {
     const auto push = protocol::decode<protocol::BaselinePush>(m);
-    ++baseline_updates_;
-    if (std::isfinite(push.baseline)) baseline_ = push.baseline;
+    ++state_.baseline_updates;
+    if (std::isfinite(push.baseline)) state_.baseline = push.baseline;
     return false;
   }
   if (m.type == MessageType::kBaselineFeedEnd) {
     const auto end = protocol::decode<protocol::BaselineFeedEnd>(m);
-    if (end.updates != baseline_updates_) {
+    if (end.updates != state_.baseline_updates) {
       throw transport::MessageError(fmt::format(
           "trainer rank {}: buffer manager rank {} pushed {} baseline updates on tag {}, {} "
           "arrived",
-          transport_.rank(), manager_, end.updates, protocol::tags::kBaseline, baseline_updates_));
+          transport_.rank(), manager_, end.updates, protocol::tags::kBaseline,
+          state_.baseline_updates));
     }
     return true;
   }
@@ -137,7 +138,7 @@ bool Submitter::submit(protocol::Submission batch) {
   if (score_pending_) collect_score();  // async: the previous submission's SCORE
   filter(batch);
   if (batch.size() == 0 && batch.filtered > 0) {
-    ++batches_skipped_;
+    ++state_.batches_skipped;
     return false;
   }
   batch.scoring_only = options_.scoring_only;
@@ -146,7 +147,7 @@ bool Submitter::submit(protocol::Submission batch) {
   }
   batch.want_score = options_.mode != Mode::kFireAndForget;
   batch.want_baseline = feed_wanted();
-  feed_requested_ = feed_requested_ || batch.want_baseline;
+  state_.feed_requested = state_.feed_requested || batch.want_baseline;
   pending_iteration_ = batch.iteration;
   const auto n = batch.size();
   auto bytes = protocol::encode(batch);                                  // DATA
@@ -171,8 +172,8 @@ bool Submitter::submit(protocol::Submission batch) {
       fired_.push_back(transport_.isend(std::move(bytes), manager_, tag));
       break;
   }
-  ++submissions_;
-  items_sent_ += n;
+  ++state_.submissions;
+  state_.items_sent += n;
   score_pending_ = batch.want_score;
   if (options_.mode == Mode::kSync) collect_score();
   return true;
@@ -190,8 +191,9 @@ void Submitter::drain(double timeout_s) {
 
 void Submitter::exit(double timeout_s) {
   drain(timeout_s);
-  protocol::send(transport_, manager_, protocol::TrainerExit{submissions_, items_sent_});
-  if (!feed_requested_) return;
+  protocol::send(transport_, manager_,
+                 protocol::TrainerExit{state_.submissions, state_.items_sent});
+  if (!state_.feed_requested) return;
   for (;;) {
     transport::Received in;
     try {
@@ -200,8 +202,8 @@ void Submitter::exit(double timeout_s) {
       throw transport::TimeoutError(fmt::format(
           "trainer rank {}: no BASELINE_FEED_END from buffer manager rank {} on tag {} within "
           "{:g} s after sending TRAINER_EXIT ({} BASELINE_PUSH received): {}",
-          transport_.rank(), manager_, protocol::tags::kBaseline, timeout_s, baseline_updates_,
-          e.what()));
+          transport_.rank(), manager_, protocol::tags::kBaseline, timeout_s,
+          state_.baseline_updates, e.what()));
     }
     if (take_feed_message(in)) return;
   }
@@ -220,17 +222,17 @@ void Submitter::collect_score() {
         fmt::format("trainer rank {}: SCORE from rank {} is for iteration {}, expected {}",
                     transport_.rank(), manager_, score.iteration, pending_iteration_));
   }
-  ++scores_;
-  retained_ += score.retained;
-  new_modes_ += score.new_modes;
-  if (score.has_baseline && std::isfinite(score.baseline)) baseline_ = score.baseline;
-  last_score_ = score;
+  ++state_.scores;
+  state_.retained += score.retained;
+  state_.new_modes += score.new_modes;
+  if (score.has_baseline && std::isfinite(score.baseline)) state_.baseline = score.baseline;
+  state_.last_score = score;
 }
 
 protocol::Metadata Submitter::query_metadata() {
   protocol::Query q;
   q.kind = protocol::Query::kMetadata;
-  q.request = ++requests_;
+  q.request = ++state_.requests;
   protocol::send(transport_, manager_, q);
   return protocol::await_reply<protocol::Metadata>(
       transport_, manager_, options_.timeout_s,
@@ -241,7 +243,7 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, config::Sampler
   protocol::SampleRequest q;
   q.n = n;
   q.sampler = config::enum_name(sampler);  // the wire carries the name
-  q.request = ++requests_;
+  q.request = ++state_.requests;
   protocol::send(transport_, manager_, q);
   const auto context =
       fmt::format("trainer rank {}, sample request {} ({} items)", transport_.rank(), q.request, n);

@@ -93,19 +93,19 @@ class Submitter {
   /// SAMPLE, tag 3; a sampler the manager's table lacks comes back as protocol::RemoteError).
   protocol::SampleBatch request_samples(std::int64_t n, config::SamplerKind sampler);
 
-  std::int64_t submissions() const { return submissions_; }
-  std::int64_t items_sent() const { return items_sent_; }
-  std::int64_t items_filtered() const { return items_filtered_; }
-  std::int64_t batches_skipped() const { return batches_skipped_; }
-  std::int64_t scores_received() const { return scores_; }
+  std::int64_t submissions() const { return state_.submissions; }
+  std::int64_t items_sent() const { return state_.items_sent; }
+  std::int64_t items_filtered() const { return state_.items_filtered; }
+  std::int64_t batches_skipped() const { return state_.batches_skipped; }
+  std::int64_t scores_received() const { return state_.scores; }
   /// Sums over the SCOREs received so far.
-  std::int64_t items_retained() const { return retained_; }
-  std::int64_t new_modes_reported() const { return new_modes_; }
+  std::int64_t items_retained() const { return state_.retained; }
+  std::int64_t new_modes_reported() const { return state_.new_modes; }
   /// The baseline of the last SCORE, if the manager had one.
-  std::optional<float> baseline() const { return baseline_; }
-  const protocol::Score& last_score() const { return last_score_; }
+  std::optional<float> baseline() const { return state_.baseline; }
+  const protocol::Score& last_score() const { return state_.last_score; }
   /// Baseline updates (BASELINE_PUSH on kBaseline) received so far (fire-and-forget).
-  std::int64_t baseline_updates() const { return baseline_updates_; }
+  std::int64_t baseline_updates() const { return state_.baseline_updates; }
 
   // ---- Checkpoints (README "Checkpoint and resume"; submitter_state.cc).
   /// The trainer's side of a checkpoint after iteration `iteration`: drain() (the SCORE
@@ -148,13 +148,23 @@ class Submitter {
   std::deque<transport::SendHandle> fired_;  // fire-and-forget
   bool score_pending_ = false;
   std::int64_t pending_iteration_ = 0;
-  std::int64_t submissions_ = 0, items_sent_ = 0, items_filtered_ = 0, batches_skipped_ = 0;
-  std::int64_t scores_ = 0, retained_ = 0, new_modes_ = 0, requests_ = 0;
-  int fully_filtered_in_a_row_ = 0;
-  bool feed_requested_ = false;  // a DATA with want_baseline went out
-  std::int64_t baseline_updates_ = 0;
-  std::optional<float> baseline_;
-  protocol::Score last_score_;
+  /// What a checkpoint keeps of the submitter (save_state / restore_state, cereal; the field
+  /// order is the byte format). The pending sends are drained before it is taken.
+  struct State {
+    std::int64_t submissions = 0, items_sent = 0, items_filtered = 0, batches_skipped = 0;
+    std::int64_t scores = 0, retained = 0, new_modes = 0, requests = 0;
+    int fully_filtered_in_a_row = 0;
+    bool feed_requested = false;  // a DATA with want_baseline went out
+    std::int64_t baseline_updates = 0;
+    std::optional<float> baseline;
+    protocol::Score last_score;
+    template <class Archive>
+    void serialize(Archive& ar) {
+      ar(submissions, items_sent, items_filtered, batches_skipped, scores, retained, new_modes,
+         requests, fully_filtered_in_a_row, feed_requested, baseline_updates, baseline, last_score);
+    }
+  };
+  State state_;
 };
 
 }  // namespace gfn::roles
