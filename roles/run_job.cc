@@ -25,7 +25,7 @@
 #include "roles/trainer/trainer.h"
 #include "runtime/checkpoint/store.h"
 
-#include "runtime/config/config.h"
+#include "roles/experiment/experiment.h"
 #include "runtime/log/logging.h"
 #include "runtime/output/plots.h"
 #include "runtime/output/run_output.h"
@@ -51,7 +51,7 @@ double median(std::vector<double> v) {
 // summary.json "engine": the paths the trainer's engine took (Learner::engine_paths, e.g.
 // state_table auto -> on | off) and the process set-up (OpenBLAS core type in effect,
 // malloc tuning) from the `engine:` options.
-nlohmann::json engine_summary(const config::EngineOptions& engine,
+nlohmann::json engine_summary(const core::EngineOptions& engine,
                               const std::map<std::string, std::string>& paths) {
   nlohmann::json out = paths;
   const char* core = std::getenv("OPENBLAS_CORETYPE");  // set by select_blas_kernels or the user
@@ -81,7 +81,7 @@ std::vector<double> gather_trainer_medians(transport::Group& trainers, double mi
 
 }  // namespace
 
-int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
+int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
               std::chrono::steady_clock::time_point t_start,
               const checkpoint::OpenedCheckpoint* resume);
 
@@ -103,7 +103,7 @@ void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayou
   }
 }
 
-int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch,
+int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch,
             const checkpoint::OpenedCheckpoint* resume) {
   const auto t_start = Clock::now();
   DistributedContext ctx(config, launch);
@@ -120,7 +120,7 @@ int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& lau
   }
 }
 
-int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
+int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
               std::chrono::steady_clock::time_point t_start,
               const checkpoint::OpenedCheckpoint* resume) {
   const auto role = ctx.role();
@@ -182,9 +182,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
       // buffer_manager_<rank>.json: an idle manager spinning on its receives shows as
       // CPU close to wall (tools/gfn-bench-scaling prints CPU % = cpu_s / wall_s).
       const auto predicate = environment_mode_predicate(config.env);
-      ctx.transport().set_receive_wait(config.buffer.receive_wait == config::ReceiveWait::kSpin
-                                           ? transport::ReceiveWait::kSpin
-                                           : transport::ReceiveWait::kSleep);
+      ctx.transport().set_receive_wait(config.buffer.receive_wait);
       const double cpu_start = process_cpu_seconds();
       const auto t_manager = Clock::now();
       BufferManager manager(ctx.transport(), ctx.layout().assigned_trainers(ctx.rank()), options,
@@ -332,7 +330,7 @@ int run_roles(DistributedContext& ctx, const config::ExperimentConfig& config,
     output::write_text(config.output.dir + "/modes_timeline.csv",
                        modes_timeline_csv(trainer_result.agent_reports, config.train.batch_size));
     output::write_json(config.output.dir + "/summary.json", summary);
-    output::write_text(config.output.dir + "/config.yaml", config::to_yaml(config) + "\n");
+    output::write_text(config.output.dir + "/config.yaml", roles::to_yaml(config) + "\n");
     spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)",
                  config.output.dir, trainer_result.iterations, wall_s, median(trainer_ms));
   }

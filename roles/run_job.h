@@ -6,7 +6,7 @@
 // load-imbalance reports, and write <output.dir>/summary.json (trainer-group rank 0).
 
 #include "roles/planner/rank_layout.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "runtime/launch/launch_env.h"
 
 namespace gfn::checkpoint {
@@ -20,7 +20,7 @@ namespace gfn::roles {
 /// (the caller prints the message and exits non-zero).
 /// `resume`: the verified checkpoint to continue from (gfn-train --resume; README "Checkpoint
 /// and resume"), or null; the caller has checked that its layout matches (check_resumable).
-int run_job(const config::ExperimentConfig& config, const launch::LaunchEnv& launch,
+int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch,
             const checkpoint::OpenedCheckpoint* resume = nullptr);
 
 /// Refuses a checkpoint whose world (size, role of each rank) differs from `layout`'s, before

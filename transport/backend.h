@@ -1,8 +1,8 @@
 #pragma once
 // The transport backends (YAML transport.backend) and their names, written once: the
-// config (runtime/config/options.h TransportBackend), make_transport (factory.h),
+// configuration (roles/context/transport_options.h), make_transport (factory.h),
 // Transport::backend() and the seed-library entry points that take a backend by name
-// (runtime/distributed/process_group.h, roles/context/initialize.h) all use this table.
+// (runtime/compat/process_group.h, roles/context/initialize.h) all use this table.
 // Header-only, no allocation except parse_backend's error-free lookups; thread-safe.
 
 #include <optional>
@@ -15,15 +15,15 @@ enum class Backend {
   kTorch,  ///< LibTorch c10d ProcessGroupGloo (transport/gloo)
 };
 
-/// A backend and its name (the shape of runtime/config/engine_options.h EnumName, so the
-/// config's enum_name / parse_enum / enum_choices read this table too).
+/// A backend and its name (the shape of runtime/config/enum_names.h EnumName, so the
+/// configuration's enum_name / parse_enum / enum_choices read this table too).
 struct BackendName {
   Backend value;
   const char* name;
 };
 inline constexpr BackendName kBackendNames[] = {{Backend::kMpi, "mpi"}, {Backend::kTorch, "torch"}};
 
-/// The table of Backend (found by argument-dependent lookup from gfn::config).
+/// The table of Backend (found by argument-dependent lookup).
 inline constexpr const auto& enum_names(Backend) { return kBackendNames; }
 
 /// "mpi" | "torch".

@@ -56,6 +56,17 @@ enum class ReceiveWait {
   kSleep,
 };
 
+/// A receive wait and its name (YAML buffer.receive_wait; the shape of the configuration's
+/// enum tables, runtime/config/enum_names.h, which read this table by argument-dependent
+/// lookup).
+struct ReceiveWaitName {
+  ReceiveWait value;
+  const char* name;
+};
+inline constexpr ReceiveWaitName kReceiveWaitNames[] = {{ReceiveWait::kSpin, "spin"},
+                                                        {ReceiveWait::kSleep, "sleep"}};
+inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames; }
+
 /// Options common to every backend; built once from the YAML `transport:` section.
 struct TransportOptions {
   /// Largest payload (bytes) a receiver accepts; larger messages are refused with

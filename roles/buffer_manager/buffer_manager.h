@@ -53,7 +53,7 @@
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
 #include "runtime/buffer/scorer.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "transport/transport.h"
 
 namespace gfn::timing {
@@ -97,11 +97,11 @@ struct BufferManagerOptions {
 /// env for n_actions): `rank` is the manager's global rank (seed = train.seed + rank),
 /// `coordinator_rank` the coordinator's (-1 if none). Its scorer is a buffer::ModesScorer
 /// with modes_scorer_options(config.buffer).
-BufferManagerOptions buffer_manager_options(const config::ExperimentConfig& config, int rank,
+BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& config, int rank,
                                             int coordinator_rank);
 
 /// The ModesScorer's weights and novelty method from buffer.score_*.
-buffer::ModesScorerOptions modes_scorer_options(const config::BufferOptions& buffer);
+buffer::ModesScorerOptions modes_scorer_options(const roles::BufferOptions& buffer);
 
 /// Per-sender traffic and timing profile (seconds), reported at shutdown.
 struct SenderStats {

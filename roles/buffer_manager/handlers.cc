@@ -127,13 +127,13 @@ void BufferManager::on_get_metadata(int src, const transport::MessageView& messa
 
 void BufferManager::on_get_sample(int src, const transport::MessageView& message) {
   protocol::SampleRequest q;
-  config::SamplerKind sampler{};
+  buffer::SamplerKind sampler{};
   try {
     q = protocol::decode<protocol::SampleRequest>(message);
     if (q.n < 0) {
       throw transport::MessageError(fmt::format("GET_SAMPLE for n = {} items (must be >= 0)", q.n));
     }
-    // The wire names the sampler (config::kSamplerKindNames); an unknown name is an ERROR.
+    // The wire names the sampler (buffer::kSamplerKindNames); an unknown name is an ERROR.
     if (!config::parse_enum(q.sampler, sampler) || !replay_.has_sampler(sampler)) {
       throw transport::MessageError(fmt::format("GET_SAMPLE with unknown sampler '{}' (known: {})",
                                                 q.sampler,

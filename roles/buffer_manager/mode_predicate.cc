@@ -35,13 +35,13 @@ ModePredicate environment_is_mode(std::shared_ptr<core::Environment> env) {
 
 }  // namespace
 
-ModePredicate environment_mode_predicate(const config::EnvOptions& env_options) {
+ModePredicate environment_mode_predicate(const core::EnvOptions& env_options) {
   std::shared_ptr<core::Environment> env = core::make_environment(env_options);
   if (env->n_modes() == 0) return flags_none();
   return memoize_mode_predicate(environment_is_mode(std::move(env)));
 }
 
-ModePredicate environment_mode_predicate_reference(const config::EnvOptions& env_options) {
+ModePredicate environment_mode_predicate_reference(const core::EnvOptions& env_options) {
   std::shared_ptr<core::Environment> env = core::make_environment(env_options);
   if (env->n_modes() == 0) return flags_none();  // e.g. a HyperGrid too large to enumerate
   return environment_is_mode(std::move(env));

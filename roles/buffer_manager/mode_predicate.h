@@ -4,7 +4,7 @@
 // manager role (roles/run_job.cc) and by tools/gfn-bench-manager.
 
 #include "roles/buffer_manager/buffer_manager.h"
-#include "runtime/config/options.h"
+#include "runtime/gfn/env/env_options.h"
 
 namespace gfn::roles {
 
@@ -16,12 +16,12 @@ namespace gfn::roles {
 /// with a reward other than "original") gives a predicate that flags none, so its manager
 /// counts no modes.
 /// Not thread-safe beyond the environment's own guarantees: one thread calls it.
-ModePredicate environment_mode_predicate(const config::EnvOptions& env_options);
+ModePredicate environment_mode_predicate(const core::EnvOptions& env_options);
 
 /// The reference: core::Environment::is_mode on every call (about ten ATen operations on
 /// a [n, ndim] tensor for HyperGrid, ~25 us per 128-item batch, most of it dispatch).
 /// The predicate reads the states without copying them.
-ModePredicate environment_mode_predicate_reference(const config::EnvOptions& env_options);
+ModePredicate environment_mode_predicate_reference(const core::EnvOptions& env_options);
 
 /// `inner` with a cache of its answer per state (a hash map from the ndim values to the
 /// flag), for predicates whose answer depends on the state alone. A call looks every row

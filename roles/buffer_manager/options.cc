@@ -8,7 +8,7 @@
 
 namespace gfn::roles {
 
-buffer::ModesScorerOptions modes_scorer_options(const config::BufferOptions& buffer) {
+buffer::ModesScorerOptions modes_scorer_options(const roles::BufferOptions& buffer) {
   buffer::ModesScorerOptions so;
   so.w_retained = buffer.score_w_retained;
   so.w_novelty = buffer.score_w_novelty;
@@ -21,7 +21,7 @@ buffer::ModesScorerOptions modes_scorer_options(const config::BufferOptions& buf
   return so;
 }
 
-BufferManagerOptions buffer_manager_options(const config::ExperimentConfig& config, int rank,
+BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& config, int rank,
                                             int coordinator_rank) {
   const auto& b = config.buffer;
   BufferManagerOptions options;

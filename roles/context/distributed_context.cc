@@ -9,7 +9,7 @@
 
 namespace gfn::roles {
 
-RankLayout plan_from_config(const config::ExperimentConfig& config, int world_size,
+RankLayout plan_from_config(const roles::ExperimentConfig& config, int world_size,
                             const std::vector<std::string>& hostnames) {
   LayoutRequest request;
   request.world_size = world_size;
@@ -20,21 +20,21 @@ RankLayout plan_from_config(const config::ExperimentConfig& config, int world_si
   request.hostnames = hostnames;
   // Before the hostnames are gathered (no communication yet), "hostname" placement
   // can only be checked for its counts: plan arithmetically for that check.
-  if (hostnames.empty() && request.placement == config::Placement::kHostname && world_size > 1) {
-    request.placement = config::Placement::kArithmetic;
+  if (hostnames.empty() && request.placement == roles::Placement::kHostname && world_size > 1) {
+    request.placement = roles::Placement::kArithmetic;
   }
   return plan_layout(request);
 }
 
 namespace {
 
-bool wants_hostnames(const config::ExperimentConfig& config) {
-  return config.layout.num_buffers > 0 && config.layout.placement != config::Placement::kArithmetic;
+bool wants_hostnames(const roles::ExperimentConfig& config) {
+  return config.layout.num_buffers > 0 && config.layout.placement != roles::Placement::kArithmetic;
 }
 
 }  // namespace
 
-DistributedContext::DistributedContext(const config::ExperimentConfig& config,
+DistributedContext::DistributedContext(const roles::ExperimentConfig& config,
                                        const launch::LaunchEnv& launch)
     : rank_(launch.rank),
       world_size_(launch.world_size),

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "roles/planner/rank_layout.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "runtime/launch/launch_env.h"
 #include "transport/transport.h"
 
@@ -30,7 +30,7 @@ class DistributedContext {
   /// the trainer group and every agent group (collective over WORLD).
   /// Blocking and collective over every rank. Not thread-safe.
   /// Throws LayoutError, transport::TransportError.
-  DistributedContext(const config::ExperimentConfig& config, const launch::LaunchEnv& launch);
+  DistributedContext(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch);
   ~DistributedContext();
   DistributedContext(const DistributedContext&) = delete;
   DistributedContext& operator=(const DistributedContext&) = delete;
@@ -68,7 +68,7 @@ class DistributedContext {
 /// Plans the layout that `config` asks for on `world_size` ranks (pure; throws
 /// LayoutError naming the problem). Without `hostnames`, "hostname" placement is
 /// checked for its counts only (arithmetic placement), as hostnames need communication.
-RankLayout plan_from_config(const config::ExperimentConfig& config, int world_size,
+RankLayout plan_from_config(const roles::ExperimentConfig& config, int world_size,
                             const std::vector<std::string>& hostnames = {});
 
 }  // namespace gfn::roles

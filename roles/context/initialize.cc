@@ -19,7 +19,7 @@ std::unique_ptr<DistributedContext> initialize_distributed_compute(
                                 "; gloo is the torch backend)");
   }
   const launch::LaunchEnv env = launch::detect_launch_env();
-  config::ExperimentConfig config;
+  roles::ExperimentConfig config;
   if (env.world_size > 1) {
     config.layout.num_buffers = num_remote_buffers;
     config.layout.num_agent_groups = num_agent_groups;
@@ -28,7 +28,7 @@ std::unique_ptr<DistributedContext> initialize_distributed_compute(
     // The seed's single-process mode: one trainer, no buffer, no coordinator.
     spdlog::info("initialize_distributed_compute: world of one, running as a single trainer");
   }
-  config.layout.placement = config::Placement::kArithmetic;
+  config.layout.placement = roles::Placement::kArithmetic;
   config.transport.backend = *known;
   config.transport.max_message_bytes = options.max_message_bytes;
   config.transport.timeout_s = options.timeout.count();

@@ -25,8 +25,8 @@ namespace {
 using protocol::MessageType;
 using protocol::Role;
 
-float aggregate(const std::map<int, float>& values, config::BaselineAggregate how) {
-  using config::BaselineAggregate;
+float aggregate(const std::map<int, float>& values, roles::BaselineAggregate how) {
+  using roles::BaselineAggregate;
   float out = values.begin()->second;
   double sum = 0;
   for (const auto& [rank, v] : values) {
@@ -268,7 +268,7 @@ CoordinatorResult run_coordinator(transport::Transport& transport, const std::ve
 
 namespace gfn::roles {
 
-CoordinatorOptions coordinator_options(const config::ExperimentConfig& config) {
+CoordinatorOptions coordinator_options(const roles::ExperimentConfig& config) {
   CoordinatorOptions options;
   options.idle_timeout_s = config.transport.timeout_s;
   options.baseline_aggregate = config.buffer.baseline_aggregate;

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
@@ -43,7 +43,7 @@ struct CoordinatorOptions {
   /// MANAGER_EXIT) before giving up on it (TimeoutError naming it).
   double idle_timeout_s = 300.0;
   /// How managers' baselines combine into the global one: "min" | "mean" | "max".
-  config::BaselineAggregate baseline_aggregate = config::BaselineAggregate::kMin;
+  roles::BaselineAggregate baseline_aggregate = roles::BaselineAggregate::kMin;
   /// Send BASELINE_SYNC to managers (false: only aggregate and report).
   bool sync_baselines = true;
   /// Log-reward change of the global baseline below which no BASELINE_SYNC is sent (>= 0).
@@ -54,7 +54,7 @@ struct CoordinatorOptions {
 };
 
 /// The coordinator's options from the experiment (transport.timeout_s, buffer.baseline_*).
-CoordinatorOptions coordinator_options(const config::ExperimentConfig& config);
+CoordinatorOptions coordinator_options(const roles::ExperimentConfig& config);
 
 /// One first discovery of a mode, for the modes-over-time summary.
 struct ModeDiscovery {

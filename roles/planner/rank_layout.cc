@@ -100,18 +100,18 @@ RankLayout plan_layout(const LayoutRequest& req) {
     fail(req, fmt::format("{} trainers cannot be split into {} equal agent groups", num_trainers,
                           req.num_agent_groups));
   }
-  if (req.placement == config::Placement::kHostname && req.hostnames.empty()) {
+  if (req.placement == Placement::kHostname && req.hostnames.empty()) {
     fail(req, "placement 'hostname' needs the hostname of every rank, none were given");
   }
 
   const int non_coord = req.world_size - num_coordinators;  // ranks [0, non_coord)
   std::vector<Node> nodes;
   bool by_host = false;
-  if (req.placement != config::Placement::kArithmetic && !req.hostnames.empty()) {
+  if (req.placement != Placement::kArithmetic && !req.hostnames.empty()) {
     nodes = group_by_node(req.hostnames, non_coord);
     const int num_nodes = static_cast<int>(nodes.size());
     by_host = req.num_buffers % num_nodes == 0;
-    if (!by_host && req.placement == config::Placement::kHostname) {
+    if (!by_host && req.placement == Placement::kHostname) {
       fail(req,
            fmt::format("hostname placement needs num_buffers divisible by the number of "
                        "nodes, but there are {} nodes ({})",
@@ -126,7 +126,7 @@ RankLayout plan_layout(const LayoutRequest& req) {
   layout.assigned_trainers_.assign(req.world_size, {});
   layout.agent_group_id_.assign(req.world_size, 0);
   layout.hostnames_ = req.hostnames;
-  layout.placement_ = by_host ? config::Placement::kHostname : config::Placement::kArithmetic;
+  layout.placement_ = by_host ? Placement::kHostname : Placement::kArithmetic;
 
   std::vector<std::vector<int>> members;  // members[i] = trainers of buffer_ranks_[i]
   if (by_host) {

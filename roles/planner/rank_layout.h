@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "roles/planner/layout_options.h"
 
 namespace gfn::roles {
 
@@ -34,7 +34,7 @@ struct LayoutRequest {
   int num_buffers = 0;       ///< replay-buffer manager ranks (>= 0)
   int num_agent_groups = 1;  ///< trainers are split into this many averaging groups (>= 1)
   bool coordinator = false;  ///< the top rank (world_size - 1) becomes the coordinator
-  config::Placement placement = config::Placement::kAuto;  ///< YAML layout.placement
+  Placement placement = Placement::kAuto;  ///< YAML layout.placement
   /// Empty, or exactly one hostname per rank (index = global rank).
   std::vector<std::string> hostnames;
 };
@@ -66,7 +66,7 @@ class RankLayout {
   int num_agent_groups() const { return static_cast<int>(agent_groups_.size()); }
 
   /// kArithmetic or kHostname: the placement actually used (kAuto resolved).
-  config::Placement placement() const { return placement_; }
+  Placement placement() const { return placement_; }
   /// Hostname of `rank` as given in the request, or "" if none were given.
   std::string hostname(int rank) const;
 
@@ -106,7 +106,7 @@ class RankLayout {
   std::vector<int> agent_group_id_;                  // per rank
   std::vector<std::vector<int>> agent_groups_;
   std::vector<std::string> hostnames_;
-  config::Placement placement_ = config::Placement::kArithmetic;
+  Placement placement_ = Placement::kArithmetic;
 };
 
 /// Plans the layout of `request` (pure, deterministic, no communication).

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "runtime/buffer/packed_trajectories.h"
-#include "runtime/config/options.h"
+#include "runtime/buffer/options.h"
 
 namespace gfn::protocol {
 
@@ -131,8 +131,8 @@ using MetadataRequest = Query;
 /// kSample, or by ERROR on kSample for n < 0 or a sampler name the table does not have.
 struct SampleRequest {
   std::int64_t n = 0;  ///< items wanted
-  /// Sampler name: config::enum_name of a config::SamplerKind ("prioritized" | "uniform").
-  std::string sampler = config::enum_name(config::SamplerKind::kPrioritized);
+  /// Sampler name: config::enum_name of a buffer::SamplerKind ("prioritized" | "uniform").
+  std::string sampler = config::enum_name(buffer::SamplerKind::kPrioritized);
   std::int64_t request = 0;  ///< echoed in SampleBatch::request, to pair requests and replies
   template <class Archive>
   void serialize(Archive& ar) {

@@ -29,7 +29,7 @@ std::int64_t total_numel(const std::vector<at::Tensor>& parameters) {
 
 }  // namespace
 
-AsyncSpawner::AsyncSpawner(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+AsyncSpawner::AsyncSpawner(const dist::spawn::SpawnOptions& options, std::vector<at::Tensor> parameters,
                            transport::Transport& transport, transport::Group& agents,
                            std::uint64_t seed, double timeout_s, AsyncSpawnHooks hooks)
     : options_(options),
@@ -182,7 +182,7 @@ void AsyncSpawner::apply_ready(std::int64_t iteration) {
     if (!complete) return;
     SpawnEvent& event = events_[a.event];
     if (hooks_.on_respawn) hooks_.on_respawn(times_replaced_ + 1);
-    if (options_.strategy == config::SpawnStrategy::kResetWeights) {
+    if (options_.strategy == dist::spawn::SpawnStrategy::kResetWeights) {
       hooks_.reinitialize(seed_ + 1000003ULL * static_cast<std::uint64_t>(decision));
     } else {
       std::vector<const float*> sources;

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "roles/trainer/spawner.h"
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
 #include "runtime/distributed/spawn/async_rounds.h"
 #include "runtime/distributed/spawn/decision.h"
 #include "transport/send_handle.h"
@@ -72,7 +72,7 @@ class AsyncSpawner {
   /// count, shapes and order on every member). `seed` as Spawner's (reset_weights at
   /// decision point t initialises from seed + 1000003 * t). The group must contain this
   /// rank; a group of one never replaces (nothing is sent).
-  AsyncSpawner(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+  AsyncSpawner(const dist::spawn::SpawnOptions& options, std::vector<at::Tensor> parameters,
                transport::Transport& transport, transport::Group& agents, std::uint64_t seed,
                double timeout_s, AsyncSpawnHooks hooks = {});
 
@@ -123,7 +123,7 @@ class AsyncSpawner {
   void apply_ready(std::int64_t iteration);
   void reap_sends();
 
-  config::SpawnOptions options_;
+  dist::spawn::SpawnOptions options_;
   std::vector<at::Tensor> parameters_;
   transport::Transport& transport_;
   transport::Group& agents_;

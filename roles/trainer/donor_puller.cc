@@ -17,7 +17,7 @@
 
 namespace gfn::roles {
 
-DonorPuller::DonorPuller(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+DonorPuller::DonorPuller(const dist::spawn::SpawnOptions& options, std::vector<at::Tensor> parameters,
                          transport::Group& agents, std::uint64_t seed, AsyncSpawnHooks hooks)
     : options_(options),
       parameters_(std::move(parameters)),
@@ -55,7 +55,7 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
   in.max_age = max_age_;
   in.metric = metric;
   in.group_rank = me;
-  if (options_.replacement_mode == config::SpawnReplacementMode::kWorstRatio && n > 1) {
+  if (options_.replacement_mode == dist::spawn::SpawnReplacementMode::kWorstRatio && n > 1) {
     for (int r = 0; r < n; ++r) {  // the others' exposed metrics, without their participation
       if (r == me) continue;
       float m = 0.f;
@@ -102,7 +102,7 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
       "{}), metric {:.4g}{}",
       iteration, ranks[static_cast<std::size_t>(me)], fmt::join(event.donors, ","),
       fmt::join(event.donor_iterations, ","), metric,
-      options_.replacement_mode == config::SpawnReplacementMode::kAge
+      options_.replacement_mode == dist::spawn::SpawnReplacementMode::kAge
           ? fmt::format(", next maximum age {}", max_age_)
           : std::string());
   events_.push_back(std::move(event));

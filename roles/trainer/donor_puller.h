@@ -24,7 +24,7 @@
 
 #include "roles/trainer/async_spawner.h"
 #include "roles/trainer/spawner.h"
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
 
 namespace gfn::transport {
 class Group;
@@ -43,7 +43,7 @@ class DonorPuller {
   /// `parameters`: this agent's float32 CPU parameters, changed in place. `seed`: train.seed
   /// + global rank (donor and maximum-age draws). Exposes the initial parameters as
   /// iteration 0. Collective over `agents`.
-  DonorPuller(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
+  DonorPuller(const dist::spawn::SpawnOptions& options, std::vector<at::Tensor> parameters,
               transport::Group& agents, std::uint64_t seed, AsyncSpawnHooks hooks = {});
   ~DonorPuller();
 
@@ -73,7 +73,7 @@ class DonorPuller {
   std::int64_t last_respawn() const { return last_respawn_; }
 
  private:
-  config::SpawnOptions options_;
+  dist::spawn::SpawnOptions options_;
   std::vector<at::Tensor> parameters_;
   transport::Group& agents_;
   std::uint64_t seed_;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
@@ -19,7 +20,7 @@ namespace {
 // torchgfn's MLP(input_dim, output_dim, hidden_dim, n_hidden_layers): its trunk has
 // n_hidden_layers + 1 Linear layers, ours model.n_hidden (README "Quality reference").
 nlohmann::json mlp_json(std::int64_t input_dim, std::int64_t output_dim,
-                        const config::ModelOptions& m) {
+                        const core::ModelOptions& m) {
   return {{"class", "gfn.utils.modules.MLP"},  {"input_dim", input_dim},
           {"output_dim", output_dim},          {"hidden_dim", m.hidden_dim},
           {"n_hidden_layers", m.n_hidden - 1}, {"activation_fn", "relu"}};
@@ -27,7 +28,7 @@ nlohmann::json mlp_json(std::int64_t input_dim, std::int64_t output_dim,
 
 }  // namespace
 
-void export_model(core::Learner& learner, const config::ExperimentConfig& config) {
+void export_model(core::Learner& learner, const roles::ExperimentConfig& config) {
   at::NoGradGuard no_grad;
   auto& module = learner.model();
   auto& model = learner.gflownet();
@@ -67,8 +68,8 @@ void export_model(core::Learner& learner, const config::ExperimentConfig& config
       {"keys", keys},
       {"env",
        {{"name", config.env.name},
-        {"ndim", config.env.ndim},
-        {"height", config.env.height},
+        {"ndim", config.env.get<core::HyperGridOptions>().ndim},
+        {"height", config.env.get<core::HyperGridOptions>().height},
         {"state_dim", env.state_dim()},
         {"n_actions", env.n_actions()},
         {"preprocessor", config::enum_name(config.env.preprocessor)},

@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
 class Learner;
@@ -24,6 +24,6 @@ namespace gfn::roles {
 
 /// Writes the three files above into config.output.dir. Blocking file I/O, < 1 s for
 /// the MLPs of configs/.
-void export_model(core::Learner& learner, const config::ExperimentConfig& config);
+void export_model(core::Learner& learner, const roles::ExperimentConfig& config);
 
 }  // namespace gfn::roles

@@ -108,7 +108,7 @@ std::vector<AgentReport> gather_agent_reports(transport::Group& trainers, const 
   return out;
 }
 
-std::string spawn_summary_json(const config::SpawnOptions& options,
+std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,
                                const std::vector<AgentReport>& reports) {
   nlohmann::json j;
   j["policy"] = config::enum_name(options.policy);
@@ -120,7 +120,7 @@ std::string spawn_summary_json(const config::SpawnOptions& options,
   j["threshold"] =
       std::isinf(options.threshold) ? nlohmann::json(nullptr) : nlohmann::json(options.threshold);
   j["cooldown"] = options.cooldown;
-  if (options.policy == config::SpawnPolicy::kDonorPull) {
+  if (options.policy == dist::spawn::SpawnPolicy::kDonorPull) {
     j["replacement_mode"] = config::enum_name(options.replacement_mode);
     j["age_range"] = {options.age_range.min, options.age_range.max};
     j["num_donors"] = options.num_donors;

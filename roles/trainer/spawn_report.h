@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
 
 namespace gfn::core {
 class ModeTracker;
@@ -70,7 +70,7 @@ std::vector<AgentReport> gather_agent_reports(transport::Group& trainers, const 
 /// summary.json "spawn" (a JSON object as text): the spawn.* options (threshold null when
 /// infinite), `replacements` (total over the agents) and `agents` (each agent's spawn
 /// history, agent_spawn_json, in trainer order).
-std::string spawn_summary_json(const config::SpawnOptions& options,
+std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,
                                const std::vector<AgentReport>& reports);
 
 /// modes_timeline.csv: header `agent,modes_found,iteration,trajectories,wall_s`, one row

@@ -10,7 +10,7 @@
 
 namespace gfn::roles {
 
-Spawner::Spawner(const config::SpawnOptions& options, core::Learner& learner,
+Spawner::Spawner(const dist::spawn::SpawnOptions& options, core::Learner& learner,
                  transport::Group& agents, std::uint64_t seed,
                  std::function<void(std::int64_t)> on_respawn)
     : options_(options),
@@ -37,7 +37,7 @@ const SpawnEvent& Spawner::step(std::int64_t iteration, double local_metric) {
     last_replacement_ = iteration;
     const bool me = dist::spawn::is_replaced(decision, agents_.rank());
     if (me && on_respawn_) on_respawn_(times_replaced_ + 1);
-    if (options_.strategy == config::SpawnStrategy::kResetWeights) {
+    if (options_.strategy == dist::spawn::SpawnStrategy::kResetWeights) {
       if (me) {
         learner_.reinitialize_parameters(seed_ + 1000003ULL * static_cast<std::uint64_t>(iteration),
                                          options_.momentum);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
 
 namespace gfn::core {
 class Learner;
@@ -53,7 +53,7 @@ class Spawner {
   /// at iteration t initialises from seed + 1000003 * t.
   /// `on_respawn` (optional) is called on a replaced member with its replacement count
   /// (1, 2, ...) before its parameters change, e.g. to draw a new exploration strategy.
-  Spawner(const config::SpawnOptions& options, core::Learner& learner, transport::Group& agents,
+  Spawner(const dist::spawn::SpawnOptions& options, core::Learner& learner, transport::Group& agents,
           std::uint64_t seed, std::function<void(std::int64_t)> on_respawn = {});
 
   /// The decision point of iteration `iteration` with this member's `local_metric`
@@ -71,7 +71,7 @@ class Spawner {
   void restore_state(SpawnState state);
 
  private:
-  config::SpawnOptions options_;
+  dist::spawn::SpawnOptions options_;
   core::Learner& learner_;
   transport::Group& agents_;
   std::uint64_t seed_;

@@ -239,7 +239,7 @@ protocol::Metadata Submitter::query_metadata() {
       fmt::format("trainer rank {}, metadata query", transport_.rank()));
 }
 
-protocol::SampleBatch Submitter::request_samples(std::int64_t n, config::SamplerKind sampler) {
+protocol::SampleBatch Submitter::request_samples(std::int64_t n, buffer::SamplerKind sampler) {
   protocol::SampleRequest q;
   q.n = n;
   q.sampler = config::enum_name(sampler);  // the wire carries the name
@@ -267,10 +267,10 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, config::Sampler
 
 namespace gfn::roles {
 
-SubmitterOptions submitter_options(const config::ExperimentConfig& config) {
+SubmitterOptions submitter_options(const roles::ExperimentConfig& config) {
   SubmitterOptions so;
   so.mode = config.buffer.submit_mode;
-  so.scoring_only = config.buffer.payload == config::Payload::kScoringOnly;
+  so.scoring_only = config.buffer.payload == roles::Payload::kScoringOnly;
   so.baseline_filter = config.buffer.baseline_filter;
   so.baseline_refresh_after = config.buffer.baseline_refresh_after;
   so.timeout_s = config.transport.timeout_s;

@@ -35,13 +35,13 @@
 #include <vector>
 
 #include "roles/protocol/messages.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
 
 struct SubmitterOptions {
-  using Mode = config::SubmitMode;  ///< YAML buffer.submit_mode
+  using Mode = roles::SubmitMode;  ///< YAML buffer.submit_mode
   Mode mode = Mode::kSync;
   bool scoring_only = false;       ///< payload kind (Submission::scoring_only)
   bool baseline_filter = false;    ///< drop items below the manager's baseline
@@ -52,7 +52,7 @@ struct SubmitterOptions {
 
 /// A trainer's submitter options from the experiment (buffer.submit_mode, buffer.payload,
 /// buffer.baseline_filter, buffer.baseline_refresh_after, transport.timeout_s).
-SubmitterOptions submitter_options(const config::ExperimentConfig& config);
+SubmitterOptions submitter_options(const roles::ExperimentConfig& config);
 
 class Submitter {
  public:
@@ -87,11 +87,11 @@ class Submitter {
   /// GET_METADATA -> METADATA (tag kMetadata), never confused with a pending SCORE.
   protocol::Metadata query_metadata();
   /// GET_SAMPLE -> SAMPLE (tag kSample): n replayed items drawn by the manager's sampler
-  /// `sampler` (YAML buffer.remote_sampler; sent by its name, config::kSamplerKindNames),
+  /// `sampler` (YAML buffer.remote_sampler; sent by its name, buffer::kSamplerKindNames),
   /// with the trajectories of the items stored from full payloads (checked for
   /// consistency). Blocking, bounded by timeout_s; throws as submit() does (the names say
   /// SAMPLE, tag 3; a sampler the manager's table lacks comes back as protocol::RemoteError).
-  protocol::SampleBatch request_samples(std::int64_t n, config::SamplerKind sampler);
+  protocol::SampleBatch request_samples(std::int64_t n, buffer::SamplerKind sampler);
 
   std::int64_t submissions() const { return state_.submissions; }
   std::int64_t items_sent() const { return state_.items_sent; }

@@ -147,7 +147,7 @@ void queue_remote(core::Learner& learner, int ndim, const protocol::SampleBatch&
   }
 }
 
-void fetch_remote(Submitter& submitter, std::int64_t n, const config::BufferOptions& options,
+void fetch_remote(Submitter& submitter, std::int64_t n, const roles::BufferOptions& options,
                   const ReplayConsumer& consumer, TrainerResult& result) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(options.remote_sample_wait_s);
   for (;;) {
@@ -182,14 +182,14 @@ void log_population_stats(transport::Transport& transport, int coordinator, std:
 }
 
 /// This trainer's local metric for the spawn policy (spawn.metric; higher is better).
-double local_metric(config::SpawnMetric metric, const Submitter* submitter, double last_loss,
+double local_metric(dist::spawn::SpawnMetric metric, const Submitter* submitter, double last_loss,
                     const core::Learner& learner) {
   switch (metric) {
-    case config::SpawnMetric::kScore:
+    case dist::spawn::SpawnMetric::kScore:
       return submitter ? submitter->last_score().score : 0.0;
-    case config::SpawnMetric::kNegLoss:
+    case dist::spawn::SpawnMetric::kNegLoss:
       return -last_loss;
-    case config::SpawnMetric::kModesFound:
+    case dist::spawn::SpawnMetric::kModesFound:
       return learner.mode_tracker() ? static_cast<double>(learner.mode_tracker()->n_found()) : 0.0;
   }
   return 0.0;
@@ -211,7 +211,7 @@ void write_distribution(core::Learner& learner, const std::string& path) {
 
 }  // namespace
 
-TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerSetup& setup) {
+TrainerResult run_trainer(const roles::ExperimentConfig& config, const TrainerSetup& setup) {
   auto& transport = *setup.transport;
   auto& trainers = *setup.trainer_group;
   auto& agents = *setup.agent_group;
@@ -226,8 +226,8 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
       config.spawn.random_strategies
           ? dist::spawn::draw_strategy(config.spawn, config.train, config.model, agent_seed, 0)
           : dist::spawn::configured_strategy(config.train, config.model);
-  config::TrainOptions train_options = config.train;
-  config::ModelOptions model_options = config.model;
+  core::TrainOptions train_options = config.train;
+  core::ModelOptions model_options = config.model;
   train_options.epsilon = strategy.epsilon;
   train_options.temperature = strategy.temperature;
   model_options.noisy_std_init = strategy.noisy_std_init;
@@ -292,7 +292,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
   // optimizer (runtime/gfn/fast/flat_adam.h) both all-reduce its one parameter / gradient
   // buffer in place (runtime/distributed/model_averaging.h).
   const bool average_gradients =
-      config.train.average == config::TrainAverage::kGradients && agents.size() > 1;
+      config.train.average == core::TrainAverage::kGradients && agents.size() > 1;
   if (average_gradients) {
     dist::average_models(learner.model(), agents);
     learner.set_gradient_hook([&] { dist::average_gradients(learner.model(), agents); });
@@ -300,13 +300,13 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
 
   // spawn.policy selective: at every average_every iteration the agent group replaces its
   // worst agents instead of averaging everyone (roles/trainer/spawner.h).
-  const bool selective = config.spawn.policy == config::SpawnPolicy::kSelective &&
+  const bool selective = config.spawn.policy == dist::spawn::SpawnPolicy::kSelective &&
                          !average_gradients && agents.size() > 1;
   // spawn.mode async: the same decisions without a barrier (roles/trainer/async_spawner.h).
-  const bool async_spawn = selective && config.spawn.mode == config::SpawnMode::kAsync;
+  const bool async_spawn = selective && config.spawn.mode == dist::spawn::SpawnMode::kAsync;
   // spawn.policy donor_pull: one-sided windows; a dying agent pulls k random donors
   // (roles/trainer/donor_puller.h; mpi backend, checked by the configuration).
-  const bool donor_pull = config.spawn.policy == config::SpawnPolicy::kDonorPull &&
+  const bool donor_pull = config.spawn.policy == dist::spawn::SpawnPolicy::kDonorPull &&
                           !average_gradients && agents.size() > 1;
   std::optional<Spawner> spawner;
   std::optional<AsyncSpawner> async_spawner;
@@ -357,7 +357,7 @@ TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerS
                             : ReplayConsumer([&learner, ndim](const protocol::SampleBatch& b) {
                                 queue_remote(learner, ndim, b);
                               });
-  const bool full_payload = config.buffer.payload == config::Payload::kFull;
+  const bool full_payload = config.buffer.payload == roles::Payload::kFull;
   std::int64_t pending_iterations = 0;
   auto t_start = Clock::now();
   double last_loss = 0.0;

@@ -30,7 +30,7 @@
 
 #include "roles/protocol/messages.h"
 #include "roles/trainer/spawn_report.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "runtime/timing/median_sample.h"
 #include "transport/transport.h"
 
@@ -120,6 +120,6 @@ struct TrainerSetup {
 /// final gathers). Throws transport::TimeoutError naming the manager if a SCORE does
 /// not arrive within transport.timeout_s; std::runtime_error if output files cannot
 /// be written.
-TrainerResult run_trainer(const config::ExperimentConfig& config, const TrainerSetup& setup);
+TrainerResult run_trainer(const roles::ExperimentConfig& config, const TrainerSetup& setup);
 
 }  // namespace gfn::roles

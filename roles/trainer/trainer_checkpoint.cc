@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "runtime/checkpoint/store.h"
-#include "runtime/config/config.h"
-#include "runtime/config/engine_options.h"
+#include "roles/experiment/experiment.h"
+#include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
 #include "transport/gather.h"
@@ -174,7 +174,7 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
   return loop;
 }
 
-std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
+std::string write_trainer_checkpoint(const roles::ExperimentConfig& config,
                                      const TrainerSetup& setup, std::int64_t iteration,
                                      const std::string& bytes,
                                      const std::vector<checkpoint::FileEntry>& others) {
@@ -189,7 +189,7 @@ std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
   if (trainers.rank() == 0) {
     std::vector<std::string> roles = setup.world_roles;
     if (roles.empty()) roles.assign(static_cast<std::size_t>(transport.world_size()), "trainer");
-    auto manifest = checkpoint::make_manifest(iteration, config::to_yaml(config),
+    auto manifest = checkpoint::make_manifest(iteration, roles::to_yaml(config),
                                               transport.world_size(), roles);
     manifest.files = parse_entries(all);
     store.commit(manifest);

@@ -36,7 +36,7 @@
 #include "roles/trainer/trainer.h"
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/checkpoint/manifest.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
 class Learner;
@@ -82,7 +82,7 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
 /// written: CHECKPOINT_DONE; the same entry from several trainers counts once, two different
 /// ones for one rank are a CheckpointError), and commits the manifest (config =
 /// to_yaml(config)), then rotates (checkpoint.keep). Returns the checkpoint directory.
-std::string write_trainer_checkpoint(const config::ExperimentConfig& config,
+std::string write_trainer_checkpoint(const roles::ExperimentConfig& config,
                                      const TrainerSetup& setup, std::int64_t iteration,
                                      const std::string& bytes,
                                      const std::vector<checkpoint::FileEntry>& others = {});

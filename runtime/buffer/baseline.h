@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
-#include "runtime/config/options.h"
+#include "runtime/buffer/options.h"
 
 namespace gfn::buffer {
 
-/// YAML buffer.baseline; names: config::kBaselineStrategyNames.
-using BaselineStrategy = config::BaselineStrategy;
+/// YAML buffer.baseline; names: kBaselineStrategyNames (options.h).
+
 /// "min" | "percentile" | "ema" (the name table's).
 const char* to_string(BaselineStrategy strategy);
 

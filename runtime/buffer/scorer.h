@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
-#include "runtime/config/options.h"
+#include "runtime/buffer/options.h"
 
 namespace gfn::buffer {
 
@@ -69,7 +69,7 @@ class Scorer {
 };
 
 /// How the novelty term is computed (YAML buffer.score_novelty: index | brute_force).
-using NoveltyMethod = config::NoveltyMethod;  // names: config::kNoveltyMethodNames
+// NoveltyMethod: options.h (buffer.score_novelty)
 /// "index" | "brute_force"; throws std::invalid_argument naming buffer.score_novelty.
 NoveltyMethod parse_novelty_method(const std::string& name);
 std::string to_string(NoveltyMethod method);

@@ -24,8 +24,8 @@ namespace {
 // Garbage actions tolerated in the pool before a compaction (besides "more than live").
 constexpr std::int64_t kMinGarbageForCompaction = 4096;
 
-std::unique_ptr<ItemSelector> make_sampler(config::SamplerKind kind, Replacement replacement) {
-  if (kind == config::SamplerKind::kUniform) return std::make_unique<UniformSampler>(replacement);
+std::unique_ptr<ItemSelector> make_sampler(SamplerKind kind, Replacement replacement) {
+  if (kind == SamplerKind::kUniform) return std::make_unique<UniformSampler>(replacement);
   return std::make_unique<PrioritizedSampler>(replacement);
 }
 
@@ -45,7 +45,7 @@ std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_ke
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
   TableOptions o;
   o.capacity = capacity;
-  o.samplers = {config::SamplerKind::kPrioritized, config::SamplerKind::kUniform};
+  o.samplers = {SamplerKind::kPrioritized, SamplerKind::kUniform};
   o.replacement = Replacement::kAlways;
   o.remover = "lowest_reward";
   o.ties_keep_newer = false;
@@ -56,7 +56,7 @@ TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
   return o;
 }
 
-TableOptions local_table_options(config::ReplayKind kind, std::int64_t capacity, double cutoff,
+TableOptions local_table_options(ReplayKind kind, std::int64_t capacity, double cutoff,
                                  double p_norm, std::uint64_t seed) {
   if (capacity < 1) {
     throw std::invalid_argument(fmt::format("replay.capacity must be >= 1, got {}", capacity));
@@ -70,28 +70,28 @@ TableOptions local_table_options(config::ReplayKind kind, std::int64_t capacity,
   o.keep_index = false;
   o.seed = seed;
   switch (kind) {
-    case config::ReplayKind::kUniform:
-      o.samplers = {config::SamplerKind::kUniform};
+    case ReplayKind::kUniform:
+      o.samplers = {SamplerKind::kUniform};
       o.remover = "fifo";
       break;
-    case config::ReplayKind::kPrioritized:
-      o.samplers = {config::SamplerKind::kPrioritized};
+    case ReplayKind::kPrioritized:
+      o.samplers = {SamplerKind::kPrioritized};
       o.remover = "lowest_reward";
       break;
-    case config::ReplayKind::kDiverse:
-      o.samplers = {config::SamplerKind::kUniform};
+    case ReplayKind::kDiverse:
+      o.samplers = {SamplerKind::kUniform};
       o.remover = "lowest_reward";
       o.keep_index = true;
       o.filter = std::make_shared<DiversityFilter>(DiversityFilterOptions{cutoff, p_norm});
       break;
-    case config::ReplayKind::kNone:
+    case ReplayKind::kNone:
       throw std::invalid_argument("replay.kind none: no local buffer, nothing to build");
   }
   return o;
 }
 
 struct ReplayTable::Selectors {
-  std::vector<std::pair<config::SamplerKind, std::unique_ptr<ItemSelector>>> samplers;
+  std::vector<std::pair<SamplerKind, std::unique_ptr<ItemSelector>>> samplers;
   std::unique_ptr<ItemSelector> remover;
   std::vector<Slot> scratch;
 
@@ -103,7 +103,7 @@ struct ReplayTable::Selectors {
     for (auto& s : samplers) s.second->erase(slot);
     remover->erase(slot);
   }
-  ItemSelector* sampler(std::optional<config::SamplerKind> kind) {
+  ItemSelector* sampler(std::optional<SamplerKind> kind) {
     if (!kind) return samplers.front().second.get();
     for (auto& s : samplers) {
       if (s.first == *kind) return s.second.get();
@@ -300,7 +300,7 @@ std::int64_t ReplayTable::would_retain(const std::vector<float>& log_rewards) co
   return kept;
 }
 
-bool ReplayTable::has_sampler(config::SamplerKind sampler) const {
+bool ReplayTable::has_sampler(SamplerKind sampler) const {
   return selectors_->sampler(sampler) != nullptr;
 }
 
@@ -310,7 +310,7 @@ std::vector<std::string> ReplayTable::sampler_names() const {
   return out;
 }
 
-void ReplayTable::select_into(std::optional<config::SamplerKind> kind, std::int64_t n,
+void ReplayTable::select_into(std::optional<SamplerKind> kind, std::int64_t n,
                               std::vector<Slot>& out) {
   ItemSelector* sampler = selectors_->sampler(kind);
   if (sampler == nullptr) {
@@ -325,13 +325,13 @@ void ReplayTable::select_into(std::optional<config::SamplerKind> kind, std::int6
 }
 
 std::vector<Slot> ReplayTable::sample_slots(std::int64_t n,
-                                            std::optional<config::SamplerKind> sampler) {
+                                            std::optional<SamplerKind> sampler) {
   std::vector<Slot> out;
   select_into(sampler, n, out);
   return out;
 }
 
-TableBatch ReplayTable::sample(std::int64_t n, std::optional<config::SamplerKind> sampler) {
+TableBatch ReplayTable::sample(std::int64_t n, std::optional<SamplerKind> sampler) {
   const std::vector<Slot> slots = sample_slots(n, sampler);
   TableBatch out;
   out.ndim = ndim_;

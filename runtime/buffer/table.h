@@ -50,14 +50,14 @@
 #include "runtime/buffer/selectors/selector.h"
 #include "runtime/buffer/state_index.h"
 #include "runtime/buffer/table_state.h"
-#include "runtime/config/options.h"
+#include "runtime/buffer/options.h"
 
 namespace gfn::buffer {
 
 struct TableOptions {
   std::int64_t capacity = 1000;  ///< >= 1
-  /// Samplers (names: config::kSamplerKindNames); the first is the default of sample().
-  std::vector<config::SamplerKind> samplers = {config::SamplerKind::kUniform};
+  /// Samplers (names: kSamplerKindNames); the first is the default of sample().
+  std::vector<SamplerKind> samplers = {SamplerKind::kUniform};
   Replacement replacement = Replacement::kAlways;  ///< of every sampler
   /// Remover: "fifo" or "lowest_reward" (ties as below).
   std::string remover = "fifo";
@@ -81,7 +81,7 @@ TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed);
 /// The trainer-local buffer of YAML replay.kind uniform | prioritized | diverse (cutoff and
 /// p_norm for diverse). Throws std::invalid_argument for kind none (no buffer: the caller
 /// makes none), replay.capacity < 1 or a bad replay.p_norm.
-TableOptions local_table_options(config::ReplayKind kind, std::int64_t capacity, double cutoff,
+TableOptions local_table_options(ReplayKind kind, std::int64_t capacity, double cutoff,
                                  double p_norm, std::uint64_t seed);
 
 /// What an add did.
@@ -127,12 +127,12 @@ class ReplayTable {
   /// n >= 0 items drawn by `sampler` (nullopt = the first of TableOptions::samplers).
   /// Throws std::invalid_argument for n < 0 or a sampler this table does not have,
   /// std::logic_error if n > 0 and the table is empty.
-  TableBatch sample(std::int64_t n, std::optional<config::SamplerKind> sampler = std::nullopt);
+  TableBatch sample(std::int64_t n, std::optional<SamplerKind> sampler = std::nullopt);
   /// The slots sample() would gather (same rules); for callers that read items in place.
   std::vector<Slot> sample_slots(std::int64_t n,
-                                 std::optional<config::SamplerKind> sampler = std::nullopt);
+                                 std::optional<SamplerKind> sampler = std::nullopt);
   /// True if this table has `sampler`.
-  bool has_sampler(config::SamplerKind sampler) const;
+  bool has_sampler(SamplerKind sampler) const;
   /// The samplers' names, in TableOptions order.
   std::vector<std::string> sampler_names() const;
 
@@ -191,7 +191,7 @@ class ReplayTable {
                    int ndim, const PackedTrajectories& trajectories) const;
   void store(Slot slot, const std::int64_t* state, float log_reward, const std::int64_t* actions,
              std::int32_t length);
-  void select_into(std::optional<config::SamplerKind> sampler, std::int64_t n,
+  void select_into(std::optional<SamplerKind> sampler, std::int64_t n,
                    std::vector<Slot>& out);
   void changed();
 

@@ -21,6 +21,9 @@ void add_config_options(CLI::App& app, CommandLine& cl) {
           },
           "section.key=value");
   app.add_flag("--print-config", cl.print_config, "Print the effective configuration and exit");
+  app.add_flag("--print-schema", cl.print_schema,
+               "Print the reference of every configuration key (Markdown, as "
+               "docs/configuration.md) and exit");
 }
 
 CommandLine parse_command_line(int argc, const char* const* argv, const std::string& program,

@@ -3,10 +3,12 @@
 //   --config FILE        YAML experiment (optional: without it the defaults are used)
 //   --set KEY=VALUE      override one key, e.g. --set train.batch_size=64 (repeatable)
 //   --print-config       print the effective configuration (YAML) and exit
+//   --print-schema       print the reference of every key (Markdown) and exit
 //   --resume DIR         gfn-train only: continue from a checkpoint (a run directory or one
 //                        checkpoint directory; README "Checkpoint and resume")
 //   --help               usage
-// The options are turned into a configuration by load_config (runtime/config/config.h).
+// The program turns the options into a configuration with its schema (schema.h; gfn-train:
+// roles/experiment/experiment.h).
 
 #include <iostream>
 #include <string>
@@ -22,6 +24,7 @@ struct CommandLine {
   std::string config_path;             ///< "" when --config was not given
   std::vector<std::string> overrides;  ///< each "section.key=value", in command-line order
   bool print_config = false;
+  bool print_schema = false;  ///< --print-schema
   std::string resume;  ///< --resume: "" when not given (parse_command_line only)
   /// True after --help or a command-line error: the caller returns exit_code from
   /// main (0 for --help; the help or error text has already been printed).
@@ -29,7 +32,7 @@ struct CommandLine {
   int exit_code = 0;
 };
 
-/// Registers --config, --set and --print-config on `app`, writing into `cl` when
+/// Registers --config, --set, --print-config and --print-schema on `app`, writing into `cl` when
 /// app.parse runs. For programs that add their own options to the same app; such a
 /// caller catches CLI::ParseError itself and returns app.exit(e) from main.
 void add_config_options(CLI::App& app, CommandLine& cl);

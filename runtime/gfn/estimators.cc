@@ -12,7 +12,7 @@ namespace {
 
 // torchgfn MLP trunk: Linear(in, h) + ReLU, then (n_hidden - 1) x [Linear(h, h) + ReLU];
 // the last n_noisy of the Linear(h, h) layers are NoisyLinear (appended to `noisy`).
-torch::nn::Sequential make_trunk(std::int64_t input_dim, const config::ModelOptions& m,
+torch::nn::Sequential make_trunk(std::int64_t input_dim, const ModelOptions& m,
                                  int n_noisy = 0, std::vector<NoisyLinear>* noisy = nullptr) {
   torch::nn::Sequential trunk;
   trunk->push_back(torch::nn::Linear(input_dim, m.hidden_dim));
@@ -33,7 +33,7 @@ torch::nn::Sequential make_trunk(std::int64_t input_dim, const config::ModelOpti
 }  // namespace
 
 GFlowNetModel::GFlowNetModel(std::int64_t input_dim, std::int64_t n_actions,
-                             const config::ModelOptions& model, bool with_log_flow)
+                             const ModelOptions& model, bool with_log_flow)
     : n_actions_(n_actions), tied_(model.tied), uniform_pb_(model.uniform_pb) {
   if (model.hidden_dim < 1) {
     throw std::invalid_argument("model.hidden_dim must be >= 1, got " +

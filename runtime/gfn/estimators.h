@@ -31,7 +31,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/options.h"
 #include "runtime/gfn/noisy_linear.h"
 
 namespace gfn::core {
@@ -57,7 +57,7 @@ class GFlowNetModel : public torch::nn::Module {
   /// [0, model.n_hidden] (or noisy_std_init <= 0 with noisy layers). with_log_flow adds the
   /// state-flow head log F(s) (needed by the "db" and "subtb" losses, see
   /// Loss::needs_log_flow).
-  GFlowNetModel(std::int64_t input_dim, std::int64_t n_actions, const config::ModelOptions& model,
+  GFlowNetModel(std::int64_t input_dim, std::int64_t n_actions, const ModelOptions& model,
                 bool with_log_flow = false);
 
   /// PF logits of preprocessed states x float32 [N, input_dim] -> [N, n_actions].

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
-#include "runtime/distributed/spawn/combine.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/flat_adam.h"
+#include "runtime/gfn/flat_parameters.h"
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/losses.h"
@@ -47,7 +47,7 @@ void set_threads(int n) {
   if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(n);
 }
 
-void check_train(const config::TrainOptions& t) {
+void check_train(const TrainOptions& t) {
   auto bad = [](const std::string& what, double v) {
     throw std::invalid_argument("train." + what + ": invalid value " + std::to_string(v));
   };
@@ -63,9 +63,9 @@ const char* on_off(bool on) { return on ? "on" : "off"; }
 
 }  // namespace
 
-Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& model,
-                 const config::TrainOptions& train, std::uint64_t seed,
-                 const config::ReplayOptions& replay, const config::EngineOptions& engine)
+Learner::Learner(const EnvOptions& env, const ModelOptions& model,
+                 const TrainOptions& train, std::uint64_t seed,
+                 const buffer::ReplayOptions& replay, const EngineOptions& engine)
     : train_(train),
       model_options_(model),
       engine_(engine),
@@ -86,7 +86,7 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
     if (kv.key() != "logZ") net_params.push_back(kv.value());
   }
   optim_ = std::make_unique<Optim>();
-  if (engine.optimizer == config::OptimizerKind::kFlat) {
+  if (engine.optimizer == OptimizerKind::kFlat) {
     optim_->flat = std::make_unique<FlatAdamW>(
         std::vector<FlatAdamW::Group>{{net_params, train.lr, train.weight_decay},
                                       {{model_->log_z()}, train.lr_logz, 0.0}},
@@ -105,7 +105,7 @@ Learner::Learner(const config::EnvOptions& env, const config::ModelOptions& mode
   reuse_logprobs_ = engine.reuse_logprobs && loss_->reuses_sampled_outputs();
 
   replay_options_ = replay;
-  if (replay.kind != config::ReplayKind::kNone) {
+  if (replay.kind != buffer::ReplayKind::kNone) {
     if (!(replay.fraction >= 0 && replay.fraction <= 1)) {
       throw std::invalid_argument("replay.fraction must be in [0, 1], got " +
                                   std::to_string(replay.fraction));
@@ -302,7 +302,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   return r;
 }
 
-ValidationResult Learner::validate(const config::ValidationOptions& options,
+ValidationResult Learner::validate(const ValidationOptions& options,
                                    const VisitedTerminatingStates* visited) {
   if (!model_->noisy()) {
     return core::validate(*model_, *preprocessor_, *env_, options, modes_.get(), validation_gen_,
@@ -328,7 +328,7 @@ double Learner::log_z() const { return scalar_value(model_->log_z(), engine_.pla
 
 std::map<std::string, std::string> Learner::engine_paths() const {
   const bool table = uses_state_table();
-  const bool manual = engine_.table_backward == config::TableBackward::kManual;
+  const bool manual = engine_.table_backward == TableBackward::kManual;
   const bool fused_tb = table && manual && engine_.fused_tb && loss_->has_fused_kernel();
   std::map<std::string, std::string> paths;
   paths["state_table"] = on_off(table);
@@ -344,7 +344,7 @@ std::map<std::string, std::string> Learner::engine_paths() const {
 void Learner::reset_optimizer_state() { optim_->reset_state(); }
 
 void Learner::set_exploration(double epsilon, double temperature) {
-  config::TrainOptions t = train_;
+  TrainOptions t = train_;
   t.epsilon = epsilon;
   t.temperature = temperature;
   check_train(t);
@@ -355,7 +355,7 @@ void Learner::reinitialize_parameters(std::uint64_t seed, double momentum) {
   torch::manual_seed(seed);
   GFlowNetModel fresh(preprocessor_->output_dim(), env_->n_actions(), model_options_,
                       loss_->needs_log_flow());
-  dist::spawn::blend_parameters(model_->parameters(), fresh.parameters(), momentum);
+  blend_parameters(model_->parameters(), fresh.parameters(), momentum);
 }
 
 }  // namespace gfn::core

@@ -41,7 +41,7 @@
 // (flat_adam.h: parameters become views of one buffer per group; same update), or by
 // torch::optim::AdamW with engine.optimizer torch.
 //
-// Engine options (runtime/config/engine_options.h, YAML `engine:`): given to the
+// Engine options (runtime/gfn/engine_options.h, YAML `engine:`): given to the
 // constructor; they choose the evaluator and the table / optimizer / MLP fast paths; the
 // defaults are the fast paths.
 //
@@ -68,8 +68,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/engine_options.h"
-#include "runtime/config/options.h"
+#include "runtime/gfn/engine_options.h"
+#include "runtime/buffer/options.h"
+#include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/options.h"
 #include "runtime/gfn/trajectories.h"
 #include "runtime/gfn/validation.h"
 
@@ -136,9 +138,9 @@ class Learner {
   /// model.init_from (non-empty): the parameters start from that state dict, torchgfn names
   /// (runtime/output/torchgfn_import.h); throws std::runtime_error / std::invalid_argument
   /// naming the file and the tensor when it cannot be read or does not match the model.
-  Learner(const config::EnvOptions& env, const config::ModelOptions& model,
-          const config::TrainOptions& train, std::uint64_t seed,
-          const config::ReplayOptions& replay = {}, const config::EngineOptions& engine = {});
+  Learner(const EnvOptions& env, const ModelOptions& model,
+          const TrainOptions& train, std::uint64_t seed,
+          const buffer::ReplayOptions& replay = {}, const EngineOptions& engine = {});
   ~Learner();
   Learner(const Learner&) = delete;
   Learner& operator=(const Learner&) = delete;
@@ -208,7 +210,7 @@ class Learner {
   /// `visited` (optional): the terminating states visited during training, for
   /// l1_visited (torchgfn's l1_dist; the caller records IterationResult::terminating_states
   /// into it, see VisitedTerminatingStates in visited_states.h).
-  ValidationResult validate(const config::ValidationOptions& options,
+  ValidationResult validate(const ValidationOptions& options,
                             const VisitedTerminatingStates* visited = nullptr);
 
   /// The model holding PF, PB and logZ: parameters() lists every trainable tensor
@@ -227,7 +229,7 @@ class Learner {
   /// The evaluator chosen in the constructor (evaluator.h, make_evaluator).
   EvaluatorKind evaluator_kind() const;
   /// The engine options given to the constructor.
-  const config::EngineOptions& engine() const { return engine_; }
+  const EngineOptions& engine() const { return engine_; }
   /// What the engine options resolved to (summary.json "engine"): state_table on | off,
   /// table_backward manual | autograd | unused (no table), fused_tb on | off | unused,
   /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
@@ -251,9 +253,9 @@ class Learner {
  private:
   void load_init_from(const std::string& path);  ///< model.init_from, before the optimizer
   struct Optim;
-  config::TrainOptions train_;
-  config::ModelOptions model_options_;  ///< to build a fresh model (reinitialize_parameters)
-  config::EngineOptions engine_;
+  TrainOptions train_;
+  ModelOptions model_options_;  ///< to build a fresh model (reinitialize_parameters)
+  EngineOptions engine_;
   std::unique_ptr<Environment> env_;
   std::unique_ptr<Preprocessor> preprocessor_;
   std::shared_ptr<GFlowNetModel> model_;
@@ -264,7 +266,7 @@ class Learner {
   at::Generator validation_gen_;
   std::int64_t iterations_ = 0;
   std::function<void()> gradient_hook_;
-  config::ReplayOptions replay_options_;
+  buffer::ReplayOptions replay_options_;
   std::unique_ptr<buffer::ReplayTable> replay_;
   at::Tensor queued_states_;   ///< int64 [q, state_dim] or undefined
   Trajectories queued_trajs_;  ///< remote trajectories for the next iteration (B may be 0)

@@ -1,10 +1,10 @@
 #pragma once
 // train.loss and train.subtb_weighting: the losses of runtime/gfn/losses.h and the
 // sub-trajectory weightings of "subtb", each with its YAML name written once here.
-// runtime/config/options.h (TrainOptions) includes this header; make_loss
+// options.h (TrainOptions) includes this header; make_loss
 // (runtime/gfn/losses.h) switches on the enumerators. Header-only, LibTorch-free.
 
-#include "runtime/gfn/option_name.h"
+#include "runtime/config/enum_names.h"
 
 namespace gfn::core {
 
@@ -17,7 +17,7 @@ enum class LossKind {
   kSubTB,       ///< "subtb": Sub-Trajectory Balance (torchgfn SubTBGFlowNet)
   kFM,          ///< "fm": Flow Matching (torchgfn FMGFlowNet)
 };
-inline constexpr OptionName<LossKind> kLossKindNames[] = {
+inline constexpr config::EnumName<LossKind> kLossKindNames[] = {
     {LossKind::kTB, "tb"},       {LossKind::kZVar, "zvar"},
     {LossKind::kDB, "db"},       {LossKind::kModifiedDB, "modified_db"},
     {LossKind::kSubTB, "subtb"}, {LossKind::kFM, "fm"}};
@@ -43,7 +43,7 @@ enum class SubTrajectoryWeighting {
   kDB,
   kModifiedDB
 };
-inline constexpr OptionName<SubTrajectoryWeighting> kSubTrajectoryWeightingNames[] = {
+inline constexpr config::EnumName<SubTrajectoryWeighting> kSubTrajectoryWeightingNames[] = {
     {SubTrajectoryWeighting::kGeometricWithin, "geometric_within"},
     {SubTrajectoryWeighting::kGeometric, "geometric"},
     {SubTrajectoryWeighting::kEqual, "equal"},

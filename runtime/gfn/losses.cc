@@ -375,7 +375,7 @@ SubTrajectoryBalanceLoss::SubTrajectoryBalanceLoss(SubTrajectoryWeighting weight
   if (!(lambda > 0)) {
     throw std::invalid_argument("train.subtb_lambda must be > 0, got " + std::to_string(lambda));
   }
-  if (std::string(option_name(weighting)) == "?") {
+  if (std::string(config::enum_name(weighting)) == "?") {
     throw std::invalid_argument(
         "train.subtb_weighting: " + std::to_string(static_cast<int>(weighting)) +
         " is outside runtime/gfn/loss_kind.h's table");
@@ -400,7 +400,7 @@ LossValue FlowMatchingLoss::evaluate(const Environment& env, const Trajectories&
   return flow_matching(env, trajs, evaluate, alpha_);
 }
 
-std::unique_ptr<Loss> make_loss(const config::TrainOptions& train) {
+std::unique_ptr<Loss> make_loss(const TrainOptions& train) {
   switch (train.loss) {
     case LossKind::kTB:
       return std::make_unique<TrajectoryBalanceLoss>();
@@ -419,7 +419,7 @@ std::unique_ptr<Loss> make_loss(const config::TrainOptions& train) {
                               " is outside runtime/gfn/loss_kind.h's table");
 }
 
-std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environment& env) {
+std::unique_ptr<Loss> make_loss(const TrainOptions& train, const Environment& env) {
   if (train.loss == LossKind::kModifiedDB && !env.every_state_terminates()) {
     throw std::invalid_argument(
         "train.loss: \"modified_db\" needs an environment where every state can terminate "
@@ -430,7 +430,7 @@ std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environ
 }
 
 std::unique_ptr<Loss> make_loss(LossKind kind) {
-  config::TrainOptions train;
+  TrainOptions train;
   train.loss = kind;
   return make_loss(train);
 }

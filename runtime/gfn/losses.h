@@ -55,7 +55,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/options.h"
 #include "runtime/gfn/loss_kind.h"
 #include "runtime/gfn/trajectories.h"
 
@@ -161,7 +161,7 @@ class Loss {
   /// Which loss this is (train.loss).
   virtual LossKind kind() const = 0;
   /// Its train.loss name ("tb", ...: loss_kind.h kLossKindNames).
-  std::string name() const { return option_name(kind()); }
+  std::string name() const { return config::enum_name(kind()); }
   /// True if the loss needs the model's logF head (GFlowNetModel with_log_flow).
   virtual bool needs_log_flow() const { return false; }
   /// True if the loss trains the model's logZ parameter ("tb" only).
@@ -259,11 +259,11 @@ class FlowMatchingLoss final : public Loss {
 /// The loss train.loss selects (LossKind, loss_kind.h) with its options (subtb_weighting,
 /// subtb_lambda, fm_alpha). Throws std::invalid_argument naming the option for an invalid
 /// value (subtb_lambda <= 0, fm_alpha < 0, a kind outside the table).
-std::unique_ptr<Loss> make_loss(const config::TrainOptions& train);
+std::unique_ptr<Loss> make_loss(const TrainOptions& train);
 /// make_loss with default options for the other fields.
 std::unique_ptr<Loss> make_loss(LossKind kind);
 /// make_loss(train), and throws std::invalid_argument naming train.loss when the loss
 /// cannot train on `env` ("modified_db" needs every_state_terminates()).
-std::unique_ptr<Loss> make_loss(const config::TrainOptions& train, const Environment& env);
+std::unique_ptr<Loss> make_loss(const TrainOptions& train, const Environment& env);
 
 }  // namespace gfn::core

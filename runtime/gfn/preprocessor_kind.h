@@ -1,10 +1,9 @@
 #pragma once
 // env.preprocessor: how states become the network's input (runtime/gfn/preprocessors.h),
 // with the YAML names written once here. Each environment builds the kinds it supports
-// (Environment::make_preprocessor). runtime/config/options.h (EnvOptions) includes this
-// header. Header-only, LibTorch-free.
+// (Environment::make_preprocessor). Header-only, LibTorch-free.
 
-#include "runtime/gfn/option_name.h"
+#include "runtime/config/enum_names.h"
 
 namespace gfn::core {
 
@@ -13,7 +12,7 @@ enum class PreprocessorKind {
   kOneHot,    ///< "onehot": one-hot of the state index; enumerable environments only
   kIdentity,  ///< "identity": the coordinates as float32 (IdentityPreprocessor)
 };
-inline constexpr OptionName<PreprocessorKind> kPreprocessorKindNames[] = {
+inline constexpr config::EnumName<PreprocessorKind> kPreprocessorKindNames[] = {
     {PreprocessorKind::kKHot, "khot"},
     {PreprocessorKind::kOneHot, "onehot"},
     {PreprocessorKind::kIdentity, "identity"}};

@@ -160,7 +160,7 @@ at::Tensor sample_terminating_states(GFlowNetModel& model, const Preprocessor& p
 }
 
 ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor,
-                          const Environment& env, const config::ValidationOptions& options,
+                          const Environment& env, const ValidationOptions& options,
                           const ModeTracker* modes, at::Generator& generator,
                           const VisitedTerminatingStates* visited) {
   const auto start = std::chrono::steady_clock::now();

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/options.h"
 
 namespace gfn::core {
 
@@ -146,7 +146,7 @@ std::string describe(const ValidationResult& v);
 /// All metrics above; n_samples = options.n_samples (0 skips the sampled L1).
 /// `modes` and `visited` may be null (then modes found = 0, l1_visited = NaN).
 ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor,
-                          const Environment& env, const config::ValidationOptions& options,
+                          const Environment& env, const ValidationOptions& options,
                           const ModeTracker* modes, at::Generator& generator,
                           const VisitedTerminatingStates* visited = nullptr);
 

@@ -2,7 +2,7 @@
 
 namespace gfn::launch {
 
-ExplicitLaunch explicit_launch(const config::LaunchOptions& options) {
+ExplicitLaunch explicit_launch(const LaunchOptions& options) {
   ExplicitLaunch x;
   if (options.rank != -1) x.rank = options.rank;
   if (options.world_size != -1) x.world_size = options.world_size;
@@ -13,7 +13,7 @@ ExplicitLaunch explicit_launch(const config::LaunchOptions& options) {
   return x;
 }
 
-LaunchEnv detect_launch_env(const config::LaunchOptions& options, const EnvLookup& getenv) {
+LaunchEnv detect_launch_env(const LaunchOptions& options, const EnvLookup& getenv) {
   return detect_launch_env(explicit_launch(options), getenv);
 }
 

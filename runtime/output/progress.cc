@@ -52,17 +52,17 @@ std::string format_bar(std::int64_t done, std::int64_t total, int width) {
   return "[" + std::string(filled, '#') + std::string(w - filled, ' ') + "]";
 }
 
-config::ProgressMode resolve_progress_mode(config::ProgressMode mode, bool stderr_is_terminal) {
-  if (mode != config::ProgressMode::kAuto) return mode;
-  return stderr_is_terminal ? config::ProgressMode::kBar : config::ProgressMode::kLines;
+ProgressMode resolve_progress_mode(ProgressMode mode, bool stderr_is_terminal) {
+  if (mode != ProgressMode::kAuto) return mode;
+  return stderr_is_terminal ? ProgressMode::kBar : ProgressMode::kLines;
 }
 
-ProgressReporter::ProgressReporter(config::ProgressMode mode, double every_s, std::FILE* out)
+ProgressReporter::ProgressReporter(ProgressMode mode, double every_s, std::FILE* out)
     : mode_(mode), every_s_(every_s), out_(out) {}
 
 bool ProgressReporter::update(const ProgressSnapshot& s) {
-  if (mode_ == config::ProgressMode::kOff || mode_ == config::ProgressMode::kAuto) return false;
-  const bool bar = mode_ == config::ProgressMode::kBar;
+  if (mode_ == ProgressMode::kOff || mode_ == ProgressMode::kAuto) return false;
+  const bool bar = mode_ == ProgressMode::kBar;
   const bool last = s.iteration >= s.total;
   if (!last && s.elapsed_s - last_shown_s_ < (bar ? 0.2 : every_s_)) return false;
   last_shown_s_ = s.elapsed_s;

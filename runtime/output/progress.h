@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runtime/config/options.h"
+#include "runtime/output/output_options.h"
 
 namespace gfn::output {
 
@@ -42,12 +42,12 @@ std::string format_progress(const ProgressSnapshot& s);
 std::string format_bar(std::int64_t done, std::int64_t total, int width);
 
 /// `auto` resolved: bar when `stderr_is_terminal`, else lines; other modes unchanged.
-config::ProgressMode resolve_progress_mode(config::ProgressMode mode, bool stderr_is_terminal);
+ProgressMode resolve_progress_mode(ProgressMode mode, bool stderr_is_terminal);
 
 class ProgressReporter {
  public:
   /// `mode` must be resolved (not auto). `out` is where the bar is drawn (stderr).
-  ProgressReporter(config::ProgressMode mode, double every_s, std::FILE* out = stderr);
+  ProgressReporter(ProgressMode mode, double every_s, std::FILE* out = stderr);
   /// Shows `s` if due: bar every 0.2 s, lines every every_s seconds (both on the last
   /// iteration). Returns true if something was written.
   bool update(const ProgressSnapshot& s);
@@ -57,7 +57,7 @@ class ProgressReporter {
   void finish();
 
  private:
-  config::ProgressMode mode_;
+  ProgressMode mode_;
   double every_s_;
   std::FILE* out_;
   double last_shown_s_ = -1e300;

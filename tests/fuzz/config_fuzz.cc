@@ -1,4 +1,4 @@
-// libFuzzer target: the YAML config loader (runtime/config/config.h load_config) on
+// libFuzzer target: the YAML experiment loader (roles/experiment/experiment.h load_config) on
 // arbitrary file contents. The input is written to a file in /dev/shm (load_config reads a
 // path) and loaded. Properties: only config::ConfigError is thrown (bad YAML names the key
 // and the file); an accepted configuration survives its own round trip (to_yaml, then
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "runtime/config/config.h"
+#include "roles/experiment/experiment.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   write(input, reinterpret_cast<const char*>(data), size);
   std::string text;
   try {
-    text = gfn::config::to_yaml(gfn::config::load_config(input));
+    text = gfn::roles::to_yaml(gfn::roles::load_config(input));
   } catch (const gfn::config::ConfigError& e) {
     FUZZ_CHECK(std::string(e.what()).find(input) != std::string::npos ||
                std::string(e.what()).find("config") != std::string::npos);
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   write(round, text.data(), text.size());
   std::string again;
   try {
-    again = gfn::config::to_yaml(gfn::config::load_config(round));
+    again = gfn::roles::to_yaml(gfn::roles::load_config(round));
   } catch (const gfn::config::ConfigError& e) {
     std::fprintf(stderr, "round trip refused: %s\n", e.what());
     FUZZ_CHECK(!"the loader refuses its own to_yaml output");

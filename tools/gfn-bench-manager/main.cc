@@ -24,7 +24,7 @@
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/buffer_manager/mode_predicate.h"
 #include "runtime/buffer/scorer.h"
-#include "runtime/config/config.h"
+#include "roles/experiment/experiment.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/timing/timing_table.h"
@@ -89,7 +89,7 @@ void print_row(const Row& r) {
   std::fflush(stdout);
 }
 
-Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
+Row manager_side(transport::Transport& t, const roles::ExperimentConfig& cfg,
                  const roles::ModePredicate& is_mode, std::int64_t capacity,
                  const std::string& novelty, int measured) {
   std::vector<int> trainers(t.world_size() - 1);
@@ -110,7 +110,7 @@ Row manager_side(transport::Transport& t, const config::ExperimentConfig& cfg,
   Row r;
   r.capacity = capacity;
   r.novelty = novelty;
-  r.ndim = static_cast<int>(cfg.env.ndim);
+  r.ndim = static_cast<int>(cfg.env.get<core::HyperGridOptions>().ndim);
   const int n = measured * static_cast<int>(trainers.size());
   const auto recv = last(table, "recv", n), score = last(table, "score", n),
              add = last(table, "add", n), reply = last(table, "reply", n);
@@ -162,7 +162,7 @@ int run(int argc, char** argv) {
   const int trainers = world - 1;
   if (rank == 0) print_header(o, trainers);
   for (const auto& path : o.configs) {
-    auto cfg = config::load_config(path, {});
+    auto cfg = roles::load_config(path, {});
     cfg.train.seed += static_cast<std::uint64_t>(rank);
     const auto batch = cfg.train.batch_size;
     int needed = 0;

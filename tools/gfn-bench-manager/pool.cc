@@ -10,10 +10,10 @@
 
 namespace gfn::mbench {
 
-Pool sample_pool(const config::ExperimentConfig& config, int n) {
+Pool sample_pool(const roles::ExperimentConfig& config, int n) {
   if (n < 1) throw std::invalid_argument("gfn-bench-manager: the pool needs >= 1 submission");
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
-                        config::ReplayOptions{}, config.engine);
+                        buffer::ReplayOptions{}, config.engine);
   Pool pool;
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {

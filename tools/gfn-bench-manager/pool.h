@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "roles/protocol/messages.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 
 namespace gfn::mbench {
 
@@ -21,6 +21,6 @@ struct Pool {
 /// Runs `n` >= 1 iterations of Learner::train_iteration(config.train.batch_size) and
 /// keeps each iteration's fresh batch as a full-payload Submission (iteration = index).
 /// Throws std::invalid_argument for n < 1 or an invalid configuration.
-Pool sample_pool(const config::ExperimentConfig& config, int n);
+Pool sample_pool(const roles::ExperimentConfig& config, int n);
 
 }  // namespace gfn::mbench

@@ -18,7 +18,7 @@
 
 #include <time.h>
 
-#include "runtime/build_info.h"
+#include "runtime/process/build_info.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
@@ -79,7 +79,7 @@ double percentile(std::vector<double> values, double q) {
   return values[rank == 0 ? 0 : rank - 1];
 }
 
-BenchResult run_bench(const config::ExperimentConfig& config, const std::string& label,
+BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& label,
                       const BenchOptions& options) {
   if (options.warmup < 0 || options.iters < 1 || options.row_batches < 1 ||
       options.record_iters < 1 || options.paired_rounds < 1 || options.paired_iters < 1) {
@@ -95,7 +95,7 @@ BenchResult run_bench(const config::ExperimentConfig& config, const std::string&
   if (getloadavg(load, 1) == 1) r.load_average = load[0];
 
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
-                        config::ReplayOptions{}, config.engine);
+                        buffer::ReplayOptions{}, config.engine);
   r.engine = learner.engine_paths();
   const std::int64_t batch = config.train.batch_size;
   for (int i = 0; i < options.warmup; ++i) learner.train_iteration(batch);
@@ -196,7 +196,7 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "# gfn-bench-train: trainer throughput, single trainer (world of one)\n");
   fmt::print(out, "#  config    {}\n", r.label);
   fmt::print(out, "#  env       HyperGrid ndim {} height {}, reward {}, {} input ({} features)\n",
-             c.env.ndim, c.env.height, config::enum_name(c.env.reward),
+             c.env.get<core::HyperGridOptions>().ndim, c.env.get<core::HyperGridOptions>().height, config::enum_name(c.env.get<core::HyperGridOptions>().reward),
              config::enum_name(c.env.preprocessor), s.input_dim);
   fmt::print(out,
              "#  model     MLP hidden {} x {} Linear layers per trunk, {} PF/PB, {} PB, learned "

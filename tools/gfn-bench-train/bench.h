@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "tools/gfn-bench-train/flop_model.h"
 #include "tools/gfn-bench-train/gemm_probe.h"
 #include "tools/gfn-bench-train/row_count.h"
@@ -41,7 +41,7 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string label;  ///< the config file (or "defaults")
-  config::ExperimentConfig config;
+  roles::ExperimentConfig config;
   /// The paths the engine options resolved to (core::Learner::engine_paths): compare
   /// paths with `--set engine.<key>=<value>` (runtime/config/engine_options.h).
   std::map<std::string, std::string> engine;
@@ -90,7 +90,7 @@ struct BenchResult {
 /// Throws std::invalid_argument for warmup < 0, iters < 1, row_batches < 1,
 /// record_iters < 1, paired_rounds < 1, paired_iters < 1, and whatever
 /// Learner's constructor throws for the configuration.
-BenchResult run_bench(const config::ExperimentConfig& config, const std::string& label,
+BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& label,
                       const BenchOptions& options);
 
 /// The nccl-tests-style report of one run: method and formulas with the figures.

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/blas_kernels.h"
+#include "runtime/process/blas_kernels.h"
 #include "runtime/config/cli.h"
-#include "runtime/config/config.h"
-#include "runtime/malloc_tuning.h"
+#include "roles/experiment/experiment.h"
+#include "runtime/process/malloc_tuning.h"
 #include "tools/gfn-bench-train/bench.h"
 #include "tools/gfn-bench-train/goals.h"
 
@@ -118,26 +118,26 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
-  std::vector<std::pair<std::string, config::ExperimentConfig>> runs;
+  std::vector<std::pair<std::string, roles::ExperimentConfig>> runs;
   try {
     if (all) {
       for (const auto& g : bench::goals()) {
         const std::string path = bench_dir + "/" + g.name + ".yaml";
-        runs.emplace_back(path, config::load_config(path, cl.overrides));
+        runs.emplace_back(path, roles::load_config(path, cl.overrides));
       }
     } else {
       runs.emplace_back(cl.config_path.empty() ? "defaults" : cl.config_path,
-                        config::load_config(cl.config_path, cl.overrides));
+                        roles::load_config(cl.config_path, cl.overrides));
     }
     if (cl.print_config) {
       for (const auto& [path, cfg] : runs)
-        std::printf("# %s\n%s\n", path.c_str(), config::to_yaml(cfg).c_str());
+        std::printf("# %s\n%s\n", path.c_str(), roles::to_yaml(cfg).c_str());
       return 0;
     }
     // Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
     // kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc thresholds.
-    const config::EngineOptions& engine = runs.front().second.engine;
-    runtime::select_blas_kernels(engine.blas_kernels == config::BlasKernels::kAuto, argc, argv);
+    const core::EngineOptions& engine = runs.front().second.engine;
+    runtime::select_blas_kernels(engine.blas_kernels == core::BlasKernels::kAuto, argc, argv);
     runtime::tune_malloc_for_training(engine.malloc_tune);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());

@@ -17,7 +17,7 @@
 
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
-#include "runtime/config/config.h"
+#include "roles/experiment/experiment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
 
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (out_dir.empty()) out_dir = run_dir;
   try {
-    auto config = config::load_config(run_dir + "/config.yaml", {});
+    auto config = roles::load_config(run_dir + "/config.yaml", {});
     config.output.dir = out_dir;
     config.model.init_from.clear();  // the run's starting point: model.pt supersedes it
     output::ensure_directory(out_dir);

@@ -6,6 +6,7 @@
 //   ... --set train.batch_size=256 --set output.dir=runs/x            # overrides
 //   build/bin/gfn-train --resume runs/hypergrid_2d --set train.n_trajectories=64000
 //                                       # continue from the latest checkpoint of a run
+//   build/bin/gfn-train --print-schema  # every key (docs/configuration.md)
 //
 // Exit codes: 0 success, 2 bad command line / config / layout / launch environment
 // (refused before any communication), 1 any failure while running.
@@ -17,31 +18,34 @@
 #include <optional>
 
 #include "roles/context/distributed_context.h"
+#include "roles/experiment/experiment.h"
 #include "roles/run_job.h"
-#include "runtime/blas_kernels.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/config/cli.h"
-#include "runtime/config/config.h"
-#include "runtime/config/resume.h"
 #include "runtime/launch/explicit_launch.h"
 #include "runtime/launch/launch_env.h"
-#include "runtime/malloc_tuning.h"
+#include "runtime/process/blas_kernels.h"
+#include "runtime/process/malloc_tuning.h"
 
 int main(int argc, char** argv) {
   using namespace gfn;
-  config::ExperimentConfig config;
+  roles::ExperimentConfig config;
   launch::LaunchEnv launch_env;
   std::optional<checkpoint::OpenedCheckpoint> resume;
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
+    if (cli.print_schema) {  // docs/configuration.md
+      std::fputs(roles::configuration_reference().c_str(), stdout);
+      return 0;
+    }
     if (cli.resume.empty()) {
-      config = config::load_config(cli.config_path, cli.overrides);
+      config = roles::load_config(cli.config_path, cli.overrides);
     } else {
       // README "Checkpoint and resume": the checkpoint (verified) brings the config; --set
       // may change only the resumable options.
       resume = checkpoint::open_checkpoint(cli.resume);
-      config = config::resume_config(resume->config_path(), cli.overrides);
+      config = roles::resume_config(resume->config_path(), cli.overrides);
       if (config.iterations() <= resume->manifest.iteration) {
         throw config::ConfigError(
             "--resume: the checkpoint is after iteration " +
@@ -52,11 +56,11 @@ int main(int argc, char** argv) {
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
     // OpenBLAS's kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc
     // thresholds that keep tensor buffers in the heap.
-    runtime::select_blas_kernels(config.engine.blas_kernels == config::BlasKernels::kAuto, argc,
+    runtime::select_blas_kernels(config.engine.blas_kernels == core::BlasKernels::kAuto, argc,
                                  argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
     if (cli.print_config) {
-      std::printf("%s\n", config::to_yaml(config).c_str());
+      std::printf("%s\n", roles::to_yaml(config).c_str());
       return 0;
     }
     launch_env = launch::detect_launch_env(config.launch);  // `launch:` values first

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "tools/quality-matrix/cells.h"
 #include "tools/quality-matrix/run.h"
 #include "tools/quality-matrix/table.h"
@@ -86,9 +86,9 @@ int main(int argc, char** argv) {
                  "override validation.n_samples (smoke runs)")
       ->check(CLI::Range(1LL, 100000000LL));
   app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
-  std::vector<std::string> buffered_kinds;  // replay.kind's names (options.h), but none
-  for (const auto& entry : gfn::config::kReplayKindNames) {
-    if (entry.value != gfn::config::ReplayKind::kNone) buffered_kinds.push_back(entry.name);
+  std::vector<std::string> buffered_kinds;  // replay.kind's names (runtime/buffer/options.h), but none
+  for (const auto& entry : gfn::buffer::kReplayKindNames) {
+    if (entry.value != gfn::buffer::ReplayKind::kNone) buffered_kinds.push_back(entry.name);
   }
   app.add_option("--replay-kind", replay.kind, "replay.kind of the buffered cells")
       ->check(CLI::IsMember(buffered_kinds));

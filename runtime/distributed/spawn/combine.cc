@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "runtime/gfn/flat_parameters.h"
 #include "transport/transport.h"
 
 namespace gfn::dist::spawn {
@@ -24,42 +25,7 @@ void check_parameters(const std::vector<at::Tensor>& parameters) {
   }
 }
 
-/// A float32 [sum of numels] copy of the parameters, in order.
-at::Tensor flat_copy(const std::vector<at::Tensor>& parameters) {
-  std::vector<at::Tensor> parts;
-  parts.reserve(parameters.size());
-  for (const auto& t : parameters) parts.push_back(t.detach().reshape({-1}));
-  if (parts.empty()) return at::empty({0}, at::kFloat);
-  return at::cat(parts).contiguous();
-}
-
-void copy_back(const at::Tensor& flat, const std::vector<at::Tensor>& parameters) {
-  std::int64_t offset = 0;
-  for (const auto& t : parameters) {
-    const std::int64_t n = t.numel();
-    t.detach().copy_(flat.narrow(0, offset, n).view(t.sizes()));
-    offset += n;
-  }
-}
-
 }  // namespace
-
-at::Tensor flatten_parameters(const std::vector<at::Tensor>& parameters) {
-  check_parameters(parameters);
-  c10::AutoGradMode no_grad(false);
-  return flat_copy(parameters);
-}
-
-void assign_flat(const at::Tensor& flat, const std::vector<at::Tensor>& parameters) {
-  std::int64_t total = 0;
-  for (const auto& t : parameters) total += t.numel();
-  if (flat.numel() != total) {
-    throw std::invalid_argument(
-        fmt::format("spawn: {} flat values for parameters of {} values", flat.numel(), total));
-  }
-  c10::AutoGradMode no_grad(false);
-  copy_back(flat, parameters);
-}
 
 bool is_replaced(const Decision& decision, int group_rank) {
   return std::find(decision.replaced.begin(), decision.replaced.end(), group_rank) !=
@@ -79,33 +45,13 @@ void combine_donors(const std::vector<at::Tensor>& parameters, const Decision& d
   }
   check_parameters(parameters);
   c10::AutoGradMode no_grad(false);
-  at::Tensor own = flat_copy(parameters);
+  at::Tensor own = core::flatten_parameters(parameters);
   at::Tensor combined = own * decision.weights[static_cast<std::size_t>(group.rank())];
   group.all_reduce(combined.data_ptr(), static_cast<std::size_t>(combined.numel()),
                    transport::DType::kFloat32, transport::ReduceOp::kSum);
   if (!is_replaced(decision, group.rank())) return;
-  blend(own.data_ptr<float>(), combined.data_ptr<float>(), own.numel(), momentum);
-  copy_back(own, parameters);
-}
-
-void blend_parameters(const std::vector<at::Tensor>& parameters,
-                      const std::vector<at::Tensor>& fresh, double momentum) {
-  if (parameters.size() != fresh.size()) {
-    throw std::invalid_argument(fmt::format("spawn blend: {} parameters but {} fresh ones",
-                                            parameters.size(), fresh.size()));
-  }
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    if (!parameters[i].sizes().equals(fresh[i].sizes())) {
-      throw std::invalid_argument(fmt::format("spawn blend: parameter {} has another shape", i));
-    }
-  }
-  check_parameters(parameters);
-  check_parameters(fresh);
-  c10::AutoGradMode no_grad(false);
-  at::Tensor own = flat_copy(parameters);
-  at::Tensor other = flat_copy(fresh);
-  blend(own.data_ptr<float>(), other.data_ptr<float>(), own.numel(), momentum);
-  copy_back(own, parameters);
+  core::blend(own.data_ptr<float>(), combined.data_ptr<float>(), own.numel(), momentum);
+  core::assign_flat(own, parameters);
 }
 
 }  // namespace gfn::dist::spawn

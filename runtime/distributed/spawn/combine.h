@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "runtime/distributed/spawn/decision.h"
+#include "runtime/gfn/flat_parameters.h"
 
 namespace at {
 class Tensor;
@@ -43,19 +44,9 @@ bool is_replaced(const Decision& decision, int group_rank);
 void combine_donors(const std::vector<at::Tensor>& parameters, const Decision& decision,
                     double momentum, transport::Group& group);
 
-/// A float32 [sum of numels] contiguous copy of `parameters`, in order (the layout of
-/// SPAWN_PARAMS). Throws TransportError for a parameter that is not a defined float32 CPU
-/// tensor. O(model size).
-at::Tensor flatten_parameters(const std::vector<at::Tensor>& parameters);
-
-/// Copies `flat` (float32 [sum of numels], flatten_parameters' layout) back into
-/// `parameters` in place (views stay valid). std::invalid_argument if the sizes differ.
-void assign_flat(const at::Tensor& flat, const std::vector<at::Tensor>& parameters);
-
-/// Blends this member's `parameters` (in place) with `fresh` ones of the same shapes:
-/// momentum * own + (1 - momentum) * fresh (reset_weights). Local; throws
-/// std::invalid_argument if the lists differ in count or shapes.
-void blend_parameters(const std::vector<at::Tensor>& parameters,
-                      const std::vector<at::Tensor>& fresh, double momentum);
+// The flat-parameter helpers the spawn policies build on (runtime/gfn/flat_parameters.h).
+using core::assign_flat;
+using core::blend_parameters;
+using core::flatten_parameters;
 
 }  // namespace gfn::dist::spawn

@@ -9,7 +9,7 @@
 namespace gfn::dist::spawn {
 namespace {
 
-using config::SpawnStrategy;
+
 
 /// NaN counts as the worst metric.
 double ordered(double m) { return std::isnan(m) ? -std::numeric_limits<double>::infinity() : m; }
@@ -68,7 +68,7 @@ std::vector<double> donor_weights(const std::vector<double>& metrics,
 }
 
 Decision decide(const std::vector<double>& metrics, std::int64_t iteration,
-                std::int64_t last_replacement, const config::SpawnOptions& options) {
+                std::int64_t last_replacement, const SpawnOptions& options) {
   if (metrics.empty()) throw std::invalid_argument("spawn decision: no metrics (empty group)");
   if (!(options.replacement_ratio > 0.0 && options.replacement_ratio <= 1.0)) {
     throw std::invalid_argument("spawn.replacement_ratio must be in (0, 1], got " +
@@ -108,16 +108,6 @@ Decision decide(const std::vector<double>& metrics, std::int64_t iteration,
   }
   d.replace = true;
   return d;
-}
-
-void blend(float* own, const float* combined, std::int64_t n, double momentum) {
-  const auto keep = static_cast<float>(momentum);
-  const auto take = static_cast<float>(1.0 - momentum);
-  if (momentum == 0.0) {
-    std::copy_n(combined, n, own);
-    return;
-  }
-  for (std::int64_t i = 0; i < n; ++i) own[i] = keep * own[i] + take * combined[i];
 }
 
 }  // namespace gfn::dist::spawn

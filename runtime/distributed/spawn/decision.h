@@ -27,7 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
+#include "runtime/gfn/flat_parameters.h"
 
 namespace gfn::dist::spawn {
 
@@ -55,17 +56,16 @@ int replacement_count(int n, double ratio);
 /// the caller's). Throws std::invalid_argument for an empty `metrics` or a ratio outside
 /// (0, 1].
 Decision decide(const std::vector<double>& metrics, std::int64_t iteration,
-                std::int64_t last_replacement, const config::SpawnOptions& options);
+                std::int64_t last_replacement, const SpawnOptions& options);
 
 /// Donor weights of group ranks `donors` (ascending) for `strategy`, from `metrics`:
 /// size metrics.size(), 0 outside the donors, the donors' sum 1 (mean: 1 / |donors|;
 /// weighted_mean: see the file comment; best_only: 1 for the best donor). All zero for
 /// reset_weights or no donors.
 std::vector<double> donor_weights(const std::vector<double>& metrics,
-                                  const std::vector<int>& donors, config::SpawnStrategy strategy);
+                                  const std::vector<int>& donors, SpawnStrategy strategy);
 
-/// own[i] = momentum * own[i] + (1 - momentum) * combined[i] for i < n (in place;
-/// momentum 0 copies `combined`, 1 keeps `own`). Float32, as the flat parameter buffer.
-void blend(float* own, const float* combined, std::int64_t n, double momentum);
+/// The blend of a replaced agent with its combination (runtime/gfn/flat_parameters.h).
+using core::blend;
 
 }  // namespace gfn::dist::spawn

@@ -24,7 +24,7 @@ double ordered(double m) { return std::isnan(m) ? -std::numeric_limits<double>::
 
 }  // namespace
 
-std::int64_t draw_max_age(const config::SpawnOptions& options, std::uint64_t seed,
+std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed,
                           std::int64_t draw) {
   const auto& r = options.age_range;
   if (r.min < 1 || r.max < r.min) {
@@ -35,16 +35,16 @@ std::int64_t draw_max_age(const config::SpawnOptions& options, std::uint64_t see
   return std::uniform_int_distribution<std::int64_t>(r.min, r.max)(gen);
 }
 
-bool is_dying(const DyingInput& in, int group_size, const config::SpawnOptions& options) {
+bool is_dying(const DyingInput& in, int group_size, const SpawnOptions& options) {
   if (group_size <= 1) return false;
   const std::int64_t age = in.iteration - in.last_respawn;
   switch (options.replacement_mode) {
-    case config::SpawnReplacementMode::kAge:
+    case SpawnReplacementMode::kAge:
       return age >= in.max_age;
-    case config::SpawnReplacementMode::kThreshold:
+    case SpawnReplacementMode::kThreshold:
       if (in.last_respawn > 0 && age < options.cooldown) return false;
       return !(in.metric >= options.threshold);
-    case config::SpawnReplacementMode::kWorstRatio: {
+    case SpawnReplacementMode::kWorstRatio: {
       if (in.group_rank < 0 || static_cast<std::size_t>(in.group_rank) >= in.group_metrics.size()) {
         throw std::invalid_argument("donor_pull worst_ratio: no metric for group rank " +
                                     std::to_string(in.group_rank));

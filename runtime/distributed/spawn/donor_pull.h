@@ -17,14 +17,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
 
 namespace gfn::dist::spawn {
 
 /// Draw number `draw` (0 at start, k after the k-th respawn) of an agent's maximum age,
 /// uniform in [options.age_range.min, options.age_range.max], from `seed` (train.seed +
 /// rank). std::invalid_argument for an empty range or min < 1.
-std::int64_t draw_max_age(const config::SpawnOptions& options, std::uint64_t seed,
+std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed,
                           std::int64_t draw);
 
 /// What a donor_pull agent knows when it asks whether it is dying.
@@ -44,7 +44,7 @@ struct DyingInput {
 ///    group_metrics (ties: lower group rank first, NaN worst), outside the cooldown.
 /// A group of one is never dying. std::invalid_argument if worst_ratio has
 /// group_metrics.size() <= group_rank.
-bool is_dying(const DyingInput& in, int group_size, const config::SpawnOptions& options);
+bool is_dying(const DyingInput& in, int group_size, const SpawnOptions& options);
 
 /// `k` distinct group ranks other than `self`, drawn uniformly from [0, n) (k capped at
 /// n - 1), ascending; draw number `draw` of the agent seeded with `seed`. Empty for n <= 1.

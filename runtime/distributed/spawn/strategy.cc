@@ -5,8 +5,8 @@
 
 namespace gfn::dist::spawn {
 
-AgentStrategy configured_strategy(const config::TrainOptions& train,
-                                  const config::ModelOptions& model) {
+AgentStrategy configured_strategy(const core::TrainOptions& train,
+                                  const core::ModelOptions& model) {
   return {train.epsilon, train.temperature, model.noisy_std_init};
 }
 
@@ -23,8 +23,8 @@ std::mt19937_64 mixed_generator(std::uint64_t seed, std::uint64_t stream) {
 
 }  // namespace
 
-AgentStrategy draw_strategy(const config::SpawnOptions& spawn, const config::TrainOptions& train,
-                            const config::ModelOptions& model, std::uint64_t seed,
+AgentStrategy draw_strategy(const SpawnOptions& spawn, const core::TrainOptions& train,
+                            const core::ModelOptions& model, std::uint64_t seed,
                             std::int64_t draw) {
   // One stream per (seed, draw).
   std::mt19937_64 gen = mixed_generator(seed, static_cast<std::uint64_t>(draw + 1));
@@ -39,7 +39,7 @@ AgentStrategy draw_strategy(const config::SpawnOptions& spawn, const config::Tra
   return s;
 }
 
-int draw_group_noisy_layers(const config::ModelOptions& model, std::uint64_t group_seed) {
+int draw_group_noisy_layers(const core::ModelOptions& model, std::uint64_t group_seed) {
   if (model.n_noisy_layers <= 0) return 0;
   // Stream 0 is used by no agent draw (those are draw + 1 >= 1).
   std::mt19937_64 gen = mixed_generator(group_seed, 0);

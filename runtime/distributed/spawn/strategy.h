@@ -9,7 +9,8 @@
 
 #include <cstdint>
 
-#include "runtime/config/options.h"
+#include "runtime/distributed/spawn/options.h"
+#include "runtime/gfn/options.h"
 
 namespace gfn::dist::spawn {
 
@@ -22,14 +23,14 @@ struct AgentStrategy {
 
 /// The configured strategy (the means), unchanged: train.epsilon, train.temperature,
 /// model.noisy_std_init.
-AgentStrategy configured_strategy(const config::TrainOptions& train,
-                                  const config::ModelOptions& model);
+AgentStrategy configured_strategy(const core::TrainOptions& train,
+                                  const core::ModelOptions& model);
 
 /// Draw number `draw` (0 at start, k after the k-th respawn) of the agent seeded with `seed`
 /// (train.seed + rank): each parameter ~ Normal(mean, spawn.*_std), clamped as above. With
 /// every std 0 it is configured_strategy().
-AgentStrategy draw_strategy(const config::SpawnOptions& spawn, const config::TrainOptions& train,
-                            const config::ModelOptions& model, std::uint64_t seed,
+AgentStrategy draw_strategy(const SpawnOptions& spawn, const core::TrainOptions& train,
+                            const core::ModelOptions& model, std::uint64_t seed,
                             std::int64_t draw);
 
 /// spawn.random_strategies: the number of noisy layers of an agent group's PF network,
@@ -39,6 +40,6 @@ AgentStrategy draw_strategy(const config::SpawnOptions& spawn, const config::Tra
 /// policies' combinations, while groups differ (torchgfn's train_hypergrid.py also draws the
 /// count per agent group). Not redrawn on respawn: a replaced member keeps its group's
 /// layout. Deterministic; model.n_noisy_layers = 0 gives 0.
-int draw_group_noisy_layers(const config::ModelOptions& model, std::uint64_t group_seed);
+int draw_group_noisy_layers(const core::ModelOptions& model, std::uint64_t group_seed);
 
 }  // namespace gfn::dist::spawn

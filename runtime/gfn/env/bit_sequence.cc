@@ -48,7 +48,7 @@ at::Tensor make_modes(std::int64_t seq_size, std::int64_t n_modes, std::uint64_t
 
 }  // namespace
 
-BitSequence::BitSequence(const config::EnvOptions& options)
+BitSequence::BitSequence(const BitSequenceOptions& options)
     : k_(options.word_size), n_(options.seq_size), l_(0), beta_(options.beta) {
   if (k_ < 1 || k_ > 16) bad("env.word_size must be in [1, 16], got " + std::to_string(k_));
   if (n_ < 1 || n_ % k_ != 0) {
@@ -254,4 +254,6 @@ at::Tensor BitSequence::mode_hits(const at::Tensor& states) const {
 
 }  // namespace gfn::core
 
-GFN_DEFINE_ENVIRONMENT(bit_sequence) { return std::make_unique<gfn::core::BitSequence>(options); }
+GFN_DEFINE_ENVIRONMENT(bit_sequence) {
+  return std::make_unique<gfn::core::BitSequence>(options.get<gfn::core::BitSequenceOptions>());
+}

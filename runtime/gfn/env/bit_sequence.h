@@ -45,7 +45,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/env/bit_sequence_options.h"
 #include "runtime/gfn/env/environment.h"
 
 namespace gfn::core {
@@ -57,7 +57,7 @@ class BitSequence final : public Environment {
   /// Reads env.word_size (1..16), env.seq_size (> 0, a multiple of word_size and of 8),
   /// env.n_modes (>= 1, <= 5^(seq_size/8)), env.beta (finite), env.mode_threshold and
   /// env.modes_seed. Throws std::invalid_argument naming the field otherwise.
-  explicit BitSequence(const config::EnvOptions& options);
+  explicit BitSequence(const BitSequenceOptions& options);
 
   std::int64_t word_size() const { return k_; }
   std::int64_t seq_size() const { return n_; }

@@ -26,7 +26,7 @@ at::Tensor digits(const at::Tensor& indices, const at::Tensor& pow, std::int64_t
 
 }  // namespace
 
-DiscreteEBM::DiscreteEBM(const config::EnvOptions& options)
+DiscreteEBM::DiscreteEBM(const DiscreteEbmOptions& options)
     : ndim_(options.ndim), alpha_(options.alpha) {
   if (ndim_ < 1) throw std::invalid_argument("env.ndim must be >= 1, got " + std::to_string(ndim_));
   if (!std::isfinite(alpha_)) throw std::invalid_argument("env.alpha must be finite");
@@ -162,4 +162,6 @@ at::Tensor DiscreteEBM::mode_hits(const at::Tensor& states) const {
 
 }  // namespace gfn::core
 
-GFN_DEFINE_ENVIRONMENT(discrete_ebm) { return std::make_unique<gfn::core::DiscreteEBM>(options); }
+GFN_DEFINE_ENVIRONMENT(discrete_ebm) {
+  return std::make_unique<gfn::core::DiscreteEBM>(options.get<gfn::core::DiscreteEbmOptions>());
+}

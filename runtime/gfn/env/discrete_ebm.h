@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/environment.h"
 
 namespace gfn::core {
@@ -48,7 +48,7 @@ class DiscreteEBM final : public Environment {
 
   /// Reads env.ndim (>= 1) and env.alpha (finite). Throws std::invalid_argument naming
   /// the field otherwise.
-  explicit DiscreteEBM(const config::EnvOptions& options);
+  explicit DiscreteEBM(const DiscreteEbmOptions& options);
 
   std::int64_t ndim() const { return ndim_; }
   double alpha() const { return alpha_; }

@@ -28,7 +28,7 @@ constexpr double kTierWeights[] = {1.0, 10.0, 100.0};
 }  // namespace
 
 at::Tensor original_reward(const at::Tensor& states, std::int64_t height,
-                           const config::EnvOptions& options) {
+                           const HyperGridOptions& options) {
   const at::Tensor ax = centred_abs(states, height);
   const at::Tensor outer = (ax > 0.25 + kRewardEps).all(-1).to(at::kFloat);
   const at::Tensor band =
@@ -37,14 +37,14 @@ at::Tensor original_reward(const at::Tensor& states, std::int64_t height,
 }
 
 at::Tensor cosine_reward(const at::Tensor& states, std::int64_t height,
-                         const config::EnvOptions& options) {
+                         const HyperGridOptions& options) {
   const at::Tensor ax = centred_abs(states, height);
   const at::Tensor pdf = (ax * 5.0).pow(2).mul(-0.5).exp() * (1.0 / std::sqrt(2.0 * M_PI));
   return options.R0 + ((ax * 50.0).cos() + 1.0).mul(pdf).prod(-1) * options.R1;
 }
 
 at::Tensor deceptive_reward(const at::Tensor& states, std::int64_t height,
-                            const config::EnvOptions& options) {
+                            const HyperGridOptions& options) {
   const at::Tensor ax = centred_abs(states, height);
   const at::Tensor cancel_outer = (ax > 0.1 + kRewardEps).all(-1).to(at::kFloat) * options.R1;
   const at::Tensor band =
@@ -52,7 +52,7 @@ at::Tensor deceptive_reward(const at::Tensor& states, std::int64_t height,
   return (options.R0 + options.R1) - cancel_outer + band;
 }
 
-at::Tensor sparse_reward(const at::Tensor& states, std::int64_t height, const config::EnvOptions&) {
+at::Tensor sparse_reward(const at::Tensor& states, std::int64_t height, const HyperGridOptions&) {
   // Targets: coordinates in {1, H-2} with at least one H-2 (torchgfn enumerates the
   // permutations of [1]*k + [H-2]*(ndim-k) for k < ndim; for H = 3 both values are 1).
   const at::Tensor in_set = (states.eq(1) | states.eq(height - 2)).all(-1);
@@ -61,7 +61,7 @@ at::Tensor sparse_reward(const at::Tensor& states, std::int64_t height, const co
 }
 
 at::Tensor bitwise_xor_reward(const at::Tensor& states, std::int64_t,
-                              const config::EnvOptions& options) {
+                              const HyperGridOptions& options) {
   // torchgfn defaults: all dimensions constrained, tier t checks the bit-planes
   // 0..{5, 7, 9}[t]; a plane passes when its bits have even parity across dimensions.
   constexpr int kHighBit[] = {5, 7, 9};
@@ -77,7 +77,7 @@ at::Tensor bitwise_xor_reward(const at::Tensor& states, std::int64_t,
 }
 
 at::Tensor multiplicative_coprime_reward(const at::Tensor& states, std::int64_t,
-                                         const config::EnvOptions& options) {
+                                         const HyperGridOptions& options) {
   // torchgfn defaults: primes {2, 3, 5}, exponent cap 2 at every tier, all dimensions
   // active, no coprime pairs or lcm targets: a state passes when no coordinate is 0 and
   // every coordinate is 2^a 3^b 5^c with a, b, c <= 2.
@@ -118,12 +118,8 @@ RewardFunction reward_function(HyperGridReward reward) {
                               " is outside runtime/gfn/env/hypergrid_reward.h's table");
 }
 
-HyperGrid::HyperGrid(const config::EnvOptions& options)
+HyperGrid::HyperGrid(const HyperGridOptions& options)
     : options_(options), ndim_(options.ndim), height_(options.height) {
-  if (options.name != "hypergrid") {
-    throw std::invalid_argument("HyperGrid: env.name is \"" + options.name +
-                                "\", not \"hypergrid\" (use make_environment)");
-  }
   if (ndim_ < 1) throw std::invalid_argument("env.ndim must be >= 1, got " + std::to_string(ndim_));
   if (height_ < 2) {
     throw std::invalid_argument("env.height must be >= 2, got " + std::to_string(height_));
@@ -162,7 +158,7 @@ HyperGrid::HyperGrid(const config::EnvOptions& options)
 }
 
 std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
-                                            const config::EnvOptions& options) {
+                                            const HyperGridOptions& options) {
   if (options.reward != HyperGridReward::kOriginal || options.R1 < 0 || options.R2 < 0)
     return std::nullopt;
   const at::Tensor diagonal =
@@ -289,4 +285,6 @@ const std::vector<std::int64_t>& HyperGrid::mode_indices() const {
 
 }  // namespace gfn::core
 
-GFN_DEFINE_ENVIRONMENT(hypergrid) { return std::make_unique<gfn::core::HyperGrid>(options); }
+GFN_DEFINE_ENVIRONMENT(hypergrid) {
+  return std::make_unique<gfn::core::HyperGrid>(options.get<gfn::core::HyperGridOptions>());
+}

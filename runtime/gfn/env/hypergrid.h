@@ -7,7 +7,7 @@
 // ndim ("exit") terminates the trajectory in the current state, so every state is
 // also a terminating state. Backward actions i < ndim decrement coordinate i.
 //
-// Rewards are selected by EnvOptions::reward (HyperGridReward, named once in
+// Rewards are selected by HyperGridOptions::reward (HyperGridReward, named once in
 // hypergrid_reward.h): torchgfn's "original", "cosine", "deceptive", "sparse",
 // "bitwise_xor" and "multiplicative_coprime" (declared below; torchgfn's
 // "conditional_multiscale" is not ported). Adding one is one enumerator and name in
@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid_reward.h"
 
@@ -46,11 +46,11 @@ class HyperGrid final : public Environment {
 
   /// Throws std::invalid_argument naming the field if ndim < 1, height < 2, the
   /// reward name is unknown, or height^ndim overflows int64.
-  explicit HyperGrid(const config::EnvOptions& options);
+  explicit HyperGrid(const HyperGridOptions& options);
 
   std::int64_t ndim() const { return ndim_; }
   std::int64_t height() const { return height_; }
-  const config::EnvOptions& options() const { return options_; }
+  const HyperGridOptions& options() const { return options_; }
 
   // Environment (environment.h documents each member).
   std::string name() const override { return "hypergrid"; }
@@ -127,7 +127,7 @@ class HyperGrid final : public Environment {
  private:
   void require_enumerable(const char* what) const;
 
-  config::EnvOptions options_;
+  HyperGridOptions options_;
   std::int64_t ndim_;
   std::int64_t height_;
   std::int64_t n_states_;
@@ -143,39 +143,39 @@ class HyperGrid final : public Environment {
 
 /// Reward of a batch of states: float32 [B] from int64 states [B, ndim].
 using RewardFunction = at::Tensor (*)(const at::Tensor& states, std::int64_t height,
-                                      const config::EnvOptions& options);
+                                      const HyperGridOptions& options);
 
 /// torchgfn OriginalReward: with ax = |s/(H-1) - 0.5| per coordinate (float32),
 /// R0 + R1 * prod(0.25 < ax) + R2 * prod((0.3 < ax) & (ax < 0.4)).
 at::Tensor original_reward(const at::Tensor& states, std::int64_t height,
-                           const config::EnvOptions& options);
+                           const HyperGridOptions& options);
 
 /// torchgfn CosineReward: with ax as above and pdf(v) = exp(-(5v)^2/2)/sqrt(2 pi),
 /// R0 + R1 * prod((cos(50 ax) + 1) * pdf(ax)).
 at::Tensor cosine_reward(const at::Tensor& states, std::int64_t height,
-                         const config::EnvOptions& options);
+                         const HyperGridOptions& options);
 
 /// torchgfn DeceptiveReward (Kim et al. 2025): R0 + R1 - R1 * prod(0.1 < ax)
 /// + R2 * prod((0.3 < ax) & (ax < 0.4)): the centre cross keeps R1, the band adds R2.
 at::Tensor deceptive_reward(const at::Tensor& states, std::int64_t height,
-                            const config::EnvOptions& options);
+                            const HyperGridOptions& options);
 
 /// torchgfn SparseReward (GAFN, Pan et al. 2022): 1 + 1e-12 at the targets (every
 /// coordinate in {1, H-2}, at least one equal to H-2), 1e-12 elsewhere (R0..R2 unused).
 at::Tensor sparse_reward(const at::Tensor& states, std::int64_t height,
-                         const config::EnvOptions& options);
+                         const HyperGridOptions& options);
 
 /// torchgfn BitwiseXORReward with its default kwargs except R0 (= options.R0):
 /// R0 + sum_t w_t [tiers 0..t pass], w = (1, 10, 100); tier t passes when for every
 /// bit-plane b in 0..{5,7,9}[t] the b-th bits of all coordinates have even parity.
 at::Tensor bitwise_xor_reward(const at::Tensor& states, std::int64_t height,
-                              const config::EnvOptions& options);
+                              const HyperGridOptions& options);
 
 /// torchgfn MultiplicativeCoprimeReward with its default kwargs except R0: primes
 /// {2,3,5}, exponent cap 2 per tier, w = (1, 10, 100): R0 + 111 when every coordinate
 /// is non-zero and of the form 2^a 3^b 5^c with a, b, c <= 2, else R0.
 at::Tensor multiplicative_coprime_reward(const at::Tensor& states, std::int64_t height,
-                                         const config::EnvOptions& options);
+                                         const HyperGridOptions& options);
 
 /// The function of `reward`; throws std::invalid_argument for a value outside the table.
 RewardFunction reward_function(HyperGridReward reward);
@@ -194,6 +194,6 @@ struct DiagonalModes {
   std::int64_t per_coordinate = 0;  ///< coordinate values v whose diagonal state reaches it
 };
 std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
-                                            const config::EnvOptions& options);
+                                            const HyperGridOptions& options);
 
 }  // namespace gfn::core

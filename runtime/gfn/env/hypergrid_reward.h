@@ -1,11 +1,10 @@
 #pragma once
 // env.reward: the HyperGrid rewards (runtime/gfn/env/hypergrid.h documents each; torchgfn
 // src/gfn/gym/hypergrid.py), with their YAML names written once here.
-// runtime/config/options.h (EnvOptions) includes this header; hypergrid.cc maps each
-// enumerator to its reward function. Adding a reward: one enumerator and name here, one
+// hypergrid.cc maps each enumerator to its reward function. Adding a reward: one enumerator and name here, one
 // function and one case in hypergrid.cc. Header-only, LibTorch-free.
 
-#include "runtime/gfn/option_name.h"
+#include "runtime/config/enum_names.h"
 
 namespace gfn::core {
 
@@ -17,7 +16,7 @@ enum class HyperGridReward {
   kBitwiseXor,             ///< "bitwise_xor": torchgfn BitwiseXORReward (R0)
   kMultiplicativeCoprime,  ///< "multiplicative_coprime": torchgfn MultiplicativeCoprimeReward (R0)
 };
-inline constexpr OptionName<HyperGridReward> kHyperGridRewardNames[] = {
+inline constexpr config::EnumName<HyperGridReward> kHyperGridRewardNames[] = {
     {HyperGridReward::kOriginal, "original"},
     {HyperGridReward::kCosine, "cosine"},
     {HyperGridReward::kDeceptive, "deceptive"},

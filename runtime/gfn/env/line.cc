@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/line_options.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/preprocessors.h"
 
@@ -16,7 +17,7 @@ using gfn::core::Environment;
 
 class Line final : public Environment {
  public:
-  explicit Line(const gfn::config::EnvOptions& options) : length_(options.height) {
+  explicit Line(const gfn::core::LineOptions& options) : length_(options.height) {
     if (length_ < 2) throw std::invalid_argument("env.height must be >= 2 for line");
     all_ = at::arange(length_, at::kLong).view({-1, 1});
     const at::Tensor lr = log_reward(all_).to(at::kDouble);
@@ -88,4 +89,6 @@ class Line final : public Environment {
 }  // namespace
 
 // The YAML name is the identifier: env.name: line
-GFN_DEFINE_ENVIRONMENT(line) { return std::make_unique<Line>(options); }
+GFN_DEFINE_ENVIRONMENT(line) {
+  return std::make_unique<Line>(options.get<gfn::core::LineOptions>());
+}

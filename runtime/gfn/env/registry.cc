@@ -6,17 +6,13 @@
 
 #include "runtime/gfn/env/environment.h"
 
-// The registered environments: one X(name) per environment, whose .cc defines
-// GFN_DEFINE_ENVIRONMENT(name). (registry.h explains why this list is explicit.)
-#define GFN_ENVIRONMENT_LIST(X) \
-  X(hypergrid)                  \
-  X(discrete_ebm)               \
-  X(bit_sequence)               \
-  X(line)
+#include "runtime/gfn/env/environment_list.h"
 
-#define GFN_DECLARE_ENVIRONMENT_FACTORY(ident)                            \
+// The factories of the environments of GFN_ENVIRONMENT_LIST, each defined by
+// GFN_DEFINE_ENVIRONMENT in its .cc (registry.h explains why this list is explicit).
+#define GFN_DECLARE_ENVIRONMENT_FACTORY(ident, Options)                   \
   std::unique_ptr<::gfn::core::Environment> gfn_make_environment_##ident( \
-      const ::gfn::config::EnvOptions& options);
+      const ::gfn::core::EnvOptions& options);
 GFN_ENVIRONMENT_LIST(GFN_DECLARE_ENVIRONMENT_FACTORY)
 #undef GFN_DECLARE_ENVIRONMENT_FACTORY
 
@@ -24,7 +20,7 @@ namespace gfn::core {
 namespace {
 
 const std::map<std::string, EnvironmentFactory>& registry() {
-#define GFN_REGISTRY_ENTRY(ident) {#ident, &::gfn_make_environment_##ident},
+#define GFN_REGISTRY_ENTRY(ident, Options) {#ident, &::gfn_make_environment_##ident},
   static const std::map<std::string, EnvironmentFactory> kRegistry = {
       GFN_ENVIRONMENT_LIST(GFN_REGISTRY_ENTRY)};
 #undef GFN_REGISTRY_ENTRY
@@ -41,7 +37,7 @@ std::vector<std::string> environment_names() {
 
 bool has_environment(const std::string& name) { return registry().count(name) > 0; }
 
-std::unique_ptr<Environment> make_environment(const config::EnvOptions& options) {
+std::unique_ptr<Environment> make_environment(const EnvOptions& options) {
   const auto it = registry().find(options.name);
   if (it == registry().end()) {
     std::string known;

@@ -1,46 +1,47 @@
 #pragma once
 // Environments by name, for YAML (`env.name: hypergrid | discrete_ebm | bit_sequence |
-// <yours>`): make_environment(options) builds the environment EnvOptions::name names,
-// passing it the whole EnvOptions (each environment reads its own fields).
+// line | <yours>`): make_environment(options) builds the environment EnvOptions::name
+// names from its own options (EnvOptions::get<ItsOptions>()).
 //
-// Registering an environment (the README's "Adding an environment" walks through it):
-//  1. In your one .cc file, implement a core::Environment subclass and define its
-//     factory with the macro below:
-//        GFN_DEFINE_ENVIRONMENT(my_env) { return std::make_unique<MyEnv>(options); }
-//     (`options` is the const config::EnvOptions& parameter the macro declares).
-//  2. Add `X(my_env)` to GFN_ENVIRONMENT_LIST in runtime/gfn/env/registry.cc and the
-//     file to runtime/gfn/env/CMakeLists.txt.
+// Registering an environment (docs/environments.md walks through it):
+//  1. Its options: a struct and its fields (<name>_options.h / .cc, no LibTorch).
+//  2. In your one .cc file, implement a core::Environment subclass and define its factory
+//     with the macro below:
+//        GFN_DEFINE_ENVIRONMENT(my_env) {
+//          return std::make_unique<MyEnv>(options.get<MyEnvOptions>());
+//        }
+//     (`options` is the const core::EnvOptions& parameter the macro declares).
+//  3. Add `X(my_env, MyEnvOptions)` to GFN_ENVIRONMENT_LIST (environment_list.h) and the
+//     files to runtime/gfn/env/CMakeLists.txt.
 // The name in YAML is the macro's identifier.
 //
 // Why an explicit list rather than self-registration by a static object in each .cc:
-// gfn_runtime is a static archive, and the linker pulls an archive member only to
-// resolve an undefined symbol. A .cc whose only hook is a static registrar object is
+// the environments are in a static archive, and the linker pulls an archive member only
+// to resolve an undefined symbol. A .cc whose only hook is a static registrar object is
 // referenced by nobody, so it is silently dropped and its environment would be
 // "unknown" at run time with no build error. --whole-archive or an OBJECT library
-// avoid that but must be repeated on every executable's link line (and OBJECT files
-// listed after the archive break symbol resolution order). The list in registry.cc
-// references every factory, so every listed environment is linked, in every binary.
+// avoid that but must be repeated on every executable's link line. The list references
+// every factory, so every listed environment is linked, in every binary.
 //
 // Thread-safety: the registry is immutable (a function-local static built once).
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "runtime/gfn/env/env_options.h"
 
 namespace gfn::core {
 
 class Environment;
 
-using EnvironmentFactory = std::unique_ptr<Environment> (*)(const config::EnvOptions& options);
+using EnvironmentFactory = std::unique_ptr<Environment> (*)(const EnvOptions& options);
 
 /// Builds the environment options.name names. Throws std::invalid_argument naming
 /// env.name and listing the registered names for an unknown name, and whatever the
 /// environment's constructor throws for bad options (std::invalid_argument naming the
 /// field).
-std::unique_ptr<Environment> make_environment(const config::EnvOptions& options);
+std::unique_ptr<Environment> make_environment(const EnvOptions& options);
 
 /// The registered names, sorted.
 std::vector<std::string> environment_names();
@@ -51,7 +52,7 @@ bool has_environment(const std::string& name);
 }  // namespace gfn::core
 
 /// Defines the factory of environment `ident` (its YAML name): the body that follows
-/// receives `const gfn::config::EnvOptions& options` and returns the environment.
+/// receives `const gfn::core::EnvOptions& options` and returns the environment.
 #define GFN_DEFINE_ENVIRONMENT(ident)                                     \
   std::unique_ptr<::gfn::core::Environment> gfn_make_environment_##ident( \
-      const ::gfn::config::EnvOptions& options)
+      const ::gfn::core::EnvOptions& options)

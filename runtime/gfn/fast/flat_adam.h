@@ -47,7 +47,7 @@
 namespace gfn::core {
 
 /// Which step() implementation FlatAdamW may use (engine.fused_adam, engine.plain_loops in
-/// runtime/config/engine_options.h; the defaults are the fast paths).
+/// runtime/gfn/engine_options.h; the defaults are the fast paths).
 struct FlatAdamPaths {
   /// A fused loop when its roundings match ATen's kernels on this CPU (detected at
   /// construction); false: ATen's op sequence on the flat buffers (A/B measurements).

@@ -1,6 +1,6 @@
 #pragma once
 // The choice of the Evaluator (runtime/gfn/evaluator.h), made once per Learner from the
-// engine options (runtime/config/engine_options.h):
+// engine options (runtime/gfn/engine_options.h):
 //   state_table_enabled(env, engine.state_table)   -> StateTableEvaluator
 //   else engine.reuse_logprobs and `reusable`      -> SavedOutputsEvaluator
 //   else                                           -> ReferenceEvaluator
@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "runtime/config/engine_options.h"
+#include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/evaluator.h"
 
 namespace gfn::core {
@@ -22,7 +22,7 @@ class Preprocessor;
 
 std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                           const Environment& env,
-                                          const config::EngineOptions& engine, bool reusable);
+                                          const EngineOptions& engine, bool reusable);
 
 /// The YAML-style name of a kind: "reference" | "saved_outputs" | "state_table".
 const char* evaluator_name(EvaluatorKind kind);

@@ -13,7 +13,7 @@
 
 namespace gfn::core {
 
-// Each helper below takes `loops`: engine.plain_loops (runtime/config/engine_options.h),
+// Each helper below takes `loops`: engine.plain_loops (runtime/gfn/engine_options.h),
 // carried by the object that runs the iteration (GFlowNetModel, StateSpace, FlatAdamW,
 // Learner). false: the ATen op it replaces (the reference, for A/B measurements).
 

@@ -274,8 +274,8 @@ struct TableTrajectoryBalanceNode : public torch::autograd::Function<TableTrajec
 
 }  // namespace
 
-bool state_table_enabled(const Environment& env, config::StateTableMode mode) {
-  if (mode == config::StateTableMode::kOff) return false;
+bool state_table_enabled(const Environment& env, StateTableMode mode) {
+  if (mode == StateTableMode::kOff) return false;
   return env.enumerable() && env.n_states() <= kStateTableMaxStates;
 }
 

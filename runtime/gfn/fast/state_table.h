@@ -42,7 +42,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/config/engine_options.h"
+#include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
@@ -58,10 +58,10 @@ class Preprocessor;
 /// ~965 states a batch of 128 visits.
 inline constexpr std::int64_t kStateTableMaxStates = 512;
 
-/// True if mode is auto (engine.state_table, runtime/config/engine_options.h) and env is
+/// True if mode is auto (engine.state_table, runtime/gfn/engine_options.h) and env is
 /// enumerable with at most kStateTableMaxStates states; false for mode off (the generic
 /// path, for A/B measurements).
-bool state_table_enabled(const Environment& env, config::StateTableMode mode);
+bool state_table_enabled(const Environment& env, StateTableMode mode);
 
 /// The constant part of the state table of an environment, computed once: network
 /// inputs, masks and the DAG's transitions of every state, rows in state-index order

@@ -6,11 +6,11 @@ namespace gfn::core {
 
 StateTableEvaluator::StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                          const Environment& env,
-                                         const config::EngineOptions& engine)
+                                         const EngineOptions& engine)
     : model_(model),
       env_(env),
       space_(env, preprocessor, engine.plain_loops),
-      manual_backward_(engine.table_backward == config::TableBackward::kManual),
+      manual_backward_(engine.table_backward == TableBackward::kManual),
       fused_tb_(engine.fused_tb) {}
 
 void StateTableEvaluator::begin_iteration(const SamplerOptions& options) {

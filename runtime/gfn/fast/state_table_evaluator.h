@@ -9,7 +9,7 @@
 //
 // Keeps references to the model and the environment. Not thread-safe.
 
-#include "runtime/config/engine_options.h"
+#include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/state_table.h"
 
@@ -21,7 +21,7 @@ class StateTableEvaluator final : public Evaluator, public FusedLossKernels {
   /// (table_trajectory_balance) and plain_loops (the StateSpace). Throws std::domain_error
   /// if env is not enumerable.
   StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                      const Environment& env, const config::EngineOptions& engine);
+                      const Environment& env, const EngineOptions& engine);
   EvaluatorKind kind() const override { return EvaluatorKind::kStateTable; }
   /// evaluate_state_table: the table for this iteration (its probabilities for `options`).
   void begin_iteration(const SamplerOptions& options) override;

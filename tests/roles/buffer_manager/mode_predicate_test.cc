@@ -1,4 +1,5 @@
 #include "roles/buffer_manager/mode_predicate.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -12,9 +13,9 @@ namespace {
 TEST(EnvironmentModePredicate, FlagsTheHyperGridModes) {
   // HyperGrid 2-D, height 8, "original" reward: the top tier needs 0.3 < |x/7 - 0.5| < 0.4
   // in every coordinate, i.e. x in {1, 6}.
-  config::EnvOptions env;
-  env.ndim = 2;
-  env.height = 8;
+  core::EnvOptions env;
+  env.get<core::HyperGridOptions>().ndim = 2;
+  env.get<core::HyperGridOptions>().height = 8;
   const auto is_mode = environment_mode_predicate(env);
   const std::vector<std::int64_t> states{0, 0, 1, 1, 3, 4, 1, 6, 7, 7};
   const auto flags = is_mode(states, 2);
@@ -24,10 +25,10 @@ TEST(EnvironmentModePredicate, FlagsTheHyperGridModes) {
 // 8^8 states are more than HyperGrid enumerates: it defines no modes, and the manager's
 // predicate must flag none instead of throwing on every submission.
 TEST(EnvironmentModePredicate, AnEnvironmentWithoutModesFlagsNone) {
-  config::EnvOptions env;
-  env.ndim = 8;
-  env.height = 8;
-  env.R0 = 0.01;
+  core::EnvOptions env;
+  env.get<core::HyperGridOptions>().ndim = 8;
+  env.get<core::HyperGridOptions>().height = 8;
+  env.get<core::HyperGridOptions>().R0 = 0.01;
   const auto is_mode = environment_mode_predicate(env);
   const std::vector<std::int64_t> states(8 * 3, 7);
   EXPECT_EQ(is_mode(states, 8), std::vector<bool>(3, false));
@@ -37,9 +38,9 @@ TEST(EnvironmentModePredicate, AnEnvironmentWithoutModesFlagsNone) {
 // on every call, over random sequences of batches with repeated states, on HyperGrids
 // with modes, including caches so small that they are cleared between and within batches.
 RC_GTEST_PROP(MemoizedModePredicate, AnswersAsTheEnvironment, ()) {
-  config::EnvOptions env;
-  env.ndim = *rc::gen::inRange(1, 5);
-  env.height = *rc::gen::inRange(2, 9);
+  core::EnvOptions env;
+  env.get<core::HyperGridOptions>().ndim = *rc::gen::inRange(1, 5);
+  env.get<core::HyperGridOptions>().height = *rc::gen::inRange(2, 9);
   const auto max_states = *rc::gen::inRange<std::size_t>(1, 40);
   const auto reference = environment_mode_predicate_reference(env);
   const auto memoized =
@@ -48,9 +49,9 @@ RC_GTEST_PROP(MemoizedModePredicate, AnswersAsTheEnvironment, ()) {
   for (int b = 0; b < n_batches; ++b) {
     const auto n = *rc::gen::inRange(0, 64);
     const auto states = *rc::gen::container<std::vector<std::int64_t>>(
-        static_cast<std::size_t>(n * env.ndim), rc::gen::inRange<std::int64_t>(0, env.height));
-    RC_ASSERT(memoized(states, static_cast<int>(env.ndim)) ==
-              reference(states, static_cast<int>(env.ndim)));
+        static_cast<std::size_t>(n * env.get<core::HyperGridOptions>().ndim), rc::gen::inRange<std::int64_t>(0, env.get<core::HyperGridOptions>().height));
+    RC_ASSERT(memoized(states, static_cast<int>(env.get<core::HyperGridOptions>().ndim)) ==
+              reference(states, static_cast<int>(env.get<core::HyperGridOptions>().ndim)));
   }
 }
 

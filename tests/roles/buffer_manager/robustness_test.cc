@@ -166,7 +166,7 @@ TEST(ProtocolRobustness, EveryTrainerWaitTimesOutNamingPeerTagAndType) {
     Submitter sync(t, silent, o);
     expect_timeout_naming([&] { sync.submit(batch(1, 2)); }, "SCORE", protocol::tags::kData);
     expect_timeout_naming([&] { sync.query_metadata(); }, "METADATA", protocol::tags::kData + 1);
-    expect_timeout_naming([&] { sync.request_samples(4, config::SamplerKind::kPrioritized); },
+    expect_timeout_naming([&] { sync.request_samples(4, buffer::SamplerKind::kPrioritized); },
                           "SAMPLE", protocol::tags::kSample);
     o.mode = SubmitterOptions::Mode::kAsync;
     Submitter async(t, silent, o);

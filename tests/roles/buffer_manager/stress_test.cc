@@ -60,8 +60,8 @@ TEST(ProtocolStress, SevenAsyncTrainersOneManagerEveryItemCountedOnce) {
       if (it % 4 == 0) {
         last_request_size = 5;
         const auto samples =
-            sub.request_samples(last_request_size, it % 8 == 0 ? config::SamplerKind::kPrioritized
-                                                               : config::SamplerKind::kUniform);
+            sub.request_samples(last_request_size, it % 8 == 0 ? buffer::SamplerKind::kPrioritized
+                                                               : buffer::SamplerKind::kUniform);
         if (samples.granted) {
           EXPECT_EQ(samples.size(), last_request_size);
           EXPECT_EQ(samples.states.size(), static_cast<std::size_t>(samples.size() * 3));

@@ -106,7 +106,7 @@ TEST(TrajectoryPayload, FullTrajectoriesComeBackByteIdenticalMalformedOnesAreRef
     int with = 0, without = 0;
     for (int round = 0; round < 4; ++round) {
       const auto s = sub.request_samples(
-          32, round % 2 == 0 ? config::SamplerKind::kPrioritized : config::SamplerKind::kUniform);
+          32, round % 2 == 0 ? buffer::SamplerKind::kPrioritized : buffer::SamplerKind::kUniform);
       ASSERT_TRUE(s.granted) << s.reason;
       ASSERT_EQ(s.trajectories.lengths.size(), static_cast<std::size_t>(s.size()));
       std::size_t off = 0;

@@ -60,9 +60,9 @@ LayoutRequest random_request() {
   }
   // A misspelt placement cannot reach the planner: the config parser refuses it
   // (tests/runtime/config/enum_options_test.cc).
-  req.placement = *rc::gen::weightedElement<config::Placement>({{5, config::Placement::kAuto},
-                                                                {3, config::Placement::kArithmetic},
-                                                                {5, config::Placement::kHostname}});
+  req.placement = *rc::gen::weightedElement<roles::Placement>({{5, roles::Placement::kAuto},
+                                                                {3, roles::Placement::kArithmetic},
+                                                                {5, roles::Placement::kHostname}});
   const int hosts = *rc::gen::inRange(0, 10);  // 0-3: none given, 9: a wrong count
   if (hosts >= 4 && hosts <= 8) {
     req.hostnames = random_hostnames(room, *rc::gen::inRange(1, 9));
@@ -81,7 +81,7 @@ bool obviously_impossible(const LayoutRequest& r) {
       !r.hostnames.empty() && static_cast<int>(r.hostnames.size()) != r.world_size;
   return r.world_size < 1 || r.num_buffers < 0 || r.num_agent_groups < 1 || bad_hosts ||
          trainers <= 0 || r.num_buffers > trainers || trainers % r.num_agent_groups != 0 ||
-         (r.placement == config::Placement::kHostname && r.hostnames.empty());
+         (r.placement == roles::Placement::kHostname && r.hostnames.empty());
 }
 
 /// Every invariant of a planned layout (roles/planner/rank_layout.h).
@@ -138,14 +138,14 @@ void check_invariants(const LayoutRequest& req, const RankLayout& layout) {
     RC_ASSERT(layout.assigned_buffer(m) == -1);
     smallest = std::min(smallest, mine.size());
     largest = std::max(largest, mine.size());
-    if (layout.placement() == config::Placement::kHostname) {  // node-local managers
+    if (layout.placement() == roles::Placement::kHostname) {  // node-local managers
       for (int t : mine) RC_ASSERT(layout.hostname(t) == layout.hostname(m));
     } else {  // arithmetic: [t t t M], the manager right after its contiguous chunk
       RC_ASSERT(mine.back() == m - 1);
       RC_ASSERT(mine.back() - mine.front() + 1 == static_cast<int>(mine.size()));
     }
   }
-  if (layout.placement() == config::Placement::kArithmetic && req.num_buffers > 0) {
+  if (layout.placement() == roles::Placement::kArithmetic && req.num_buffers > 0) {
     RC_ASSERT(largest - smallest <= 1);  // ceil/floor chunks
   }
   if (req.coordinator) {
@@ -155,18 +155,18 @@ void check_invariants(const LayoutRequest& req, const RankLayout& layout) {
   }
 
   // The placement used: hostname only when asked for (or "auto") with hostnames given.
-  RC_ASSERT(layout.placement() == config::Placement::kHostname ||
-            layout.placement() == config::Placement::kArithmetic);
-  if (req.placement == config::Placement::kHostname)
-    RC_ASSERT(layout.placement() == config::Placement::kHostname);
-  if (req.placement == config::Placement::kArithmetic || req.hostnames.empty()) {
-    RC_ASSERT(layout.placement() == config::Placement::kArithmetic);
+  RC_ASSERT(layout.placement() == roles::Placement::kHostname ||
+            layout.placement() == roles::Placement::kArithmetic);
+  if (req.placement == roles::Placement::kHostname)
+    RC_ASSERT(layout.placement() == roles::Placement::kHostname);
+  if (req.placement == roles::Placement::kArithmetic || req.hostnames.empty()) {
+    RC_ASSERT(layout.placement() == roles::Placement::kArithmetic);
   }
-  if (req.placement == config::Placement::kAuto && !req.hostnames.empty()) {
+  if (req.placement == roles::Placement::kAuto && !req.hostnames.empty()) {
     std::set<std::string> nodes(req.hostnames.begin(), req.hostnames.end() - coordinators);
     const bool divisible = req.num_buffers % static_cast<int>(nodes.size()) == 0;
     RC_ASSERT(layout.placement() ==
-              (divisible ? config::Placement::kHostname : config::Placement::kArithmetic));
+              (divisible ? roles::Placement::kHostname : roles::Placement::kArithmetic));
   }
 
   // Agent groups partition the trainers into equal consecutive slices of trainer_ranks().
@@ -210,7 +210,7 @@ RC_GTEST_PROP(RankLayoutProperty, PlansEveryInvariantOrRefusesWithALayoutError, 
     RC_ASSERT(what.find("world_size=" + std::to_string(req.world_size)) != std::string::npos);
     if (!impossible) {
       // Only hostname placement may refuse a request that passes the simple checks.
-      RC_ASSERT(!req.hostnames.empty() && req.placement != config::Placement::kArithmetic);
+      RC_ASSERT(!req.hostnames.empty() && req.placement != roles::Placement::kArithmetic);
       RC_ASSERT(what.find("node") != std::string::npos);
     }
   }
@@ -245,7 +245,7 @@ RC_GTEST_PROP(RankLayoutProperty, FeasibleHostnameRequestsArePlannedNodeLocally,
   if (req.coordinator) req.hostnames.push_back(*rc::gen::element<std::string>("host-0", "other"));
   req.world_size = static_cast<int>(req.hostnames.size());
   req.num_buffers = per_node * nodes;
-  req.placement = *rc::gen::element(config::Placement::kAuto, config::Placement::kHostname);
+  req.placement = *rc::gen::element(roles::Placement::kAuto, roles::Placement::kHostname);
   const int trainers = req.world_size - req.num_buffers - (req.coordinator ? 1 : 0);
   std::vector<int> divisors;
   for (int d = 1; d <= trainers; ++d) {
@@ -253,7 +253,7 @@ RC_GTEST_PROP(RankLayoutProperty, FeasibleHostnameRequestsArePlannedNodeLocally,
   }
   req.num_agent_groups = *rc::gen::elementOf(divisors);
   const RankLayout layout = plan_layout(req);
-  RC_ASSERT(layout.placement() == config::Placement::kHostname);
+  RC_ASSERT(layout.placement() == roles::Placement::kHostname);
   check_invariants(req, layout);
 }
 

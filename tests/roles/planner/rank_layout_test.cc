@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 using V = std::vector<int>;
 
 LayoutRequest request(int world, int buffers, int groups = 1, bool coordinator = false,
-                      config::Placement placement = config::Placement::kAuto,
+                      roles::Placement placement = roles::Placement::kAuto,
                       std::vector<std::string> hosts = {}) {
   LayoutRequest r;
   r.world_size = world;
@@ -89,7 +89,7 @@ TEST(RankLayout, NoBuffersAllRanksTrain) {
 TEST(RankLayout, UnevenChunksThreeThenTwo) {
   // 5 trainers, 2 buffers -> [t t t M][t t M]
   RankLayout l = plan_layout(request(7, 2));
-  EXPECT_EQ(l.placement(), config::Placement::kArithmetic);
+  EXPECT_EQ(l.placement(), roles::Placement::kArithmetic);
   EXPECT_THAT(l.trainer_ranks(), ElementsAre(0, 1, 2, 4, 5));
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(3, 6));
   EXPECT_THAT(l.assigned_trainers(3), ElementsAre(0, 1, 2));
@@ -151,8 +151,8 @@ TEST(RankLayout, BlockHostnamesKeepManagersNodeLocal) {
   // a a a a a b b b, 2 buffers: node a -> [0 1 2 3 M4], node b -> [5 6 M7]
   // (arithmetic placement would give [0 1 2 M3][4 5 6 M7], crossing nodes).
   RankLayout l =
-      plan_layout(request(8, 2, 1, false, config::Placement::kAuto, hosts({{"a", 5}, {"b", 3}})));
-  EXPECT_EQ(l.placement(), config::Placement::kHostname);
+      plan_layout(request(8, 2, 1, false, roles::Placement::kAuto, hosts({{"a", 5}, {"b", 3}})));
+  EXPECT_EQ(l.placement(), roles::Placement::kHostname);
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(4, 7));
   EXPECT_THAT(l.assigned_trainers(4), ElementsAre(0, 1, 2, 3));
   EXPECT_THAT(l.assigned_trainers(7), ElementsAre(5, 6));
@@ -162,7 +162,7 @@ TEST(RankLayout, BlockHostnamesKeepManagersNodeLocal) {
 
 TEST(RankLayout, CyclicHostnamesGiveNonContiguousMembers) {
   std::vector<std::string> h = {"a", "b", "a", "b", "a", "b", "a", "b"};
-  RankLayout l = plan_layout(request(8, 2, 2, false, config::Placement::kHostname, h));
+  RankLayout l = plan_layout(request(8, 2, 2, false, roles::Placement::kHostname, h));
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(6, 7));
   EXPECT_THAT(l.assigned_trainers(6), ElementsAre(0, 2, 4));
   EXPECT_THAT(l.assigned_trainers(7), ElementsAre(1, 3, 5));
@@ -178,12 +178,12 @@ TEST(RankLayout, CyclicHostnamesGiveNonContiguousMembers) {
 TEST(RankLayout, SeveralManagersPerNode) {
   // 4 buffers over 2 nodes: 2 sub-groups per node.
   RankLayout l =
-      plan_layout(request(8, 4, 1, false, config::Placement::kAuto, hosts({{"a", 4}, {"b", 4}})));
+      plan_layout(request(8, 4, 1, false, roles::Placement::kAuto, hosts({{"a", 4}, {"b", 4}})));
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(1, 3, 5, 7));
   EXPECT_THAT(l.assigned_trainers(3), ElementsAre(2));
   // Uneven node: a a a a a b b, 2 buffers -> [0 1 2 3 M4][5 M6]
   RankLayout u =
-      plan_layout(request(7, 2, 1, false, config::Placement::kAuto, hosts({{"a", 5}, {"b", 2}})));
+      plan_layout(request(7, 2, 1, false, roles::Placement::kAuto, hosts({{"a", 5}, {"b", 2}})));
   EXPECT_THAT(u.assigned_trainers(4), ElementsAre(0, 1, 2, 3));
   EXPECT_THAT(u.assigned_trainers(6), ElementsAre(5));
   expect_consistent(l);
@@ -193,13 +193,13 @@ TEST(RankLayout, SeveralManagersPerNode) {
 TEST(RankLayout, HostnamesWithCoordinator) {
   // a x4, b x5 with coordinator 8 on b: [0 1 2 M3] [4 5 6 M7] C8
   RankLayout l = plan_layout(
-      request(9, 2, 1, true, config::Placement::kHostname, hosts({{"a", 4}, {"b", 5}})));
+      request(9, 2, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"b", 5}})));
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(3, 7));
   EXPECT_THAT(l.assigned_trainers(7), ElementsAre(4, 5, 6));
   EXPECT_EQ(l.coordinator_rank(), 8);
   // A node holding only the coordinator does not count as a node.
   RankLayout c = plan_layout(
-      request(5, 1, 1, true, config::Placement::kHostname, hosts({{"a", 4}, {"c", 1}})));
+      request(5, 1, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"c", 1}})));
   EXPECT_THAT(c.assigned_trainers(3), ElementsAre(0, 1, 2));
   EXPECT_EQ(c.coordinator_rank(), 4);
   expect_consistent(l);
@@ -209,22 +209,22 @@ TEST(RankLayout, HostnamesWithCoordinator) {
 TEST(RankLayout, AutoFallsBackToArithmeticWhenNotDivisible) {
   // 3 nodes, 2 buffers: 2 % 3 != 0 -> arithmetic, 7 trainers -> 4, 3.
   auto h = hosts({{"a", 3}, {"b", 3}, {"c", 3}});
-  RankLayout l = plan_layout(request(9, 2, 1, false, config::Placement::kAuto, h));
-  EXPECT_EQ(l.placement(), config::Placement::kArithmetic);
+  RankLayout l = plan_layout(request(9, 2, 1, false, roles::Placement::kAuto, h));
+  EXPECT_EQ(l.placement(), roles::Placement::kArithmetic);
   EXPECT_THAT(l.assigned_trainers(4), ElementsAre(0, 1, 2, 3));
   EXPECT_THAT(l.assigned_trainers(8), ElementsAre(5, 6, 7));
-  EXPECT_THAT(error_of(request(9, 2, 1, false, config::Placement::kHostname, h)),
+  EXPECT_THAT(error_of(request(9, 2, 1, false, roles::Placement::kHostname, h)),
               AllOf(HasSubstr("divisible"), HasSubstr("3 nodes"), HasSubstr("num_buffers=2")));
   // Explicit arithmetic ignores the hostnames.
   RankLayout a = plan_layout(
-      request(8, 2, 1, false, config::Placement::kArithmetic, hosts({{"a", 5}, {"b", 3}})));
+      request(8, 2, 1, false, roles::Placement::kArithmetic, hosts({{"a", 5}, {"b", 3}})));
   EXPECT_THAT(a.buffer_ranks(), ElementsAre(3, 7));
   EXPECT_EQ(a.hostname(0), "a");
 }
 
 TEST(RankLayout, SummaryIsATable) {
   std::vector<std::string> h = {"a", "b", "a", "b", "a", "b", "a", "b"};
-  RankLayout l = plan_layout(request(8, 2, 1, false, config::Placement::kAuto, h));
+  RankLayout l = plan_layout(request(8, 2, 1, false, roles::Placement::kAuto, h));
   const std::string s = l.summary();
   EXPECT_THAT(s, HasSubstr("world_size=8 trainers=6 buffer_managers=2 coordinator=none"));
   EXPECT_THAT(s, HasSubstr("placement=hostname"));
@@ -247,13 +247,13 @@ TEST(RankLayout, ImpossibleRequestsAreRefused) {
   EXPECT_THAT(error_of(request(1, 0, 1, true)), HasSubstr("world too small"));
   EXPECT_THAT(error_of(request(5, 3)), HasSubstr("3 buffer managers for 2 trainers"));
   EXPECT_THAT(error_of(request(7, 2, 2)), HasSubstr("5 trainers cannot be split into 2"));
-  EXPECT_THAT(error_of(request(4, 0, 1, false, config::Placement::kAuto, {"a", "b"})),
+  EXPECT_THAT(error_of(request(4, 0, 1, false, roles::Placement::kAuto, {"a", "b"})),
               HasSubstr("2 hostnames given, expected one per rank (4)"));
-  EXPECT_THAT(error_of(request(4, 1, 1, false, config::Placement::kHostname)),
+  EXPECT_THAT(error_of(request(4, 1, 1, false, roles::Placement::kHostname)),
               HasSubstr("none were given"));
   // Node b has one rank but needs a trainer and a manager.
   EXPECT_THAT(
-      error_of(request(6, 2, 1, false, config::Placement::kAuto, hosts({{"a", 5}, {"b", 1}}))),
+      error_of(request(6, 2, 1, false, roles::Placement::kAuto, hosts({{"a", 5}, {"b", 1}}))),
       AllOf(HasSubstr("node 'b' has 1 non-coordinator rank"), HasSubstr("at least 2")));
   RankLayout l = plan_layout(request(4, 1));
   EXPECT_THROW(l.role(4), LayoutError);

@@ -17,15 +17,15 @@
 #include <vector>
 
 #include "roles/trainer/spawn_state.h"
-#include "runtime/distributed/process_group.h"
+#include "runtime/compat/process_group.h"
 #include "tests/roles/trainer/parameter_pattern.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
 namespace {
 
-using dist::testing::DistTest;
+using compat::testing::DistTest;
 using spawn_test::pattern;
 using spawn_test::read_flat;
 using spawn_test::write_pattern;
@@ -39,15 +39,15 @@ class AsyncSpawn : public DistTest, public ::testing::WithParamInterface<double>
 
 TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent) {
   const double momentum = GetParam();
-  auto& group = dist::world_group();
-  auto& transport = dist::default_transport();
+  auto& group = compat::world_group();
+  auto& transport = compat::default_transport();
   const int me = group.rank();
   const int n = group.size();
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
-  options.mode = config::SpawnMode::kAsync;
+  dist::spawn::SpawnOptions options;
+  options.policy = dist::spawn::SpawnPolicy::kSelective;
+  options.mode = dist::spawn::SpawnMode::kAsync;
   options.replacement_ratio = 0.5;
-  options.strategy = config::SpawnStrategy::kWeightedMean;
+  options.strategy = dist::spawn::SpawnStrategy::kWeightedMean;
   options.momentum = momentum;
   auto params = make_parameters();
   // Every application, wherever it happens (progress() or finish()): the parameters just
@@ -59,7 +59,7 @@ TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent)
     applications.emplace_back(before, read_flat(params));
     before = read_flat(params);
   };
-  AsyncSpawner spawner(options, params, transport, group, 7, dist::testing::kTestTimeoutS, hooks);
+  AsyncSpawner spawner(options, params, transport, group, 7, compat::testing::kTestTimeoutS, hooks);
 
   constexpr std::int64_t kIterations = 24;
   constexpr std::int64_t kEvery = 4;
@@ -134,10 +134,10 @@ INSTANTIATE_TEST_SUITE_P(Momentum, AsyncSpawn, ::testing::Values(0.0, 0.5));
 /// The cooldown tests' options: async selective, half the group replaced (the lowest
 /// metrics: a member's metric is its group rank), no new replacement within 8 iterations.
 /// Decision points 2, 4, ..., 20 then replace at 2, 10 and 18.
-config::SpawnOptions cooldown_options() {
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
-  options.mode = config::SpawnMode::kAsync;
+dist::spawn::SpawnOptions cooldown_options() {
+  dist::spawn::SpawnOptions options;
+  options.policy = dist::spawn::SpawnPolicy::kSelective;
+  options.mode = dist::spawn::SpawnMode::kAsync;
   options.replacement_ratio = 0.5;
   options.cooldown = 8;
   return options;
@@ -165,12 +165,12 @@ std::vector<std::int64_t> replaced_iterations(const AsyncSpawner& spawner) {
 const std::vector<std::int64_t> kCooldownReplacements{2, 10, 18};
 
 TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
-  auto& group = dist::world_group();
-  config::SpawnOptions options = cooldown_options();
+  auto& group = compat::world_group();
+  dist::spawn::SpawnOptions options = cooldown_options();
   options.threshold = 5.0;  // every point has rank 0's metric below it
   auto params = make_parameters();
-  AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+  AsyncSpawner spawner(options, params, compat::default_transport(), group, 7,
+                       compat::testing::kTestTimeoutS);
   train(spawner, params, group, 1, 20);
   spawner.finish(20);
   for (const auto& e : spawner.events()) {
@@ -190,12 +190,12 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
 // the replacements happen at the iterations of the run without a checkpoint. Saving with
 // a metric in flight is refused.
 TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   auto params = make_parameters();
   std::string saved;
   {
-    AsyncSpawner first(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+    AsyncSpawner first(cooldown_options(), params, compat::default_transport(), group, 7,
+                       compat::testing::kTestTimeoutS);
     train(first, params, group, 1, 10);
     if (group.size() > 1) {
       EXPECT_THROW(first.save_state(10), std::logic_error) << "a metric is in flight";
@@ -204,8 +204,8 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
     saved = encode_spawn_state(first.save_state(10));
     group.barrier();  // a new process: no member's metric of 12 reaches the old spawner
   }
-  AsyncSpawner resumed(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+  AsyncSpawner resumed(cooldown_options(), params, compat::default_transport(), group, 7,
+                       compat::testing::kTestTimeoutS);
   resumed.restore_state(decode_spawn_state(saved));
   train(resumed, params, group, 11, 20);
   resumed.finish(20);
@@ -223,10 +223,10 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
 // 10 (those later metrics stay for the next progress), and the decisions stay those of a
 // run without a checkpoint.
 TEST_F(DistTest, AsyncFinishAtACheckpointLetsFasterMembersGoOn) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   auto params = make_parameters();
-  AsyncSpawner spawner(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+  AsyncSpawner spawner(cooldown_options(), params, compat::default_transport(), group, 7,
+                       compat::testing::kTestTimeoutS);
   train(spawner, params, group, 1, 10);
   if (group.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   spawner.finish(10);

@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/distributed/process_group.h"
+#include "runtime/compat/process_group.h"
 #include "tests/roles/trainer/parameter_pattern.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/errors.h"
 #include "transport/parameter_window.h"
 #include "transport/transport.h"
@@ -29,14 +29,14 @@
 namespace gfn::roles {
 namespace {
 
-using dist::testing::DistTest;
+using compat::testing::DistTest;
 using spawn_test::pattern;
 using spawn_test::read_flat;
 using spawn_test::write_pattern;
 
 TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
-  auto& group = dist::world_group();
-  if (dist::testing::backend() != "mpi") {
+  auto& group = compat::world_group();
+  if (compat::testing::backend() != "mpi") {
     EXPECT_THROW(
         {
           try {
@@ -51,9 +51,9 @@ TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
   }
   const int me = group.rank();
   const int n = group.size();
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kDonorPull;
-  options.replacement_mode = config::SpawnReplacementMode::kThreshold;
+  dist::spawn::SpawnOptions options;
+  options.policy = dist::spawn::SpawnPolicy::kDonorPull;
+  options.replacement_mode = dist::spawn::SpawnReplacementMode::kThreshold;
   options.threshold = 0.5;  // metric = rank: only rank 0 is dying
   options.num_donors = 2;
   std::vector<at::Tensor> params = {at::zeros({5}, at::kFloat), at::zeros({3, 2}, at::kFloat)};
@@ -115,8 +115,8 @@ TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
 }
 
 TEST_F(DistTest, ParameterWindowRefusesBadReadsAndUseAfterClose) {
-  if (dist::testing::backend() != "mpi") return;  // refused above on the torch backend
-  auto& group = dist::world_group();
+  if (compat::testing::backend() != "mpi") return;  // refused above on the torch backend
+  auto& group = compat::world_group();
   auto window = transport::make_parameter_window(group, 3);
   const float mine[3] = {1.f * group.rank(), 2.f, 3.f};
   window->expose(mine);

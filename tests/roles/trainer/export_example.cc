@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "roles/trainer/model_export.h"
-#include "runtime/config/config.h"
+#include "roles/experiment/experiment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
 
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   }
   try {
     const std::vector<std::string> sets(argv + 4, argv + argc);
-    auto config = gfn::config::load_config(argv[1], sets);
+    auto config = gfn::roles::load_config(argv[1], sets);
     config.output.dir = argv[2];
     gfn::output::ensure_directory(config.output.dir);
     gfn::core::Learner learner(config.env, config.model, config.train, config.train.seed,

@@ -12,7 +12,7 @@
 
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/torchgfn_export.h"
 #include "runtime/output/torchgfn_import.h"
@@ -20,10 +20,10 @@
 namespace gfn::roles {
 namespace {
 
-config::ExperimentConfig small_config(const std::string& dir) {
-  config::ExperimentConfig c;
-  c.env.ndim = 2;
-  c.env.height = 6;
+roles::ExperimentConfig small_config(const std::string& dir) {
+  roles::ExperimentConfig c;
+  c.env.get<core::HyperGridOptions>().ndim = 2;
+  c.env.get<core::HyperGridOptions>().height = 6;
   c.model.hidden_dim = 16;
   c.train.batch_size = 16;
   c.output.dir = dir;
@@ -31,7 +31,7 @@ config::ExperimentConfig small_config(const std::string& dir) {
   return c;
 }
 
-core::Learner make_learner(const config::ExperimentConfig& c, std::uint64_t seed) {
+core::Learner make_learner(const roles::ExperimentConfig& c, std::uint64_t seed) {
   return core::Learner(c.env, c.model, c.train, seed, c.replay, c.engine);
 }
 
@@ -46,7 +46,7 @@ void expect_same_parameters(core::Learner& a, core::Learner& b) {
   }
 }
 
-std::string refusal(const config::ExperimentConfig& c) {
+std::string refusal(const roles::ExperimentConfig& c) {
   try {
     make_learner(c, 1);
   } catch (const std::exception& e) {
@@ -63,7 +63,7 @@ TEST(InitFrom, AnExportedModelStartsTheLearnerWithItsParameters) {
   for (const bool db_tied : {false, true}) {
     auto c = small_config(temp_dir(db_tied ? "gfn_init_from_db" : "gfn_init_from_tb"));
     if (db_tied) {
-      c.train.loss = config::LossKind::kDB;
+      c.train.loss = core::LossKind::kDB;
       c.model.tied = true;
     }
     auto trained = make_learner(c, 3);

@@ -7,16 +7,16 @@ namespace gfn::roles {
 namespace {
 
 TEST(SubmitterOptionsFromConfig, Defaults) {
-  const auto so = submitter_options(config::ExperimentConfig{});
+  const auto so = submitter_options(roles::ExperimentConfig{});
   EXPECT_EQ(so.mode, SubmitterOptions::Mode::kSync);
   EXPECT_FALSE(so.scoring_only);
   EXPECT_FALSE(so.baseline_filter);
 }
 
 TEST(SubmitterOptionsFromConfig, TakeTheBufferSection) {
-  config::ExperimentConfig config;
-  config.buffer.submit_mode = config::SubmitMode::kFireAndForget;
-  config.buffer.payload = config::Payload::kScoringOnly;
+  roles::ExperimentConfig config;
+  config.buffer.submit_mode = roles::SubmitMode::kFireAndForget;
+  config.buffer.payload = roles::Payload::kScoringOnly;
   config.buffer.baseline_filter = true;
   config.buffer.baseline_refresh_after = 9;
   config.transport.timeout_s = 12.0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
@@ -21,10 +22,10 @@ namespace {
 
 using core::Trajectories;
 
-config::EnvOptions grid(int ndim, int height) {
-  config::EnvOptions e;
-  e.ndim = ndim;
-  e.height = height;
+core::EnvOptions grid(int ndim, int height) {
+  core::EnvOptions e;
+  e.get<core::HyperGridOptions>().ndim = ndim;
+  e.get<core::HyperGridOptions>().height = height;
   return e;
 }
 
@@ -71,9 +72,9 @@ double tb_from_scratch(core::GFlowNetModel& m, const core::Preprocessor& pre,
 }
 
 TEST(RemoteTrajectories, PackedFreshTrajectoriesEqualTheirActionSequences) {
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.hidden_dim = 32;
-  core::Learner learner(grid(3, 5), model, config::TrainOptions{}, 4);
+  core::Learner learner(grid(3, 5), model, core::TrainOptions{}, 4);
   const auto r = learner.train_iteration(24);
   ASSERT_EQ(r.fresh.n_trajectories, 24);
   // Appended after what is already there.
@@ -92,9 +93,9 @@ TEST(RemoteTrajectories, PackedFreshTrajectoriesEqualTheirActionSequences) {
 }
 
 TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) {
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.hidden_dim = 64;
-  config::TrainOptions train;
+  core::TrainOptions train;
   train.lr = 0;  // parameters fixed: the loss can be recomputed after the step
   train.lr_logz = 0;
   core::Learner trainer_a(grid(2, 6), model, train, 11);
@@ -113,7 +114,7 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
   ASSERT_EQ(manager.add(states, log_rewards, 2, sent).retained, 40);
 
   // A remote sample returns each item with its own trajectory, unchanged.
-  const auto sampled = manager.sample(10, config::SamplerKind::kPrioritized);
+  const auto sampled = manager.sample(10, buffer::SamplerKind::kPrioritized);
   const buffer::PackedTrajectories& seqs = sampled.trajectories;
   ASSERT_EQ(seqs.size(), 10);
   for (std::int64_t k = 0; k < sampled.size(); ++k) {

@@ -56,8 +56,8 @@ TEST(SpawnReport, AsyncReplacementsSayWhenAndFromWhichDonorIterations) {
 }
 
 TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
-  config::SpawnOptions o;
-  o.policy = config::SpawnPolicy::kSelective;
+  dist::spawn::SpawnOptions o;
+  o.policy = dist::spawn::SpawnPolicy::kSelective;
   AgentReport a, b;
   a.rank = 0;
   a.spawn_json = R"({"rank":0,"times_replaced":2})";
@@ -74,7 +74,7 @@ TEST(SpawnReport, SummaryTotalsReplacementsAndWritesInfiniteThresholdAsNull) {
   EXPECT_EQ(j["agents"].size(), 2u);
   o.threshold = -1.5;
   EXPECT_EQ(nlohmann::json::parse(spawn_summary_json(o, {}))["threshold"], -1.5);
-  o.policy = config::SpawnPolicy::kDonorPull;
+  o.policy = dist::spawn::SpawnPolicy::kDonorPull;
   o.age_range = {3, 9};
   const auto p = nlohmann::json::parse(spawn_summary_json(o, {}));
   EXPECT_EQ(p["replacement_mode"], "age");

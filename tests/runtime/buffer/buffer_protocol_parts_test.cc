@@ -47,7 +47,7 @@ TEST(Baseline, EmaOfBatchMinimaExcludesNonFinite) {
 }
 
 TEST(Baseline, GlobalOverridesEveryStrategy) {
-  for (const auto& entry : config::kBaselineStrategyNames) {
+  for (const auto& entry : buffer::kBaselineStrategyNames) {
     const char* s = entry.name;
     BaselineTracker t({entry.value, 10, 0.9});
     EXPECT_STREQ(to_string(t.strategy()), s);

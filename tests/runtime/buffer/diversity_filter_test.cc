@@ -18,7 +18,7 @@ struct Item {
 
 ReplayTable diverse(std::int64_t capacity, double cutoff, double p_norm) {
   return ReplayTable(
-      local_table_options(config::ReplayKind::kDiverse, capacity, cutoff, p_norm, 5));
+      local_table_options(buffer::ReplayKind::kDiverse, capacity, cutoff, p_norm, 5));
 }
 
 AddResult add(ReplayTable& t, const std::vector<Item>& items) {

@@ -51,7 +51,7 @@ RC_GTEST_PROP(TableMinimum, ManagerTableEqualsTheScan, ()) {
 
 RC_GTEST_PROP(TableMinimum, LocalTablesEqualTheScan, ()) {
   const auto kind = *rc::gen::element(
-      config::ReplayKind::kUniform, config::ReplayKind::kPrioritized, config::ReplayKind::kDiverse);
+      buffer::ReplayKind::kUniform, buffer::ReplayKind::kPrioritized, buffer::ReplayKind::kDiverse);
   const auto capacity = *rc::gen::inRange<std::int64_t>(1, 40);
   check_history(ReplayTable(local_table_options(kind, capacity, 1.0, 2.0, 1)),
                 /*non_finite=*/false);

@@ -52,13 +52,13 @@ struct Config {
 
 TableOptions manager(std::uint64_t seed) { return manager_table_options(20, seed); }
 TableOptions uniform(std::uint64_t seed) {
-  return local_table_options(config::ReplayKind::kUniform, 20, 0.0, 1.0, seed);
+  return local_table_options(buffer::ReplayKind::kUniform, 20, 0.0, 1.0, seed);
 }
 TableOptions prioritized(std::uint64_t seed) {
-  return local_table_options(config::ReplayKind::kPrioritized, 20, 0.0, 1.0, seed);
+  return local_table_options(buffer::ReplayKind::kPrioritized, 20, 0.0, 1.0, seed);
 }
 TableOptions diverse(std::uint64_t seed) {
-  return local_table_options(config::ReplayKind::kDiverse, 20, 0.5, 1.0, seed);
+  return local_table_options(buffer::ReplayKind::kDiverse, 20, 0.5, 1.0, seed);
 }
 
 const Config kConfigs[] = {{"manager", manager, false},
@@ -113,7 +113,7 @@ TEST(TableState, RestoredTableContinuesExactlyLikeTheOriginal) {
       EXPECT_EQ(ra.accepted, rb.accepted) << where;
       EXPECT_EQ(ra.retained, rb.retained) << where;
       changed_items += ra.retained;
-      for (const auto kind : {config::SamplerKind::kPrioritized, config::SamplerKind::kUniform}) {
+      for (const auto kind : {buffer::SamplerKind::kPrioritized, buffer::SamplerKind::kUniform}) {
         if (!original.has_sampler(kind)) continue;
         const std::int64_t m = n(g);  // sometimes more than the table holds
         expect_same_batch(original.sample(m, kind), copy.sample(m, kind),
@@ -142,8 +142,8 @@ TEST(TableState, TheSamplersSavedOrderIsUsed) {
   ReplayTable reordered(manager(7));
   reordered.restore_state(state);
   EXPECT_EQ(reordered.save_state().sampler_orders[1], state.sampler_orders[1]);
-  EXPECT_NE(same.sample(50, config::SamplerKind::kUniform).states,
-            reordered.sample(50, config::SamplerKind::kUniform).states);
+  EXPECT_NE(same.sample(50, buffer::SamplerKind::kUniform).states,
+            reordered.sample(50, buffer::SamplerKind::kUniform).states);
 }
 
 TEST(TableState, EmptyTableRoundTrips) {

@@ -139,31 +139,31 @@ TEST(ManagerTable, ManySmallInsertsStayFast) {
 
 TEST(ManagerTable, SamplersByNamePrioritizedAndUniform) {
   auto t = filled(10, {0.f, std::log(9.f)});  // rewards 1 and 9
-  const auto items = t.sample(10000, config::SamplerKind::kPrioritized);
+  const auto items = t.sample(10000, buffer::SamplerKind::kPrioritized);
   ASSERT_EQ(items.size(), 10000);
   EXPECT_TRUE(items.trajectories.empty());  // stored without trajectories
   int high = 0;
   for (float lr : items.log_rewards) high += lr > 1.f ? 1 : 0;
   EXPECT_NEAR(high / 10000.0, 0.9, 0.02);
   EXPECT_EQ(t.sample(10).size(), 10);  // the first sampler: prioritized
-  const auto uniform = t.sample(10000, config::SamplerKind::kUniform);
+  const auto uniform = t.sample(10000, buffer::SamplerKind::kUniform);
   high = 0;
   for (float lr : uniform.log_rewards) high += lr > 1.f ? 1 : 0;
   EXPECT_NEAR(high / 10000.0, 0.5, 0.03);
   // With replacement, always: more items than stored.
-  EXPECT_EQ(t.sample(3, config::SamplerKind::kUniform).size(), 3);
-  EXPECT_EQ(t.sample(0, config::SamplerKind::kUniform).size(), 0);
-  EXPECT_TRUE(t.has_sampler(config::SamplerKind::kUniform));
+  EXPECT_EQ(t.sample(3, buffer::SamplerKind::kUniform).size(), 3);
+  EXPECT_EQ(t.sample(0, buffer::SamplerKind::kUniform).size(), 0);
+  EXPECT_TRUE(t.has_sampler(buffer::SamplerKind::kUniform));
   EXPECT_EQ(t.sampler_names(), (std::vector<std::string>{"prioritized", "uniform"}));
-  EXPECT_THROW(t.sample(-1, config::SamplerKind::kUniform), std::invalid_argument);
-  EXPECT_THROW(manager(3).sample(5, config::SamplerKind::kPrioritized), std::logic_error);
-  EXPECT_TRUE(manager(3).sample(0, config::SamplerKind::kPrioritized).log_rewards.empty());
+  EXPECT_THROW(t.sample(-1, buffer::SamplerKind::kUniform), std::invalid_argument);
+  EXPECT_THROW(manager(3).sample(5, buffer::SamplerKind::kPrioritized), std::logic_error);
+  EXPECT_TRUE(manager(3).sample(0, buffer::SamplerKind::kPrioritized).log_rewards.empty());
   // A sampler the table lacks, or one given twice, is refused.
-  ReplayTable uniform_only(local_table_options(config::ReplayKind::kUniform, 4, 0.0, 1.0, 5));
-  EXPECT_FALSE(uniform_only.has_sampler(config::SamplerKind::kPrioritized));
-  EXPECT_THROW(uniform_only.sample(0, config::SamplerKind::kPrioritized), std::invalid_argument);
+  ReplayTable uniform_only(local_table_options(buffer::ReplayKind::kUniform, 4, 0.0, 1.0, 5));
+  EXPECT_FALSE(uniform_only.has_sampler(buffer::SamplerKind::kPrioritized));
+  EXPECT_THROW(uniform_only.sample(0, buffer::SamplerKind::kPrioritized), std::invalid_argument);
   TableOptions twice;
-  twice.samplers = {config::SamplerKind::kUniform, config::SamplerKind::kUniform};
+  twice.samplers = {buffer::SamplerKind::kUniform, buffer::SamplerKind::kUniform};
   EXPECT_THROW(ReplayTable{twice}, std::invalid_argument);
 }
 
@@ -196,7 +196,7 @@ TEST(ManagerTable, TrajectoriesStayWithTheirItemsThroughEvictions) {
     const std::vector<std::int64_t> got(t.trajectory(s), t.trajectory(s) + t.trajectory_length(s));
     EXPECT_EQ(got, x % 16 % 4 == 3 ? std::vector<std::int64_t>{} : actions_of(x)) << x;
   }
-  const auto batch = t.sample(200, config::SamplerKind::kUniform);
+  const auto batch = t.sample(200, buffer::SamplerKind::kUniform);
   const auto offsets = batch.trajectories.offsets();
   ASSERT_EQ(batch.trajectories.size(), 200);
   for (std::int64_t i = 0; i < batch.size(); ++i) {
@@ -209,7 +209,7 @@ TEST(ManagerTable, TrajectoriesStayWithTheirItemsThroughEvictions) {
 
 // ---- The trainer-local buffer (replay.kind).
 
-TableOptions local(config::ReplayKind kind, std::int64_t capacity) {
+TableOptions local(buffer::ReplayKind kind, std::int64_t capacity) {
   return local_table_options(kind, capacity, 0.0, 1.0, 5);
 }
 
@@ -234,7 +234,7 @@ std::vector<std::int64_t> xs_by(const ReplayTable& t, const std::vector<Slot>& s
 }
 
 TEST(LocalTable, UniformKeepsTheMostRecentAndSamplesWithoutReplacement) {
-  ReplayTable t(local(config::ReplayKind::kUniform, 6));
+  ReplayTable t(local(buffer::ReplayKind::kUniform, 6));
   for (int batch = 0; batch < 3; ++batch) {
     std::vector<std::pair<std::int64_t, float>> b;
     for (int i = 0; i < 4; ++i) b.push_back({batch * 4 + i, -float(batch * 4 + i)});
@@ -255,7 +255,7 @@ TEST(LocalTable, UniformKeepsTheMostRecentAndSamplesWithoutReplacement) {
 }
 
 TEST(LocalTable, PrioritizedKeepsHighestRewardsTiesToTheNewerAndSamplesBySoftmax) {
-  ReplayTable t(local(config::ReplayKind::kPrioritized, 3));
+  ReplayTable t(local(buffer::ReplayKind::kPrioritized, 3));
   add_items(t, {{0, 0.5f}, {1, -1.f}, {2, 2.f}});
   add_items(t, {{3, 1.f}, {4, -3.f}});
   ASSERT_EQ(t.size(), 3);
@@ -264,11 +264,11 @@ TEST(LocalTable, PrioritizedKeepsHighestRewardsTiesToTheNewerAndSamplesBySoftmax
   add_items(t, {{5, 0.5f}});  // ties: the newer item is kept
   EXPECT_EQ(xs_by(t, t.slots_by_reward()), (std::vector<std::int64_t>{2, 3, 5}));
   // Within one batch too: of two equal items at the boundary, the later one stays.
-  ReplayTable one(local(config::ReplayKind::kPrioritized, 1));
+  ReplayTable one(local(buffer::ReplayKind::kPrioritized, 1));
   add_items(one, {{7, 1.f}, {8, 1.f}});
   EXPECT_EQ(xs_by(one, one.slots_by_reward()), (std::vector<std::int64_t>{8}));
 
-  ReplayTable two(local(config::ReplayKind::kPrioritized, 10));
+  ReplayTable two(local(buffer::ReplayKind::kPrioritized, 10));
   add_items(two, {{0, std::log(1.f)}, {1, std::log(3.f)}});
   int high = 0;
   for (int k = 0; k < 8000; ++k) high += two.sample(1).states[0] == 1;
@@ -280,11 +280,11 @@ TEST(LocalTable, PrioritizedKeepsHighestRewardsTiesToTheNewerAndSamplesBySoftmax
 }
 
 TEST(LocalTable, RefusesBadInput) {
-  EXPECT_THROW(ReplayTable(local(config::ReplayKind::kUniform, 0)), std::invalid_argument);
-  EXPECT_THROW(local_table_options(config::ReplayKind::kDiverse, 4, 0.0, 0.0, 1),
+  EXPECT_THROW(ReplayTable(local(buffer::ReplayKind::kUniform, 0)), std::invalid_argument);
+  EXPECT_THROW(local_table_options(buffer::ReplayKind::kDiverse, 4, 0.0, 0.0, 1),
                std::invalid_argument);                                       // p_norm
-  EXPECT_THROW(local(config::ReplayKind::kNone, 4), std::invalid_argument);  // no buffer
-  ReplayTable t(local(config::ReplayKind::kUniform, 4));
+  EXPECT_THROW(local(buffer::ReplayKind::kNone, 4), std::invalid_argument);  // no buffer
+  ReplayTable t(local(buffer::ReplayKind::kUniform, 4));
   EXPECT_THROW(t.sample(1), std::logic_error);
   EXPECT_THROW(add_items(t, {{0, std::nanf("")}}), std::invalid_argument);
   // Every item needs a trajectory of >= 1 action.

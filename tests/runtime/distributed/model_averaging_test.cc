@@ -16,10 +16,15 @@
 #include "runtime/distributed/buffer_averaging.h"
 #include "runtime/distributed/concat_averaging.h"
 #include "runtime/gfn/fast/flat_adam.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/transport.h"
 
 namespace gfn::dist::testing {
+
+// The process group of runtime/compat/ is the harness (tests/runtime/compat/dist_test_main.cc).
+using compat::default_transport;
+using compat::world_group;
+using compat::testing::DistTest;
 namespace {
 
 using transport::DType;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/hypergrid.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 
@@ -46,10 +47,10 @@ TEST(TrajectoryLayout, StepsAndParents) {
 
   // On sampled trajectories: each child differs from its parent by the one-hot of its
   // backward action, within the same trajectory, one step later.
-  config::EnvOptions eo;
-  eo.ndim = 3;
-  eo.height = 5;
-  HyperGrid env(eo);
+  core::EnvOptions eo;
+  eo.get<core::HyperGridOptions>().ndim = 3;
+  eo.get<core::HyperGridOptions>().height = 5;
+  HyperGrid env(eo.get<core::HyperGridOptions>());
   at::Generator gen = at::detail::createCPUGenerator(7);
   const PolicyFunction uniform = [](const at::Tensor& s) { return torch::zeros({s.size(0), 4}); };
   const Trajectories t = sample_trajectories(env, uniform, 50, SamplerOptions{}, gen);
@@ -121,8 +122,8 @@ TEST(BalanceLosses, HandComputedValues) {
 }
 
 TEST(BalanceLosses, FlowMatchingHandComputed) {
-  config::EnvOptions eo;  // 2D h8
-  HyperGrid env(eo);
+  core::EnvOptions eo;  // 2D h8
+  HyperGrid env(eo.get<core::HyperGridOptions>());
   // log F(s -> action a) = 0.1 (a + 1) + 0.2 s_0 + 0.3 s_1.
   const StateEvaluator flows = [](const at::Tensor& s, bool) {
     StateOutputs o;
@@ -149,7 +150,7 @@ struct ExactFlows {
   HyperGrid env;
   at::Tensor log_flow;  // float32 [n_states]
   at::Tensor log_pf;    // float32 [n_states, ndim+1] (-inf where masked)
-  explicit ExactFlows(const config::EnvOptions& eo) : env(eo) {
+  explicit ExactFlows(const core::EnvOptions& eo) : env(eo.get<core::HyperGridOptions>()) {
     const std::int64_t n = env.n_states(), d = env.ndim();
     const at::Tensor all = env.all_states();
     const at::Tensor reward = env.reward(all).to(torch::kDouble);
@@ -190,9 +191,9 @@ struct ExactFlows {
 };
 
 TEST(BalanceLosses, ExactlyBalancedModelHasZeroLoss) {
-  config::EnvOptions eo;
-  eo.ndim = 2;
-  eo.height = 4;
+  core::EnvOptions eo;
+  eo.get<core::HyperGridOptions>().ndim = 2;
+  eo.get<core::HyperGridOptions>().height = 4;
   const ExactFlows ex(eo);
   EXPECT_NEAR(ex.log_flow[0].item<float>(), ex.env.log_partition(), 1e-5);
   at::Generator gen = at::detail::createCPUGenerator(11);
@@ -214,7 +215,7 @@ TEST(BalanceLosses, ExactlyBalancedModelHasZeroLoss) {
     }
   }
   for (const auto& [weighting, w] : kSubTrajectoryWeightingNames) {
-    config::TrainOptions o;
+    core::TrainOptions o;
     o.loss = LossKind::kSubTB;
     o.subtb_weighting = weighting;
     const LossValue v = make_loss(o)->evaluate(env, t, ex.evaluator(false), log_z);

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 
@@ -16,34 +17,34 @@ namespace {
 
 struct Case {
   std::string label;
-  config::EnvOptions env;
+  core::EnvOptions env;
 };
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  config::EnvOptions grid;
-  grid.ndim = 2;
-  grid.height = 4;
+  core::EnvOptions grid;
+  grid.get<core::HyperGridOptions>().ndim = 2;
+  grid.get<core::HyperGridOptions>().height = 4;
   out.push_back({"hypergrid", grid});
-  config::EnvOptions ebm;
+  core::EnvOptions ebm;
   ebm.name = "discrete_ebm";
-  ebm.ndim = 4;
-  ebm.alpha = 0.5;
+  ebm.get<core::DiscreteEbmOptions>().ndim = 4;
+  ebm.get<core::DiscreteEbmOptions>().alpha = 0.5;
   out.push_back({"discrete_ebm khot", ebm});
   ebm.preprocessor = PreprocessorKind::kIdentity;
   out.push_back({"discrete_ebm identity", ebm});
-  config::EnvOptions bits;
+  core::EnvOptions bits;
   bits.name = "bit_sequence";
-  bits.seq_size = 8;
-  bits.word_size = 2;
-  bits.n_modes = 4;
-  bits.beta = 0.5;
-  bits.mode_threshold = 1;
+  bits.get<core::BitSequenceOptions>().seq_size = 8;
+  bits.get<core::BitSequenceOptions>().word_size = 2;
+  bits.get<core::BitSequenceOptions>().n_modes = 4;
+  bits.get<core::BitSequenceOptions>().beta = 0.5;
+  bits.get<core::BitSequenceOptions>().mode_threshold = 1;
   out.push_back({"bit_sequence n8 k2 (enumerable)", bits});
-  bits.seq_size = 120;
-  bits.word_size = 8;
-  bits.n_modes = 60;
-  bits.mode_threshold = -1;
+  bits.get<core::BitSequenceOptions>().seq_size = 120;
+  bits.get<core::BitSequenceOptions>().word_size = 8;
+  bits.get<core::BitSequenceOptions>().n_modes = 60;
+  bits.get<core::BitSequenceOptions>().mode_threshold = -1;
   out.push_back({"bit_sequence n120 k8", bits});
   return out;
 }
@@ -73,10 +74,10 @@ TEST(EnvironmentSmoke, EveryLossOnEveryEnvironment) {
     for (const auto& [kind, name] : kLossKindNames) {
       const std::string loss = name;
       const std::string what = c.label + " / " + loss;
-      config::ModelOptions model;
+      core::ModelOptions model;
       model.hidden_dim = 32;
       model.tied = loss == "db";
-      config::TrainOptions train;
+      core::TrainOptions train;
       train.loss = kind;
       train.epsilon = loss == "subtb" ? 0.1 : 0.0;  // off-policy sampling too
       if (loss == "modified_db" && c.env.name != "hypergrid") {
@@ -92,7 +93,7 @@ TEST(EnvironmentSmoke, EveryLossOnEveryEnvironment) {
         ASSERT_EQ(r.terminating_states.size(1), learner.env().state_dim()) << what;
         ASSERT_TRUE(learner.env().can_terminate(r.terminating_states).all().item<bool>()) << what;
       }
-      config::ValidationOptions v;
+      core::ValidationOptions v;
       v.n_samples = 2000;
       check_ranges(learner.validate(v), learner.env(), what);
     }
@@ -101,15 +102,15 @@ TEST(EnvironmentSmoke, EveryLossOnEveryEnvironment) {
 
 // TB on DiscreteEBM ndim 4 learns the target: the exact L1 drops well below its start.
 TEST(EnvironmentSmoke, TrajectoryBalanceLearnsDiscreteEbm) {
-  config::EnvOptions ebm;
+  core::EnvOptions ebm;
   ebm.name = "discrete_ebm";
-  ebm.ndim = 4;
-  ebm.alpha = 0.1;
-  config::ModelOptions model;
+  ebm.get<core::DiscreteEbmOptions>().ndim = 4;
+  ebm.get<core::DiscreteEbmOptions>().alpha = 0.1;
+  core::ModelOptions model;
   model.hidden_dim = 64;
-  config::TrainOptions train;
+  core::TrainOptions train;
   Learner learner(ebm, model, train, 1);
-  config::ValidationOptions v;
+  core::ValidationOptions v;
   v.n_samples = 1000;
   const ValidationResult before = learner.validate(v);
   for (int i = 0; i < 150; ++i) learner.train_iteration(64);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid.h"
@@ -28,29 +29,29 @@ at::Tensor rows(std::vector<std::vector<int64_t>> r) {
   return at::tensor(flat, at::kLong).view({static_cast<int64_t>(r.size()), -1});
 }
 
-config::EnvOptions hypergrid_options() {
-  config::EnvOptions o;
-  o.ndim = 3;
-  o.height = 4;
+core::EnvOptions hypergrid_options() {
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = 3;
+  o.get<core::HyperGridOptions>().height = 4;
   return o;
 }
 
-config::EnvOptions ebm_options(int ndim, double alpha) {
-  config::EnvOptions o;
+core::EnvOptions ebm_options(int ndim, double alpha) {
+  core::EnvOptions o;
   o.name = "discrete_ebm";
-  o.ndim = ndim;
-  o.alpha = alpha;
+  o.get<core::DiscreteEbmOptions>().ndim = ndim;
+  o.get<core::DiscreteEbmOptions>().alpha = alpha;
   return o;
 }
 
-config::EnvOptions bitseq_options(int seq_size, int word_size, int n_modes) {
-  config::EnvOptions o;
+core::EnvOptions bitseq_options(int seq_size, int word_size, int n_modes) {
+  core::EnvOptions o;
   o.name = "bit_sequence";
-  o.seq_size = seq_size;
-  o.word_size = word_size;
-  o.n_modes = n_modes;
-  o.beta = 0.5;
-  o.mode_threshold = 1;
+  o.get<core::BitSequenceOptions>().seq_size = seq_size;
+  o.get<core::BitSequenceOptions>().word_size = word_size;
+  o.get<core::BitSequenceOptions>().n_modes = n_modes;
+  o.get<core::BitSequenceOptions>().beta = 0.5;
+  o.get<core::BitSequenceOptions>().mode_threshold = 1;
   return o;
 }
 
@@ -157,7 +158,7 @@ TEST(EnvironmentRegistry, NamesAndFactories) {
   EXPECT_EQ(make_environment(hypergrid_options())->name(), "hypergrid");
   EXPECT_EQ(make_environment(ebm_options(3, 1.0))->name(), "discrete_ebm");
   EXPECT_EQ(make_environment(bitseq_options(8, 2, 3))->name(), "bit_sequence");
-  config::EnvOptions o;
+  core::EnvOptions o;
   o.name = "tetris";
   try {
     make_environment(o);
@@ -173,9 +174,9 @@ TEST(EnvironmentGeneric, RoundTripsOnEveryEnvironment) {
   check_generic(*make_environment(ebm_options(4, 1.0)));
   check_generic(*make_environment(bitseq_options(16, 4, 4)));
   check_generic(*make_environment(bitseq_options(120, 4, 60)));  // not enumerable
-  config::EnvOptions line;
+  core::EnvOptions line;
   line.name = "line";  // the README example (runtime/gfn/env/line.cc)
-  line.height = 5;
+  line.get<core::HyperGridOptions>().height = 5;
   check_generic(*make_environment(line));
 }
 
@@ -187,14 +188,14 @@ TEST(EnvironmentGeneric, EnumerationAndExactDp) {
   check_enumeration(*make_environment(ebm_options(4, 0.7)), 1.0 / 16);
   // BitSequence (a tree): (2^-k)^L = 2^-n.
   check_enumeration(*make_environment(bitseq_options(8, 2, 3)), 1.0 / 256);
-  config::EnvOptions line;
+  core::EnvOptions line;
   line.name = "line";
-  line.height = 5;
+  line.get<core::HyperGridOptions>().height = 5;
   check_enumeration(*make_environment(line), 0);
 }
 
 TEST(DiscreteEBM, MasksStepsAndRewards) {
-  DiscreteEBM env(ebm_options(3, 0.5));
+  DiscreteEBM env(ebm_options(3, 0.5).get<core::DiscreteEbmOptions>());
   EXPECT_EQ(env.n_actions(), 7);
   EXPECT_FALSE(env.every_state_terminates());
   const at::Tensor s = rows({{-1, 0, 1}, {0, 1, 1}});
@@ -234,15 +235,15 @@ TEST(DiscreteEBM, MasksStepsAndRewards) {
   EXPECT_EQ(env.make_preprocessor(PreprocessorKind::kOneHot)->output_dim(), 27);
   EXPECT_THROW(env.make_preprocessor(static_cast<PreprocessorKind>(99)), std::invalid_argument);
   // Larger instances: not enumerable past ndim 12, modes still defined up to 22.
-  DiscreteEBM big(ebm_options(14, 1.0));
+  DiscreteEBM big(ebm_options(14, 1.0).get<core::DiscreteEbmOptions>());
   EXPECT_FALSE(big.enumerable());
   EXPECT_THROW(big.all_states(), std::domain_error);
   EXPECT_EQ(big.n_modes(), 2);
-  EXPECT_THROW(DiscreteEBM(ebm_options(0, 1.0)), std::invalid_argument);
+  EXPECT_THROW(DiscreteEBM(ebm_options(0, 1.0).get<core::DiscreteEbmOptions>()), std::invalid_argument);
 }
 
 TEST(BitSequence, ModesMasksStepsAndRewards) {
-  BitSequence env(bitseq_options(16, 4, 5));
+  BitSequence env(bitseq_options(16, 4, 5).get<core::BitSequenceOptions>());
   EXPECT_EQ(env.words(), 4);
   EXPECT_EQ(env.n_actions(), 17);
   // Modes: distinct, made of the paper's 8-bit blocks, reproducible from the seed.
@@ -263,10 +264,10 @@ TEST(BitSequence, ModesMasksStepsAndRewards) {
     }
   }
   EXPECT_EQ(distinct.size(), 5u);
-  EXPECT_TRUE(at::equal(BitSequence(bitseq_options(16, 4, 5)).modes(), m));
-  config::EnvOptions other = bitseq_options(16, 4, 5);
-  other.modes_seed = 1;
-  EXPECT_FALSE(at::equal(BitSequence(other).modes(), m));
+  EXPECT_TRUE(at::equal(BitSequence(bitseq_options(16, 4, 5).get<core::BitSequenceOptions>()).modes(), m));
+  core::EnvOptions other = bitseq_options(16, 4, 5);
+  other.get<core::BitSequenceOptions>().modes_seed = 1;
+  EXPECT_FALSE(at::equal(BitSequence(other.get<core::BitSequenceOptions>()).modes(), m));
 
   // Masks: words until full, exit only when full; backward only the last word.
   const at::Tensor s = rows({{3, 10, -1, -1}, {1, 2, 3, 4}});
@@ -316,13 +317,13 @@ TEST(BitSequence, ModesMasksStepsAndRewards) {
             true);
 
   // Bad options.
-  EXPECT_THROW(BitSequence(bitseq_options(12, 4, 1)), std::invalid_argument);   // not x8
-  EXPECT_THROW(BitSequence(bitseq_options(16, 3, 1)), std::invalid_argument);   // not x3
-  EXPECT_THROW(BitSequence(bitseq_options(16, 4, 26)), std::invalid_argument);  // > 5^2
+  EXPECT_THROW(BitSequence(bitseq_options(12, 4, 1).get<core::BitSequenceOptions>()), std::invalid_argument);   // not x8
+  EXPECT_THROW(BitSequence(bitseq_options(16, 3, 1).get<core::BitSequenceOptions>()), std::invalid_argument);   // not x3
+  EXPECT_THROW(BitSequence(bitseq_options(16, 4, 26).get<core::BitSequenceOptions>()), std::invalid_argument);  // > 5^2
   // The paper's size: not enumerable, 60 modes, default threshold n / 4.
-  config::EnvOptions paper = bitseq_options(120, 4, 60);
-  paper.mode_threshold = -1;
-  BitSequence big(paper);
+  core::EnvOptions paper = bitseq_options(120, 4, 60);
+  paper.get<core::BitSequenceOptions>().mode_threshold = -1;
+  BitSequence big(paper.get<core::BitSequenceOptions>());
   EXPECT_FALSE(big.enumerable());
   EXPECT_EQ(big.n_modes(), 60);
   EXPECT_EQ(big.mode_threshold(), 30);

@@ -16,7 +16,7 @@ std::set<std::string> names(const GFlowNetModel& m) {
 }
 
 TEST(Estimators, ArchitectureAndSharing) {
-  config::ModelOptions o;
+  core::ModelOptions o;
   o.hidden_dim = 32;
   o.n_hidden = 2;
   GFlowNetModel untied(16, 3, o);
@@ -52,7 +52,7 @@ TEST(Estimators, ArchitectureAndSharing) {
 }
 
 TEST(Estimators, LogFlowHead) {
-  config::ModelOptions o;
+  core::ModelOptions o;
   o.hidden_dim = 32;
   o.n_hidden = 2;
   GFlowNetModel plain(16, 3, o);
@@ -88,7 +88,7 @@ TEST(Estimators, LogFlowHead) {
 }
 
 TEST(Estimators, RejectsBadOptions) {
-  config::ModelOptions o;
+  core::ModelOptions o;
   o.n_hidden = 0;
   EXPECT_THROW(GFlowNetModel(8, 3, o), std::invalid_argument);
   o.n_hidden = 2;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
@@ -19,14 +20,14 @@ namespace gfn::core {
 namespace {
 
 struct LearnerSetup {
-  config::EnvOptions env;
-  config::ModelOptions model;
-  config::TrainOptions train;
-  config::EngineOptions engine;
-  config::ReplayOptions replay;  ///< none unless a test sets it
+  core::EnvOptions env;
+  core::ModelOptions model;
+  core::TrainOptions train;
+  core::EngineOptions engine;
+  buffer::ReplayOptions replay;  ///< none unless a test sets it
   LearnerSetup() {
-    env.ndim = 2;
-    env.height = 6;
+    env.get<core::HyperGridOptions>().ndim = 2;
+    env.get<core::HyperGridOptions>().height = 6;
     model.hidden_dim = 16;
     model.n_hidden = 2;
     train.lr = 1e-3;
@@ -93,19 +94,19 @@ TEST(LearnerState, ResumeIsBitIdenticalWithTheFlatOptimizer) {
 
 TEST(LearnerState, ResumeIsBitIdenticalWithTorchAdamW) {
   LearnerSetup s;
-  s.engine.optimizer = config::OptimizerKind::kTorch;
+  s.engine.optimizer = core::OptimizerKind::kTorch;
   check_resume_is_exact(s);
 }
 
 TEST(LearnerState, ResumeIsBitIdenticalOnTheGenericPath) {
   LearnerSetup s;
-  s.engine.state_table = config::StateTableMode::kOff;  // the generic path, reusing log-probs
+  s.engine.state_table = core::StateTableMode::kOff;  // the generic path, reusing log-probs
   check_resume_is_exact(s);
 }
 
 TEST(LearnerState, ValidationAfterResumeMatches) {
   LearnerSetup s;
-  config::ValidationOptions v;
+  core::ValidationOptions v;
   v.n_samples = 2000;
   auto straight = s.make();
   for (int i = 0; i < 4; ++i) straight->train_iteration(32);
@@ -137,8 +138,8 @@ TEST(LearnerState, RefusesTheStateOfAnotherModel) {
 // samplers' order and its generator (runtime/buffer/table_state.h). Capacity 40 < 2 batches
 // of 32, so the iterations after the resume evict; half of each batch is replayed.
 TEST(LearnerState, ResumeIsBitIdenticalWithALocalReplayBuffer) {
-  for (const auto kind : {config::ReplayKind::kUniform, config::ReplayKind::kPrioritized,
-                          config::ReplayKind::kDiverse}) {
+  for (const auto kind : {buffer::ReplayKind::kUniform, buffer::ReplayKind::kPrioritized,
+                          buffer::ReplayKind::kDiverse}) {
     SCOPED_TRACE(config::enum_name(kind));
     LearnerSetup s;
     s.replay.kind = kind;
@@ -164,7 +165,7 @@ TEST(LearnerState, RefusesAStateWithoutTheReplayBufferItNeeds) {
   auto plain = s.make();
   plain->train_iteration(16);
   const auto bytes = save(*plain);
-  s.replay.kind = config::ReplayKind::kUniform;
+  s.replay.kind = buffer::ReplayKind::kUniform;
   auto with_replay = s.make();
   try {
     load(*with_replay, bytes);

@@ -1,4 +1,5 @@
 #include "runtime/gfn/learner.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -10,12 +11,12 @@ namespace gfn::core {
 namespace {
 
 struct SmallGrid {
-  config::EnvOptions env;
-  config::ModelOptions model;
-  config::TrainOptions train;
+  core::EnvOptions env;
+  core::ModelOptions model;
+  core::TrainOptions train;
   SmallGrid() {
-    env.ndim = 2;
-    env.height = 4;
+    env.get<core::HyperGridOptions>().ndim = 2;
+    env.get<core::HyperGridOptions>().height = 4;
     model.hidden_dim = 256;
     model.n_hidden = 2;
   }
@@ -24,7 +25,7 @@ struct SmallGrid {
 TEST(Learner, ShortTrainingReducesExactL1) {
   SmallGrid s;
   Learner learner(s.env, s.model, s.train, 3);
-  config::ValidationOptions v;
+  core::ValidationOptions v;
   v.n_samples = 20000;
   const ValidationResult before = learner.validate(v);
   double last_loss = 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/hypergrid.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {
@@ -14,16 +15,16 @@ namespace {
 TEST(LossTraining, EveryLossImprovesExactL1) {
   for (const auto& [kind, name_text] : kLossKindNames) {
     const std::string name = name_text;
-    config::EnvOptions env;
-    env.ndim = 2;
-    env.height = 4;
-    config::ModelOptions model;
+    core::EnvOptions env;
+    env.get<core::HyperGridOptions>().ndim = 2;
+    env.get<core::HyperGridOptions>().height = 4;
+    core::ModelOptions model;
     model.hidden_dim = 256;
     model.tied = kind == LossKind::kSubTB;  // exercise the logF head on a shared trunk too
-    config::TrainOptions train;
+    core::TrainOptions train;
     train.loss = kind;
     Learner learner(env, model, train, 2);
-    config::ValidationOptions v;
+    core::ValidationOptions v;
     v.n_samples = 1000;
     const ValidationResult before = learner.validate(v);
     double loss = 0;

@@ -1,4 +1,5 @@
 #include "runtime/gfn/losses.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -45,12 +46,12 @@ TEST(TrajectoryBalance, HandComputedValueAndGradient) {
 }
 
 TEST(TrajectoryBalance, UniformModelOnKnownTrajectories) {
-  config::EnvOptions eo;
-  eo.ndim = 2;
-  eo.height = 8;
-  HyperGrid env(eo);
+  core::EnvOptions eo;
+  eo.get<core::HyperGridOptions>().ndim = 2;
+  eo.get<core::HyperGridOptions>().height = 8;
+  HyperGrid env(eo.get<core::HyperGridOptions>());
   auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
-  config::ModelOptions mo;
+  core::ModelOptions mo;
   mo.hidden_dim = 16;
   GFlowNetModel model(pre->output_dim(), env.n_actions(), mo);
   {

@@ -1,4 +1,5 @@
 #include "runtime/gfn/preprocessors.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -9,10 +10,10 @@ namespace gfn::core {
 namespace {
 
 HyperGrid grid_2d_h4() {
-  config::EnvOptions o;
-  o.ndim = 2;
-  o.height = 4;
-  return HyperGrid(o);
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = 2;
+  o.get<core::HyperGridOptions>().height = 4;
+  return HyperGrid(o.get<core::HyperGridOptions>());
 }
 
 TEST(Preprocessors, KHotOneHotIdentity) {

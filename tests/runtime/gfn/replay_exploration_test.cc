@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/buffer/table.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
@@ -22,10 +23,10 @@
 namespace gfn::core {
 namespace {
 
-config::EnvOptions grid(int ndim, int height) {
-  config::EnvOptions e;
-  e.ndim = ndim;
-  e.height = height;
+core::EnvOptions grid(int ndim, int height) {
+  core::EnvOptions e;
+  e.get<core::HyperGridOptions>().ndim = ndim;
+  e.get<core::HyperGridOptions>().height = height;
   return e;
 }
 
@@ -117,12 +118,12 @@ TEST(NoisyLinear, FactorisedNoiseStatisticsAndModes) {
 }
 
 TEST(NoisyLinear, ModelOptionDeterministicWhenOffAndBounded) {
-  config::ModelOptions off, on;
+  core::ModelOptions off, on;
   on.n_noisy_layers = 2;  // the output head and the last hidden layer of PF
   torch::manual_seed(3);
   GFlowNetModel a(16, 5, off);
   torch::manual_seed(3);
-  GFlowNetModel b(16, 5, config::ModelOptions{});
+  GFlowNetModel b(16, 5, core::ModelOptions{});
   // n_noisy_layers = 0: exactly the plain model (names, values), deterministic outputs.
   const auto pa = a.named_parameters(), pb = b.named_parameters();
   ASSERT_EQ(pa.size(), pb.size());
@@ -144,7 +145,7 @@ TEST(NoisyLinear, ModelOptionDeterministicWhenOffAndBounded) {
   EXPECT_TRUE(torch::equal(y, n.pf_logits(x)));
   n.reset_noise(gen);
   EXPECT_FALSE(torch::allclose(y, n.pf_logits(x)));
-  config::ModelOptions too_many;
+  core::ModelOptions too_many;
   too_many.n_noisy_layers = 3;  // > n_hidden = 2
   EXPECT_THROW(GFlowNetModel(16, 5, too_many), std::invalid_argument);
 }
@@ -198,7 +199,7 @@ TEST(TrajectoryOps, RebuildTakeAndConcatKeepTheBatch) {
 
 TEST(BackwardSampling, EndsAtTheGivenStatesAndFollowsPB) {
   const auto env = make_environment(grid(2, 8));
-  config::ModelOptions uniform;
+  core::ModelOptions uniform;
   uniform.uniform_pb = true;
   torch::manual_seed(1);
   GFlowNetModel m(env->make_preprocessor(PreprocessorKind::kKHot)->output_dim(), env->n_actions(),
@@ -230,18 +231,18 @@ TEST(BackwardSampling, EndsAtTheGivenStatesAndFollowsPB) {
 // recomputation under the current policy. lr = 0 keeps the parameters (and logZ) fixed,
 // so the check can run after the step; the noise of the iteration stays in place.
 TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
-  const config::EnvOptions e = grid(2, 6);
-  config::ModelOptions model;
+  const core::EnvOptions e = grid(2, 6);
+  core::ModelOptions model;
   model.hidden_dim = 64;
   model.n_noisy_layers = 2;
   model.noisy_std_init = 0.5;
-  config::TrainOptions train;
+  core::TrainOptions train;
   train.epsilon = 0.3;
   train.temperature = 1.7;
   train.lr = 0;
   train.lr_logz = 0;
-  config::ReplayOptions replay;
-  replay.kind = config::ReplayKind::kUniform;
+  buffer::ReplayOptions replay;
+  replay.kind = buffer::ReplayKind::kUniform;
   replay.fraction = 0.5;
   replay.capacity = 50;
   replay.warmup = 40;
@@ -277,7 +278,7 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
   EXPECT_EQ(learner.queued_replayed_states(), 0);
   EXPECT_EQ(learner.replay_buffer()->size(), 50);
   // Validation runs the mean policy and leaves the model in training mode.
-  config::ValidationOptions v;
+  core::ValidationOptions v;
   v.n_samples = 100;
   learner.validate(v);
   EXPECT_TRUE(learner.gflownet().is_training());
@@ -288,13 +289,13 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
 // A buffer smaller than the requested share (torchgfn's FM setting: capacity 100, batch
 // 128, fraction 1) still replays: all it holds once full.
 TEST(LearnerMix, BufferSmallerThanTheShareReplaysItsCapacity) {
-  config::ReplayOptions replay;
-  replay.kind = config::ReplayKind::kUniform;
+  buffer::ReplayOptions replay;
+  replay.kind = buffer::ReplayKind::kUniform;
   replay.fraction = 1.0;
   replay.capacity = 5;
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.hidden_dim = 16;
-  Learner learner(grid(2, 4), model, config::TrainOptions{}, 3, replay);
+  Learner learner(grid(2, 4), model, core::TrainOptions{}, 3, replay);
   for (int it = 0; it < 3; ++it) {
     const IterationResult r = learner.train_iteration(8);
     EXPECT_EQ(r.n_replayed, 5) << "iteration " << it;
@@ -308,9 +309,9 @@ TEST(LearnerMix, BufferSmallerThanTheShareReplaysItsCapacity) {
 // exact L1 improves.
 TEST(LearnerMix, TrainingWithEachBufferKindImprovesL1) {
   for (const char* kind : {"uniform", "prioritized", "diverse", "noisy"}) {
-    config::ModelOptions model;
+    core::ModelOptions model;
     model.hidden_dim = 128;
-    config::ReplayOptions replay;
+    buffer::ReplayOptions replay;
     if (std::string(kind) == "noisy") {
       model.n_noisy_layers = 1;
     } else {
@@ -319,8 +320,8 @@ TEST(LearnerMix, TrainingWithEachBufferKindImprovesL1) {
       replay.fraction = 0.5;
       replay.cutoff = 0.0;
     }
-    Learner learner(grid(2, 8), model, config::TrainOptions{}, 1, replay);
-    config::ValidationOptions v;
+    Learner learner(grid(2, 8), model, core::TrainOptions{}, 1, replay);
+    core::ValidationOptions v;
     v.n_samples = 1000;
     const double before = learner.validate(v).l1_exact;
     std::int64_t replayed = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/gfn/fast/flat_adam.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {
@@ -40,15 +41,15 @@ TEST(FlatAdamWReset, NextStepIsAFreshOptimizersFirstStep) {
   EXPECT_TRUE(torch::equal(w, fresh_w)) << "same bits as a fresh optimizer's first step";
 }
 
-config::EnvOptions grid() {
-  config::EnvOptions env;
-  env.ndim = 2;
-  env.height = 4;
+core::EnvOptions grid() {
+  core::EnvOptions env;
+  env.get<core::HyperGridOptions>().ndim = 2;
+  env.get<core::HyperGridOptions>().height = 4;
   return env;
 }
 
-config::ModelOptions small_model() {
-  config::ModelOptions m;
+core::ModelOptions small_model() {
+  core::ModelOptions m;
   m.hidden_dim = 32;
   m.n_hidden = 2;
   return m;
@@ -74,12 +75,12 @@ double share_moved_by_lr(Learner& learner, double lr) {
   return moved > 0 ? static_cast<double>(by_lr) / static_cast<double>(moved) : 0.0;
 }
 
-class ResetOptimizer : public ::testing::TestWithParam<config::OptimizerKind> {};
+class ResetOptimizer : public ::testing::TestWithParam<core::OptimizerKind> {};
 
 TEST_P(ResetOptimizer, NextStepIsAFirstAdamStep) {
-  config::TrainOptions train;
+  core::TrainOptions train;
   train.lr = 1e-3;
-  config::EngineOptions engine;
+  core::EngineOptions engine;
   engine.optimizer = GetParam();
   Learner learner(grid(), small_model(), train, 5, {}, engine);
   for (int i = 0; i < 15; ++i) learner.train_iteration(16);
@@ -91,11 +92,11 @@ TEST_P(ResetOptimizer, NextStepIsAFirstAdamStep) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothOptimizers, ResetOptimizer,
-                         ::testing::Values(config::OptimizerKind::kFlat,
-                                           config::OptimizerKind::kTorch));
+                         ::testing::Values(core::OptimizerKind::kFlat,
+                                           core::OptimizerKind::kTorch));
 
 TEST(Reinitialize, EqualsAFreshLearnersModelBlendedByMomentum) {
-  config::TrainOptions train;
+  core::TrainOptions train;
   Learner trained(grid(), small_model(), train, 5);
   for (int i = 0; i < 5; ++i) trained.train_iteration(16);
   Learner reference(grid(), small_model(), train, 77);  // initialised from seed 77

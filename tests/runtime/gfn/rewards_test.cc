@@ -6,15 +6,16 @@
 #include <vector>
 
 #include "runtime/gfn/env/hypergrid.h"
+#include "runtime/gfn/env/env_options.h"
 
 namespace gfn::core {
 namespace {
 
-config::EnvOptions grid(int ndim, int height, HyperGridReward reward) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  o.reward = reward;
+core::EnvOptions grid(int ndim, int height, HyperGridReward reward) {
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = ndim;
+  o.get<core::HyperGridOptions>().height = height;
+  o.get<core::HyperGridOptions>().reward = reward;
   return o;
 }
 
@@ -30,15 +31,15 @@ void expect_rewards(const HyperGrid& env, const std::vector<std::vector<int64_t>
   ASSERT_EQ(r.scalar_type(), at::kFloat);
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(r[i].item<float>(), expected[i], tol)
-        << option_name(env.options().reward) << " row " << i;
+        << config::enum_name(env.options().reward) << " row " << i;
   }
 }
 
 TEST(Rewards, CosineMatchesFormula) {
-  config::EnvOptions o = grid(2, 8, HyperGridReward::kCosine);
-  o.R0 = 0.2;
-  o.R1 = 0.7;
-  HyperGrid env(o);
+  core::EnvOptions o = grid(2, 8, HyperGridReward::kCosine);
+  o.get<core::HyperGridOptions>().R0 = 0.2;
+  o.get<core::HyperGridOptions>().R1 = 0.7;
+  HyperGrid env(o.get<core::HyperGridOptions>());
   // R0 + R1 prod_j (cos(50 a_j) + 1) exp(-(5 a_j)^2 / 2) / sqrt(2 pi), a = |s/7 - 1/2|.
   auto factor = [](int s) {
     const double a = std::abs(s / 7.0 - 0.5);
@@ -49,8 +50,8 @@ TEST(Rewards, CosineMatchesFormula) {
   for (const auto& r : rows) expected.push_back(0.2 + 0.7 * factor(r[0]) * factor(r[1]));
   expect_rewards(env, rows, expected, 1e-6);
   // On an odd height the centre (a = 0) is the peak: R0 + R1 (2 / sqrt(2 pi))^ndim.
-  config::EnvOptions o9 = grid(2, 9, HyperGridReward::kCosine);
-  HyperGrid env9(o9);
+  core::EnvOptions o9 = grid(2, 9, HyperGridReward::kCosine);
+  HyperGrid env9(o9.get<core::HyperGridOptions>());
   const double peak = 0.1 + 0.5 * std::pow(2 / std::sqrt(2 * M_PI), 2);
   expect_rewards(env9, {{4, 4}}, {peak}, 1e-6);
   EXPECT_EQ(env9.mode_indices(), (std::vector<std::int64_t>{4 * 9 + 4}));

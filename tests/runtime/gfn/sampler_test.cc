@@ -1,4 +1,5 @@
 #include "runtime/gfn/sampler.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -13,10 +14,10 @@ namespace gfn::core {
 namespace {
 
 HyperGrid grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return HyperGrid(o);
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = ndim;
+  o.get<core::HyperGridOptions>().height = height;
+  return HyperGrid(o.get<core::HyperGridOptions>());
 }
 
 PolicyFunction uniform_policy(const HyperGrid& env) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/marginal_log_prob.h"
@@ -26,26 +27,26 @@ namespace gfn::core {
 namespace {
 
 HyperGrid grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return HyperGrid(o);
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = ndim;
+  o.get<core::HyperGridOptions>().height = height;
+  return HyperGrid(o.get<core::HyperGridOptions>());
 }
 
-config::EnvOptions small_bits(int seq_size, int word_size, int n_modes) {
-  config::EnvOptions o;
+core::EnvOptions small_bits(int seq_size, int word_size, int n_modes) {
+  core::EnvOptions o;
   o.name = "bit_sequence";
-  o.seq_size = seq_size;
-  o.word_size = word_size;
-  o.n_modes = n_modes;
-  o.beta = 1.0;
+  o.get<core::BitSequenceOptions>().seq_size = seq_size;
+  o.get<core::BitSequenceOptions>().word_size = word_size;
+  o.get<core::BitSequenceOptions>().n_modes = n_modes;
+  o.get<core::BitSequenceOptions>().beta = 1.0;
   return o;
 }
 
 std::unique_ptr<GFlowNetModel> random_model(const Preprocessor& pre, const Environment& env,
                                             std::uint64_t seed, double sharpen = 1.0) {
   torch::manual_seed(seed);
-  config::ModelOptions mo;
+  core::ModelOptions mo;
   mo.hidden_dim = 32;
   auto model = std::make_unique<GFlowNetModel>(pre.output_dim(), env.n_actions(), mo);
   torch::NoGradGuard ng;
@@ -133,7 +134,7 @@ TEST(VisitedStates, ValidateReportsTorchgfnL1Dist) {
   const Trajectories t = sample_trajectories(env, model_policy(*model, *pre, env), 300, {}, gen);
   VisitedTerminatingStates visited(env, 200);
   visited.add(t.terminating_states);
-  config::ValidationOptions opts;
+  core::ValidationOptions opts;
   opts.n_samples = 1000;
   const ValidationResult with = validate(*model, *pre, env, opts, nullptr, gen, &visited);
   const at::Tensor last = t.terminating_states.narrow(0, 100, 200);
@@ -230,7 +231,7 @@ TEST(BitSequenceTestSet, ValidateReportsSpearmanOfExactLogP) {
   const BitSequence env(small_bits(16, 4, 4));
   auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   auto model = random_model(*pre, env, 13, 2.0);
-  config::ValidationOptions opts;
+  core::ValidationOptions opts;
   opts.n_samples = 100;
   opts.test_per_mode = 25;
   opts.logp_samples = 2;
@@ -266,7 +267,7 @@ TEST(BitSequenceTestSet, SpearmanOnANonEnumerableSequence) {
   const BitSequence env(small_bits(120, 4, 60));
   auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   auto model = random_model(*pre, env, 17);
-  config::ValidationOptions opts;
+  core::ValidationOptions opts;
   opts.test_per_mode = 2;
   opts.logp_samples = 1;
   at::Generator gen = at::detail::createCPUGenerator(5);

@@ -1,4 +1,5 @@
 #include "runtime/gfn/validation.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -15,10 +16,10 @@ namespace gfn::core {
 namespace {
 
 HyperGrid grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return HyperGrid(o);
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = ndim;
+  o.get<core::HyperGridOptions>().height = height;
+  return HyperGrid(o.get<core::HyperGridOptions>());
 }
 
 TEST(Validation, DynamicProgrammingOnHandComputedCases) {
@@ -42,7 +43,7 @@ TEST(Validation, ExactDistributionMatchesMonteCarlo) {
   const HyperGrid env = grid(2, 4);
   auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
   torch::manual_seed(5);
-  config::ModelOptions mo;
+  core::ModelOptions mo;
   mo.hidden_dim = 32;
   GFlowNetModel model(pre->output_dim(), env.n_actions(), mo);
   {

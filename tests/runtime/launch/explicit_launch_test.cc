@@ -165,7 +165,7 @@ TEST(ExplicitLaunch, InconsistentValuesNameTheConfigKeys) {
 }
 
 TEST(ExplicitLaunch, FromTheConfigSection) {
-  config::LaunchOptions options;  // all unset
+  launch::LaunchOptions options;  // all unset
   EXPECT_TRUE(explicit_launch(options).empty());
   options.rank = 0;
   options.world_size = 2;
@@ -186,7 +186,7 @@ TEST(ExplicitLaunch, FromTheConfigSection) {
   EXPECT_EQ(e.world_size, 2);
   EXPECT_EQ(e.local_world_size, 1);
   EXPECT_EQ(e.master_port, 29511);
-  config::LaunchOptions half;
+  launch::LaunchOptions half;
   half.world_size = 2;
   EXPECT_THROW(detect_launch_env(half, lookup({})), LaunchError);
 }

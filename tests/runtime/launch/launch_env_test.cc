@@ -163,7 +163,7 @@ TEST(LaunchEnv, InconsistentValuesNameTheVariables) {
 }
 
 // torchrun's node values and xffl's federation sizes, read with the others so that no other
-// folder reads a launcher variable (runtime/distributed/process_group_setup.cc takes them).
+// folder reads a launcher variable (runtime/compat/process_group_setup.cc takes them).
 TEST(LaunchEnv, NodeValuesAndFederationsWhateverTheSource) {
   const LaunchEnv none = detect_launch_env(lookup({}));
   EXPECT_EQ(none.node_rank, std::nullopt);

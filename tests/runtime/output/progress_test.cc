@@ -10,7 +10,7 @@
 namespace gfn::output {
 namespace {
 
-using config::ProgressMode;
+using output::ProgressMode;
 
 TEST(ProgressFormat, Durations) {
   EXPECT_EQ(format_duration(0.4), "0s");

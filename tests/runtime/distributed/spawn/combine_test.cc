@@ -12,13 +12,17 @@
 #include <vector>
 
 #include "runtime/distributed/spawn/decision.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/transport.h"
 
 namespace gfn::dist::testing {
+
+// The process group of runtime/compat/ is the harness (tests/runtime/compat/dist_test_main.cc).
+using compat::world_group;
+using compat::testing::DistTest;
 namespace {
 
-using config::SpawnStrategy;
+using dist::spawn::SpawnStrategy;
 using spawn::combine_donors;
 using spawn::decide;
 using spawn::Decision;
@@ -71,8 +75,8 @@ class SpawnCombine : public DistTest,
 TEST_P(SpawnCombine, ReplacedMembersTakeTheDonorsCombination) {
   const auto [strategy, momentum] = GetParam();
   auto& group = world_group();
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
+  dist::spawn::SpawnOptions options;
+  options.policy = dist::spawn::SpawnPolicy::kSelective;
   options.replacement_ratio = 0.5;
   options.strategy = strategy;
   options.momentum = momentum;
@@ -121,8 +125,8 @@ TEST_F(DistTest, ResetWeightsAndSkippedDecisionsCommunicateNothing) {
   NoCollectiveGroup group(world_group());
   torch::nn::Linear model(torch::nn::LinearOptions(3, 4));
   fill(model, group.rank());
-  config::SpawnOptions options;
-  options.policy = config::SpawnPolicy::kSelective;
+  dist::spawn::SpawnOptions options;
+  options.policy = dist::spawn::SpawnPolicy::kSelective;
   options.strategy = SpawnStrategy::kResetWeights;
   combine_donors(model->parameters(), decide(metrics_of(group.size()), 1, -1, options), 0.0, group);
   options.strategy = SpawnStrategy::kMean;

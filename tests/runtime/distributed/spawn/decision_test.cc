@@ -17,12 +17,12 @@
 namespace gfn::dist::spawn {
 namespace {
 
-using config::SpawnOptions;
-using config::SpawnStrategy;
+using dist::spawn::SpawnOptions;
+using dist::spawn::SpawnStrategy;
 
 SpawnOptions selective(double ratio, SpawnStrategy strategy = SpawnStrategy::kMean) {
   SpawnOptions o;
-  o.policy = config::SpawnPolicy::kSelective;
+  o.policy = dist::spawn::SpawnPolicy::kSelective;
   o.replacement_ratio = ratio;
   o.strategy = strategy;
   return o;

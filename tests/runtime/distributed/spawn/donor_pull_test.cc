@@ -16,11 +16,11 @@
 namespace gfn::dist::spawn {
 namespace {
 
-using config::SpawnReplacementMode;
+using dist::spawn::SpawnReplacementMode;
 
-config::SpawnOptions options_with(SpawnReplacementMode mode) {
-  config::SpawnOptions o;
-  o.policy = config::SpawnPolicy::kDonorPull;
+dist::spawn::SpawnOptions options_with(SpawnReplacementMode mode) {
+  dist::spawn::SpawnOptions o;
+  o.policy = dist::spawn::SpawnPolicy::kDonorPull;
   o.replacement_mode = mode;
   return o;
 }

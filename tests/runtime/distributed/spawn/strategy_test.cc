@@ -14,12 +14,12 @@ namespace gfn::dist::spawn {
 namespace {
 
 TEST(DrawStrategy, ZeroDeviationsGiveTheConfiguredValues) {
-  config::SpawnOptions spawn;
+  dist::spawn::SpawnOptions spawn;
   spawn.epsilon_std = spawn.temperature_std = spawn.noisy_std_init_std = 0.0;
-  config::TrainOptions train;
+  core::TrainOptions train;
   train.epsilon = 0.3;
   train.temperature = 2.0;
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.noisy_std_init = 0.7;
   const auto s = draw_strategy(spawn, train, model, 42, 3);
   EXPECT_EQ(s.epsilon, 0.3);
@@ -28,10 +28,10 @@ TEST(DrawStrategy, ZeroDeviationsGiveTheConfiguredValues) {
 }
 
 TEST(DrawStrategy, SameSeedAndDrawSameStrategyOtherwiseDifferent) {
-  config::SpawnOptions spawn;
-  config::TrainOptions train;
+  dist::spawn::SpawnOptions spawn;
+  core::TrainOptions train;
   train.epsilon = 0.1;
-  const config::ModelOptions model;
+  const core::ModelOptions model;
   const auto a = draw_strategy(spawn, train, model, 7, 0);
   const auto b = draw_strategy(spawn, train, model, 7, 0);
   EXPECT_EQ(a.epsilon, b.epsilon);
@@ -47,14 +47,14 @@ TEST(DrawStrategy, SameSeedAndDrawSameStrategyOtherwiseDifferent) {
 }
 
 RC_GTEST_PROP(DrawStrategyProperty, ClampedToValidRanges, ()) {
-  config::SpawnOptions spawn;
+  dist::spawn::SpawnOptions spawn;
   spawn.epsilon_std = *rc::gen::inRange(0, 300) / 100.0;
   spawn.temperature_std = *rc::gen::inRange(0, 3000) / 100.0;
   spawn.noisy_std_init_std = *rc::gen::inRange(0, 3000) / 100.0;
-  config::TrainOptions train;
+  core::TrainOptions train;
   train.epsilon = *rc::gen::inRange(0, 101) / 100.0;
   train.temperature = *rc::gen::inRange(1, 500) / 100.0;
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.noisy_std_init = *rc::gen::inRange(1, 100) / 100.0;
   const auto s = draw_strategy(spawn, train, model, *rc::gen::arbitrary<std::uint64_t>(),
                                *rc::gen::inRange<std::int64_t>(0, 100));
@@ -64,14 +64,14 @@ RC_GTEST_PROP(DrawStrategyProperty, ClampedToValidRanges, ()) {
 }
 
 TEST(DrawGroupNoisyLayers, NoneConfiguredNoneDrawn) {
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.n_noisy_layers = 0;
   for (std::uint64_t seed = 0; seed < 50; ++seed)
     EXPECT_EQ(draw_group_noisy_layers(model, seed), 0);
 }
 
 TEST(DrawGroupNoisyLayers, DeterministicAndEveryCountDrawn) {
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.n_noisy_layers = 2;
   std::set<int> seen;
   for (std::uint64_t seed = 1; seed <= 64; ++seed) {
@@ -83,7 +83,7 @@ TEST(DrawGroupNoisyLayers, DeterministicAndEveryCountDrawn) {
 }
 
 RC_GTEST_PROP(DrawGroupNoisyLayersProperty, WithinZeroAndTheConfiguredCount, ()) {
-  config::ModelOptions model;
+  core::ModelOptions model;
   model.n_noisy_layers = *rc::gen::inRange(0, 6);
   const int n = draw_group_noisy_layers(model, *rc::gen::arbitrary<std::uint64_t>());
   RC_ASSERT(n >= 0 && n <= model.n_noisy_layers);

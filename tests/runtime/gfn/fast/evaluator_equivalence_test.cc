@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/discrete_ebm.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
@@ -74,7 +75,7 @@ Grads loss_and_grads(GFlowNetModel& model, Evaluate&& evaluate) {
 // Model variants of the comparisons: learned PB, uniform PB, tied trunk, NoisyNet layers.
 struct ModelVariant {
   std::string name;
-  config::ModelOptions options;
+  core::ModelOptions options;
 };
 std::vector<ModelVariant> model_variants() {
   std::vector<ModelVariant> v(4);
@@ -114,7 +115,7 @@ class EvaluatorEquivalence : public ::testing::Test {
                                          const Environment& env) {
     switch (kKind) {
       case EvaluatorKind::kStateTable:
-        return std::make_unique<StateTableEvaluator>(model, pre, env, config::EngineOptions{});
+        return std::make_unique<StateTableEvaluator>(model, pre, env, core::EngineOptions{});
       case EvaluatorKind::kSavedOutputs:
         return std::make_unique<SavedOutputsEvaluator>(model, pre, env, /*loops=*/true);
       case EvaluatorKind::kReference:
@@ -124,10 +125,10 @@ class EvaluatorEquivalence : public ::testing::Test {
   }
 
   // Engine options under which a Learner chooses this kind where it applies.
-  static config::EngineOptions engine() {
-    config::EngineOptions e;
-    e.state_table = kKind == EvaluatorKind::kStateTable ? config::StateTableMode::kAuto
-                                                        : config::StateTableMode::kOff;
+  static core::EngineOptions engine() {
+    core::EngineOptions e;
+    e.state_table = kKind == EvaluatorKind::kStateTable ? core::StateTableMode::kAuto
+                                                        : core::StateTableMode::kOff;
     e.reuse_logprobs = kKind == EvaluatorKind::kSavedOutputs;
     return e;
   }
@@ -145,7 +146,7 @@ TYPED_TEST(EvaluatorEquivalence, SamplesTheReferenceTrajectories) {
     const Environment& env = *env_ptr;
     const auto pre = preprocessor_of(env);
     for (const bool tied : {false, true}) {
-      config::ModelOptions mo;
+      core::ModelOptions mo;
       mo.hidden_dim = 32;
       mo.tied = tied;
       torch::manual_seed(3);
@@ -259,10 +260,10 @@ TYPED_TEST(EvaluatorEquivalence, LossAndGradientsEqualRecomputation) {
 TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
   struct Case {
     std::string name;
-    config::EnvOptions env;
-    config::ModelOptions model;
-    config::TrainOptions train;
-    config::ReplayOptions replay;
+    core::EnvOptions env;
+    core::ModelOptions model;
+    core::TrainOptions train;
+    buffer::ReplayOptions replay;
     bool remote = false;
   };
   std::vector<Case> cases;
@@ -272,7 +273,7 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
     cases.push_back(c);
     c.name = "tb noisy replay remote";
     c.model.n_noisy_layers = 2;
-    c.replay.kind = config::ReplayKind::kUniform;
+    c.replay.kind = buffer::ReplayKind::kUniform;
     c.replay.fraction = 0.5;
     c.replay.warmup = 32;
     c.remote = true;
@@ -291,7 +292,7 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
     Case e;
     e.name = "ebm db";
     e.env.name = "discrete_ebm";
-    e.env.ndim = 4;
+    e.env.template get<core::DiscreteEbmOptions>().ndim = 4;
     e.env.preprocessor = PreprocessorKind::kIdentity;
     e.train.loss = LossKind::kDB;
     cases.push_back(e);
@@ -299,8 +300,8 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
     if (c.env.name == "hypergrid") {
-      c.env.ndim = 2;
-      c.env.height = 8;
+      c.env.template get<core::HyperGridOptions>().ndim = 2;
+      c.env.template get<core::HyperGridOptions>().height = 8;
     }
     c.model.hidden_dim = 64;
     const bool on_policy = c.train.epsilon == 0.0 && c.train.temperature == 1.0;
@@ -310,9 +311,9 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
                                        : TestFixture::kKind;
     std::vector<double> losses[2], log_z[2];
     for (int reference = 0; reference < 2; ++reference) {
-      config::EngineOptions engine = TestFixture::engine();
+      core::EngineOptions engine = TestFixture::engine();
       if (reference) {
-        engine.state_table = config::StateTableMode::kOff;
+        engine.state_table = core::StateTableMode::kOff;
         engine.reuse_logprobs = false;
       }
       Learner learner(c.env, c.model, c.train, 9, c.replay, engine);
@@ -330,7 +331,7 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
         if (c.remote && i == 3) {
           EXPECT_EQ(r.n_remote, 10);
         }
-        if (c.replay.kind != config::ReplayKind::kNone && i >= 1) {
+        if (c.replay.kind != buffer::ReplayKind::kNone && i >= 1) {
           EXPECT_GT(r.n_replayed, 0);
         }
         losses[reference].push_back(r.loss);
@@ -349,7 +350,7 @@ TYPED_TEST(EvaluatorEquivalence, MakeEvaluatorChoosesIt) {
   const auto env = grid(2, 8);
   const auto pre = preprocessor_of(*env);
   torch::manual_seed(1);
-  GFlowNetModel model(pre->output_dim(), env->n_actions(), config::ModelOptions{});
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), core::ModelOptions{});
   EXPECT_EQ(make_evaluator(model, *pre, *env, TestFixture::engine(), /*reusable=*/true)->kind(),
             TestFixture::kKind);
   EXPECT_EQ(make_evaluator(model, *pre, *env, TestFixture::engine(), /*reusable=*/false)->kind(),

@@ -8,7 +8,8 @@
 
 #include <memory>
 
-#include "runtime/config/options.h"
+#include "roles/experiment/experiment_config.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/sampler.h"
@@ -18,17 +19,16 @@ namespace gfn::core::fast_test {
 
 /// HyperGrid of `ndim` dimensions and side `height` (height^ndim states).
 inline std::unique_ptr<Environment> grid(int ndim, int height) {
-  config::EnvOptions o;
-  o.ndim = ndim;
-  o.height = height;
-  return std::make_unique<HyperGrid>(o);
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = ndim;
+  o.get<core::HyperGridOptions>().height = height;
+  return std::make_unique<HyperGrid>(o.get<core::HyperGridOptions>());
 }
 
 /// DiscreteEBM: 3^ndim states of which only the 2^ndim complete ones terminate, s0 has
 /// no exit; a state space unlike HyperGrid's (state_table.h generalises to it).
 inline std::unique_ptr<Environment> ebm(int ndim) {
-  config::EnvOptions o;
-  o.name = "discrete_ebm";
+  core::DiscreteEbmOptions o;
   o.ndim = ndim;
   o.alpha = 0.5;
   return std::make_unique<DiscreteEBM>(o);

@@ -3,6 +3,7 @@
 // the Learner's iteration with engine.plain_loops on and off (the seed gradient and scalar
 // reads of learner.cc).
 #include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -113,18 +114,18 @@ TEST(PlainLoopsHelpers, ZerosAndScalarValue) {
 // several iterations (same gradients, same AdamW steps); the reported losses agree to float
 // rounding (the fused TB node's mean accumulates in double with loops) and logZ exactly.
 TEST(PlainLoopsHelpers, LearnerIterationsBitIdenticalWithAndWithoutLoops) {
-  config::EnvOptions eo;
-  eo.ndim = 2;
-  eo.height = 8;
-  config::ModelOptions mo;
+  core::EnvOptions eo;
+  eo.get<core::HyperGridOptions>().ndim = 2;
+  eo.get<core::HyperGridOptions>().height = 8;
+  core::ModelOptions mo;
   mo.hidden_dim = 48;
-  config::TrainOptions to;
+  core::TrainOptions to;
   std::vector<double> losses[2], log_z[2];
   std::vector<at::Tensor> params[2];
   for (int on = 0; on < 2; ++on) {
-    config::EngineOptions engine;
+    core::EngineOptions engine;
     engine.plain_loops = on == 1;
-    Learner learner(eo, mo, to, 17, config::ReplayOptions{}, engine);
+    Learner learner(eo, mo, to, 17, buffer::ReplayOptions{}, engine);
     ASSERT_TRUE(learner.uses_state_table());
     for (int i = 0; i < 8; ++i) {
       const IterationResult r = learner.train_iteration(64);

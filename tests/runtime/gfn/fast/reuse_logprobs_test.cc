@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
@@ -30,15 +31,15 @@ constexpr double kRelTol = 1e-5;
 
 // 3-D height 10: 1000 states, above the state table's limit, so the Learner takes the
 // generic path (the one that reuses).
-config::EnvOptions grid_options() {
-  config::EnvOptions o;
-  o.ndim = 3;
-  o.height = 10;
+core::EnvOptions grid_options() {
+  core::EnvOptions o;
+  o.get<core::HyperGridOptions>().ndim = 3;
+  o.get<core::HyperGridOptions>().height = 10;
   return o;
 }
 
-config::ModelOptions small_model(bool tied, int noisy = 0) {
-  config::ModelOptions m;
+core::ModelOptions small_model(bool tied, int noisy = 0) {
+  core::ModelOptions m;
   m.hidden_dim = 32;
   m.n_hidden = 2;
   m.tied = tied;
@@ -67,7 +68,7 @@ std::vector<at::Tensor> gradients(torch::nn::Module& m) {
 // the saved evaluator secretly recomputed PF. Perturb the model after sampling: reuse
 // still gives the OLD parameters' loss, recomputation the new one.
 TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
-  HyperGrid env(grid_options());
+  HyperGrid env(grid_options().get<core::HyperGridOptions>());
   const auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   const auto loss = make_loss(LossKind::kTB);
   torch::manual_seed(5);
@@ -101,7 +102,7 @@ TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
 
 // take / concat keep the saved rows aligned with their transitions.
 TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
-  HyperGrid env(grid_options());
+  HyperGrid env(grid_options().get<core::HyperGridOptions>());
   const auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
   torch::manual_seed(2);
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(true), true);
@@ -140,10 +141,10 @@ struct IterationRun {
 
 // One Learner iteration, with engine.reuse_logprobs as given; remote > 0 queues that many
 // terminating states first.
-IterationRun learner_iteration(const config::TrainOptions& train, const config::ModelOptions& model,
-                               const config::ReplayOptions& replay, bool reuse, int iterations = 1,
+IterationRun learner_iteration(const core::TrainOptions& train, const core::ModelOptions& model,
+                               const buffer::ReplayOptions& replay, bool reuse, int iterations = 1,
                                std::int64_t remote = 0) {
-  config::EngineOptions engine;
+  core::EngineOptions engine;
   engine.reuse_logprobs = reuse;
   Learner learner(grid_options(), model, train, 17, replay, engine);
   EXPECT_FALSE(learner.uses_state_table());
@@ -171,7 +172,7 @@ TEST(ReuseLogProbs, LearnerReusesOnPolicyForEveryLossButFM) {
     const std::string loss = name;
     for (const bool tied : {false, true}) {
       SCOPED_TRACE(loss + (tied ? " tied" : " untied"));
-      config::TrainOptions train;
+      core::TrainOptions train;
       train.loss = kind;
       const IterationRun on = learner_iteration(train, small_model(tied), {}, true);
       const IterationRun off = learner_iteration(train, small_model(tied), {}, false);
@@ -185,7 +186,7 @@ TEST(ReuseLogProbs, LearnerReusesOnPolicyForEveryLossButFM) {
 }
 
 TEST(ReuseLogProbs, NoisyNetIterationsReuseWithTheSameNoise) {
-  config::TrainOptions train;
+  core::TrainOptions train;
   const IterationRun on = learner_iteration(train, small_model(false, 2), {}, true);
   const IterationRun off = learner_iteration(train, small_model(false, 2), {}, false);
   EXPECT_TRUE(on.result.reused_logprobs);
@@ -193,9 +194,9 @@ TEST(ReuseLogProbs, NoisyNetIterationsReuseWithTheSameNoise) {
 }
 
 TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
-  config::TrainOptions eps;
+  core::TrainOptions eps;
   eps.epsilon = 0.1;
-  config::TrainOptions temp;
+  core::TrainOptions temp;
   temp.temperature = 2.0;
   for (const auto& train : {eps, temp}) {
     const IterationRun run = learner_iteration(train, small_model(false), {}, true, 2);
@@ -203,8 +204,8 @@ TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
     EXPECT_EQ(run.reused_iterations, 0);
   }
   // Replay fraction 1: the fresh trajectories are all replaced once the buffer is warm.
-  config::ReplayOptions all;
-  all.kind = config::ReplayKind::kUniform;
+  buffer::ReplayOptions all;
+  all.kind = buffer::ReplayKind::kUniform;
   all.fraction = 1.0;
   const IterationRun full = learner_iteration({}, small_model(false), all, true, 2);
   EXPECT_GT(full.result.n_replayed, 0);
@@ -215,11 +216,11 @@ TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
 // recomputed (one pass under the current parameters); same loss and gradients as
 // recomputing all.
 TEST(ReuseLogProbs, MixedBatchesReuseTheFreshPartOnly) {
-  config::ReplayOptions half;
-  half.kind = config::ReplayKind::kUniform;
+  buffer::ReplayOptions half;
+  half.kind = buffer::ReplayKind::kUniform;
   half.fraction = 0.5;
   for (const bool tied : {false, true}) {
-    config::TrainOptions train;
+    core::TrainOptions train;
     train.loss = tied ? LossKind::kSubTB : LossKind::kTB;
     const IterationRun on = learner_iteration(train, small_model(tied), half, true, 3);
     const IterationRun off = learner_iteration(train, small_model(tied), half, false, 3);
@@ -229,7 +230,7 @@ TEST(ReuseLogProbs, MixedBatchesReuseTheFreshPartOnly) {
     EXPECT_FALSE(off.result.reused_logprobs);
     expect_same_iteration(on, off);
   }
-  config::TrainOptions train;
+  core::TrainOptions train;
   const IterationRun on = learner_iteration(train, small_model(true), {}, true, 2, 8);
   const IterationRun off = learner_iteration(train, small_model(true), {}, false, 2, 8);
   EXPECT_EQ(on.result.n_remote, 8);

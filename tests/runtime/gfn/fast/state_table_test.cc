@@ -1,4 +1,5 @@
 #include "runtime/gfn/fast/state_table.h"
+#include "runtime/gfn/env/env_options.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -90,7 +91,7 @@ TEST(StateTable, TableLogProbsEqualTransitionLogProbs) {
     const auto pre = make_preprocessor(
         env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
-    config::ModelOptions mo;
+    core::ModelOptions mo;
     mo.hidden_dim = 32;
     torch::manual_seed(6);
     GFlowNetModel model(pre->output_dim(), env.n_actions(), mo, /*with_log_flow=*/true);
@@ -158,7 +159,7 @@ TEST(StateTable, ManualBackwardEqualsAutograd) {
       const auto loss = make_loss(kind);
       // untied, tied, uniform PB, tied + NoisyNet, untied + NoisyNet
       for (int variant = 0; variant < 5; ++variant) {
-        config::ModelOptions mo;
+        core::ModelOptions mo;
         mo.hidden_dim = 32;
         mo.n_hidden = 3;
         mo.tied = variant == 1 || variant == 3;
@@ -242,7 +243,7 @@ TEST(StateTable, ManualBackwardRefusesParametersModifiedInPlace) {
   const auto env = grid(2, 4);
   const auto pre = make_preprocessor(PreprocessorKind::kKHot, *env);
   const StateSpace space(*env, *pre, /*plain_loops=*/true);
-  config::ModelOptions mo;
+  core::ModelOptions mo;
   mo.hidden_dim = 16;
   GFlowNetModel model(pre->output_dim(), env->n_actions(), mo);
   const StateTable table = evaluate_state_table(model, space, {}, true);
@@ -269,7 +270,7 @@ TEST(StateTable, FusedTrajectoryBalanceEqualsUnfused) {
         env.name() == "hypergrid" ? PreprocessorKind::kKHot : PreprocessorKind::kIdentity, env);
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     for (int variant = 0; variant < 5; ++variant) {
-      config::ModelOptions mo;
+      core::ModelOptions mo;
       mo.hidden_dim = 32;
       mo.n_hidden = 2;
       mo.tied = variant == 1 || variant == 3;
@@ -334,7 +335,7 @@ TEST(StateTable, FusedTrajectoryBalanceEqualsUnfused) {
       }
     }
     // Bad input: trajectories without recorded transitions, a non-scalar logZ.
-    GFlowNetModel model(pre->output_dim(), env.n_actions(), config::ModelOptions{});
+    GFlowNetModel model(pre->output_dim(), env.n_actions(), core::ModelOptions{});
     const StateTable t = evaluate_state_table(model, space, {}, true);
     at::Generator gen = at::detail::createCPUGenerator(3);
     SamplerOptions no_record;
@@ -440,7 +441,7 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
     const StateSpace space(env, *pre, /*plain_loops=*/true);
     const StateSpace aten_space(env, *pre, /*plain_loops=*/false);
     for (int variant = 0; variant < 4; ++variant) {
-      config::ModelOptions mo;
+      core::ModelOptions mo;
       mo.hidden_dim = 37;
       mo.n_hidden = 3;
       mo.tied = variant == 1;
@@ -497,19 +498,19 @@ TEST(StateTable, PlainLoopsEqualAtenOps) {
 TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
   for (const bool tied : {false, true}) {
     SCOPED_TRACE(tied ? "tied" : "untied");
-    config::EnvOptions eo;
-    eo.ndim = 2;
-    eo.height = 8;
-    config::ModelOptions mo;
+    core::EnvOptions eo;
+    eo.get<core::HyperGridOptions>().ndim = 2;
+    eo.get<core::HyperGridOptions>().height = 8;
+    core::ModelOptions mo;
     mo.hidden_dim = 64;
     mo.tied = tied;
-    config::TrainOptions to;
+    core::TrainOptions to;
     std::vector<double> losses[2], log_z[2];
     for (int manual = 0; manual < 2; ++manual) {
-      config::EngineOptions engine;
+      core::EngineOptions engine;
       engine.table_backward =
-          manual == 1 ? config::TableBackward::kManual : config::TableBackward::kAutograd;
-      Learner learner(eo, mo, to, 9, config::ReplayOptions{}, engine);
+          manual == 1 ? core::TableBackward::kManual : core::TableBackward::kAutograd;
+      Learner learner(eo, mo, to, 9, buffer::ReplayOptions{}, engine);
       EXPECT_EQ(learner.engine_paths().at("table_backward"), manual == 1 ? "manual" : "autograd");
       ASSERT_TRUE(learner.uses_state_table());
       for (int i = 0; i < 6; ++i) {
@@ -526,12 +527,12 @@ TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
 }
 
 TEST(StateTable, EnabledOnlyForSmallEnumerableEnvironments) {
-  constexpr auto kAuto = config::StateTableMode::kAuto;
+  constexpr auto kAuto = core::StateTableMode::kAuto;
   EXPECT_TRUE(state_table_enabled(*grid(2, 8), kAuto));   // 64 states
   EXPECT_FALSE(state_table_enabled(*grid(4, 8), kAuto));  // 4096 states
   EXPECT_TRUE(state_table_enabled(*ebm(5), kAuto));       // 243 states
   EXPECT_FALSE(state_table_enabled(*ebm(6), kAuto));      // 729 states
-  EXPECT_FALSE(state_table_enabled(*grid(2, 8), config::StateTableMode::kOff));
+  EXPECT_FALSE(state_table_enabled(*grid(2, 8), core::StateTableMode::kOff));
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+#include "roles/context/transport_options.h"
+
+#include "runtime/config/fields.h"
+
+namespace gfn::roles {
+
+const config::Fields<TransportConfig>& transport_fields() {
+  using T = TransportConfig;
+  static const auto fields =
+      config::Fields<T>()
+          .add("backend", &T::backend,
+               "How ranks talk: mpi (Open MPI) or torch (LibTorch c10d Gloo, torchgfn's "
+               "length-prefixed protocol); every rank uses the same.",
+               config::AsInvalid{})
+          .add("max_message_bytes", &T::max_message_bytes,
+               "Largest payload a receiver accepts; larger messages are refused before any "
+               "allocation.",
+               config::positive(), {"bytes"})
+          .add("timeout_s", &T::timeout_s,
+               "Bound of every blocking wait on a peer and of every group collective; the "
+               "error names the peer.",
+               config::positive(), {"s"});
+  return fields;
+}
+
+}  // namespace gfn::roles

@@ -1,0 +1,42 @@
+#include "runtime/gfn/engine_options.h"
+
+#include "runtime/config/fields.h"
+
+namespace gfn::core {
+
+const config::Fields<EngineOptions>& engine_fields() {
+  using E = EngineOptions;
+  static const auto fields =
+      config::Fields<E>()
+          .add("state_table", &E::state_table,
+               "auto: environments with <= 512 enumerable states evaluate PF / PB / logF once "
+               "per iteration on all states (runtime/gfn/fast/state_table.h); off: the generic "
+               "path.")
+          .add("table_backward", &E::table_backward,
+               "State table: the hand-written MLP backward writing into the gradients (manual) "
+               "or autograd.")
+          .add("fused_tb", &E::fused_tb,
+               "State table, manual backward, loss tb: one fused autograd node for the "
+               "trajectory balance loss.")
+          .add("optimizer", &E::optimizer,
+               "AdamW as FlatAdamW (flat, runtime/gfn/fast/flat_adam.h) or "
+               "torch::optim::AdamW (torch); the same update.")
+          .add("fused_adam", &E::fused_adam,
+               "FlatAdamW: a fused loop when it rounds like ATen's kernels on this CPU, else "
+               "ATen's ops.")
+          .add("plain_loops", &E::plain_loops,
+               "Dispatch-free loops for the small ops of the state table's iteration "
+               "(runtime/gfn/fast/plain_loops.h), or the ATen ops.")
+          .add("reuse_logprobs", &E::reuse_logprobs,
+               "On-policy iterations of the generic path reuse the sampling forward in the loss "
+               "(runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
+          .add("blas_kernels", &E::blas_kernels,
+               "At start-up, choose OpenBLAS's kernels from the CPU flags (OPENBLAS_CORETYPE, "
+               "then a re-exec; a user-set value wins), or let OpenBLAS guess (off).")
+          .add("malloc_tune", &E::malloc_tune,
+               "At start-up, raise glibc's mmap / trim thresholds "
+               "(runtime/process/malloc_tuning.h; skipped when GLIBC_TUNABLES is set).");
+  return fields;
+}
+
+}  // namespace gfn::core

@@ -1,0 +1,92 @@
+#pragma once
+// YAML `engine:` (docs/configuration.md): which numerical path of the trainer's engine runs
+// (learner.h, fast/) and how the process is set up for it (BLAS kernels, malloc). Every
+// fast path has a reference it is tested against (tests/runtime/gfn/fast/); the defaults
+// select the fast paths and each option turns one of them off (A/B measurements, tests).
+// The Learner gets the options in its constructor; nothing in runtime/gfn reads the
+// process environment. Plain value types, no LibTorch.
+
+#include "runtime/config/enum_names.h"
+
+namespace gfn::config {
+template <class S>
+class Fields;
+}
+
+namespace gfn::core {
+
+/// engine.state_table: evaluate the networks once per iteration on every state of a small
+/// enumerable environment (fast/state_table.h).
+enum class StateTableMode {
+  kAuto,  ///< used when the environment is enumerable with <= kStateTableMaxStates states
+  kOff,   ///< never: the generic path (per-step forwards, then the loss' forward)
+};
+inline constexpr config::EnumName<StateTableMode> kStateTableModeNames[] = {
+    {StateTableMode::kAuto, "auto"}, {StateTableMode::kOff, "off"}};
+
+/// engine.table_backward: the state table's backward (fast/state_table.h).
+enum class TableBackward {
+  kManual,    ///< hand-written MLP backward in one autograd node (fast)
+  kAutograd,  ///< model.forward under autograd (the reference)
+};
+inline constexpr config::EnumName<TableBackward> kTableBackwardNames[] = {
+    {TableBackward::kManual, "manual"}, {TableBackward::kAutograd, "autograd"}};
+
+/// engine.optimizer: the AdamW implementation (the same update).
+enum class OptimizerKind {
+  kFlat,   ///< FlatAdamW (fast/flat_adam.h): parameters in one buffer
+  kTorch,  ///< torch::optim::AdamW (the reference)
+};
+inline constexpr config::EnumName<OptimizerKind> kOptimizerKindNames[] = {
+    {OptimizerKind::kFlat, "flat"}, {OptimizerKind::kTorch, "torch"}};
+
+/// engine.blas_kernels: OpenBLAS's kernel set (runtime/process/blas_kernels.h).
+enum class BlasKernels {
+  kAuto,  ///< choose OPENBLAS_CORETYPE from the CPU flags (re-exec at start-up)
+  kOff,   ///< let OpenBLAS guess
+};
+inline constexpr config::EnumName<BlasKernels> kBlasKernelsNames[] = {
+    {BlasKernels::kAuto, "auto"}, {BlasKernels::kOff, "off"}};
+
+inline constexpr const auto& enum_names(StateTableMode) { return kStateTableModeNames; }
+inline constexpr const auto& enum_names(TableBackward) { return kTableBackwardNames; }
+inline constexpr const auto& enum_names(OptimizerKind) { return kOptimizerKindNames; }
+inline constexpr const auto& enum_names(BlasKernels) { return kBlasKernelsNames; }
+
+/// Every non-default value selects a reference path with the same results up to float
+/// rounding (tests/runtime/gfn/fast/evaluator_equivalence_test.cc and the other tests
+/// there).
+struct EngineOptions {
+  /// Small enumerable environments evaluate PF/PB/logF once per iteration on all states
+  /// (fast/state_table.h); off: the generic path. Cost of off at 2-D h8: ~2x per iteration.
+  StateTableMode state_table = StateTableMode::kAuto;
+  /// State table only: manual (hand-written backward, write into .grad) or autograd.
+  TableBackward table_backward = TableBackward::kManual;
+  /// State table with the manual backward and loss "tb": one fused autograd node for the
+  /// whole trajectory balance loss; false: the table's log-probs node, then losses.h.
+  bool fused_tb = true;
+  /// flat: FlatAdamW (~20 ATen calls per step); torch: torch::optim::AdamW (~200).
+  OptimizerKind optimizer = OptimizerKind::kFlat;
+  /// FlatAdamW only: a fused loop when it rounds like ATen's kernels on this CPU (detected
+  /// at construction, fast/flat_adam.h); false: ATen's op sequence on the flat buffers.
+  bool fused_adam = true;
+  /// Dispatch-free loops for the small ops of the state table's iteration
+  /// (fast/plain_loops.h); false: the ATen ops.
+  bool plain_loops = true;
+  /// On-policy iterations of the generic path reuse the sampling forward in the loss
+  /// (fast/saved_outputs_evaluator.h); false: the loss recomputes log PF / log PB.
+  bool reuse_logprobs = true;
+  /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
+  /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and
+  /// re-executes itself (runtime/process/blas_kernels.h). A user-set OPENBLAS_CORETYPE wins.
+  BlasKernels blas_kernels = BlasKernels::kAuto;
+  /// Process start-up: raise glibc's mmap / trim thresholds (runtime/process/malloc_tuning.h)
+  /// so tensor buffers stay in the heap; skipped when GLIBC_TUNABLES is set. Cost: up to
+  /// 512 MiB of freed memory may stay mapped.
+  bool malloc_tune = true;
+};
+
+/// The `engine:` keys (engine_options.cc).
+const config::Fields<EngineOptions>& engine_fields();
+
+}  // namespace gfn::core

@@ -1,0 +1,55 @@
+#include "runtime/gfn/env/env_options.h"
+
+#include "runtime/config/fields.h"
+#include "runtime/gfn/env/catalog.h"
+
+#include "runtime/gfn/env/environment_list.h"
+
+namespace gfn::core {
+
+const std::vector<EnvironmentEntry>& environment_catalog() {
+#define GFN_CATALOG_ENTRY(ident, Options)                                      \
+  EnvironmentEntry{#ident, ident##_fields().fields(), ident##_fields().renamed(), \
+                   [] { return std::any(Options{}); },                         \
+                   [](std::any& options) -> void* { return std::any_cast<Options>(&options); }},
+  static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(GFN_CATALOG_ENTRY)};
+#undef GFN_CATALOG_ENTRY
+  return catalog;
+}
+
+std::vector<std::string> catalogued_environment_names() {
+  std::vector<std::string> out;
+  for (const auto& e : environment_catalog()) out.push_back(e.name);
+  return out;
+}
+
+EnvOptions::EnvOptions() {
+  for (const auto& e : environment_catalog()) environments.emplace_back(e.name, e.make_default());
+}
+
+void* EnvOptions::object(const std::string& env) {
+  for (const auto& e : environment_catalog()) {
+    if (e.name != env) continue;
+    for (auto& [held, options] : environments) {
+      if (held == env) return e.object(options);
+    }
+  }
+  throw std::logic_error("EnvOptions: environment '" + env + "' is not catalogued");
+}
+
+const config::Fields<EnvOptions>& env_fields() {
+  using E = EnvOptions;
+  static const auto fields =
+      config::Fields<E>()
+          .add("name", &E::name,
+               "The environment: a name of the registry (runtime/gfn/env/registry.h): "
+               "hypergrid, discrete_ebm, bit_sequence, line. Its own keys follow.")
+          .add("preprocessor", &E::preprocessor,
+               "How states become the network's input: khot (one-hot per coordinate), onehot "
+               "(of the state index, enumerable environments), identity (the coordinates as "
+               "floats); each environment supports some.",
+               config::AsInvalid{});
+  return fields;
+}
+
+}  // namespace gfn::core

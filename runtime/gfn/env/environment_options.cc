@@ -1,0 +1,65 @@
+// The fields of every built-in environment's options (the env: keys each one reads).
+#include "runtime/config/fields.h"
+#include "runtime/gfn/env/bit_sequence_options.h"
+#include "runtime/gfn/env/discrete_ebm_options.h"
+#include "runtime/gfn/env/hypergrid_options.h"
+#include "runtime/gfn/env/line_options.h"
+
+namespace gfn::core {
+
+const config::Fields<HyperGridOptions>& hypergrid_fields() {
+  using H = HyperGridOptions;
+  static const auto fields =
+      config::Fields<H>()
+          .add("ndim", &H::ndim, "Dimensions of the grid.", config::at_least(1))
+          .add("height", &H::height, "Coordinates take the values 0 .. height - 1.",
+               config::at_least(2))
+          .add("reward", &H::reward,
+               "original (R0, R1, R2), cosine (R0, R1), deceptive (R0, R1, R2), sparse, "
+               "bitwise_xor and multiplicative_coprime (R0 and torchgfn's default tiers); "
+               "runtime/gfn/env/hypergrid.h documents each.",
+               config::AsInvalid{})
+          .add("R0", &H::R0, "Reward term R0 (the floor of every reward).",
+               config::non_negative())
+          .add("R1", &H::R1, "Reward term R1.", config::non_negative())
+          .add("R2", &H::R2, "Reward term R2.", config::non_negative());
+  return fields;
+}
+
+const config::Fields<DiscreteEbmOptions>& discrete_ebm_fields() {
+  using D = DiscreteEbmOptions;
+  static const auto fields =
+      config::Fields<D>()
+          .add("ndim", &D::ndim, "Binary variables of the Ising model.", config::at_least(1))
+          .add("alpha", &D::alpha,
+               "Interaction strength: log R(x) = alpha (sum_i (2 x_i - 1))^2.");
+  return fields;
+}
+
+const config::Fields<BitSequenceOptions>& bit_sequence_fields() {
+  using B = BitSequenceOptions;
+  static const auto fields =
+      config::Fields<B>()
+          .add("word_size", &B::word_size, "Bits appended per action (k, 1..16).",
+               config::at_least(1), {"bits"})
+          .add("seq_size", &B::seq_size,
+               "Bits per sequence (n, a multiple of word_size and of 8).", config::at_least(1),
+               {"bits"})
+          .add("n_modes", &B::n_modes, "Target sequences (|M|).", config::at_least(1))
+          .add("beta", &B::beta, "log R(x) = -beta * the Hamming distance to the nearest mode.")
+          .add("mode_threshold", &B::mode_threshold,
+               "A mode counts as found within this Hamming distance (< 0: seq_size / 4).",
+               config::at_least(-1), {"bits"})
+          .add("modes_seed", &B::modes_seed, "Seed of the mode set M.");
+  return fields;
+}
+
+const config::Fields<LineOptions>& line_fields() {
+  using L = LineOptions;
+  static const auto fields =
+      config::Fields<L>().add("height", &L::height, "Length of the line: states 0 .. height - 1.",
+                              config::at_least(2));
+  return fields;
+}
+
+}  // namespace gfn::core

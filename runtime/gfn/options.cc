@@ -1,0 +1,106 @@
+#include "runtime/gfn/options.h"
+
+#include "runtime/config/fields.h"
+
+namespace gfn::core {
+
+const config::Fields<ModelOptions>& model_fields() {
+  using M = ModelOptions;
+  static const auto fields =
+      config::Fields<M>()
+          .add("hidden_dim", &M::hidden_dim, "Width of the MLPs' hidden layers.",
+               config::at_least(1))
+          .add("n_hidden", &M::n_hidden, "Hidden layers of each MLP (PF, PB, logF).",
+               config::at_least(1))
+          .add("tied", &M::tied, "PF and PB (and logF) share one trunk.")
+          .add("uniform_pb", &M::uniform_pb,
+               "A fixed uniform backward policy instead of a learned PB.")
+          .add("n_noisy_layers", &M::n_noisy_layers,
+               "NoisyNet exploration (Fortunato et al. 2018): the last n Linear layers of PF "
+               "(output head first, never the input layer; n <= model.n_hidden) use factorised "
+               "Gaussian noise, redrawn once per iteration; 0: off.",
+               config::at_least(0))
+          .add("noisy_std_init", &M::noisy_std_init,
+               "NoisyNet sigma_0: sigma_w = sigma_0 / sqrt(in), sigma_b = sigma_0 / sqrt(out).",
+               config::positive())
+          .add("init_from", &M::init_from,
+               "A state dict under torchgfn's names (a model_state_dict.pt of output.export, or "
+               "a torchgfn GFlowNet's torch.save(dict(gflownet.state_dict()))) the estimators "
+               "start from instead of a fresh initialisation; \"\": off.");
+  return fields;
+}
+
+const config::Fields<TrainOptions>& train_fields() {
+  using T = TrainOptions;
+  static const auto fields =
+      config::Fields<T>()
+          .add("loss", &T::loss,
+               "tb (Trajectory Balance), zvar (log-partition variance), db (Detailed Balance), "
+               "modified_db, subtb (Sub-Trajectory Balance), fm (Flow Matching).",
+               config::AsInvalid{})
+          .add("subtb_weighting", &T::subtb_weighting,
+               "subtb: how sub-trajectories are weighted (torchgfn SubTBGFlowNet; "
+               "runtime/gfn/loss_kind.h documents each).",
+               config::AsInvalid{})
+          .add("subtb_lambda", &T::subtb_lambda,
+               "subtb: sub-trajectories of length l weigh lambda^(l-1).", config::positive())
+          .add("fm_alpha", &T::fm_alpha,
+               "fm: weight of the terminating-state reward-matching term.",
+               config::non_negative())
+          .add("batch_size", &T::batch_size,
+               "Trajectories per iteration over all trainers (each samples its share).",
+               config::positive(), {"trajectories"})
+          .add("n_trajectories", &T::n_trajectories,
+               "The budget: iterations = ceil(n_trajectories / batch_size), unless "
+               "train.n_iterations > 0.",
+               config::positive(), {"trajectories", true})
+          .add("n_iterations", &T::n_iterations,
+               "Iterations to run when > 0 (then train.n_trajectories is ignored); 0: from "
+               "the budget.",
+               config::at_least(std::int64_t{0}), {"iterations"})
+          .add("lr", &T::lr, "Adam learning rate of PF / PB / logF.", config::positive())
+          .add("lr_logz", &T::lr_logz, "Adam learning rate of logZ.", config::positive())
+          .add("weight_decay", &T::weight_decay,
+               "Decoupled (AdamW) weight decay of PF / PB / logF; 0: plain Adam.",
+               config::non_negative())
+          .add("average_every", &T::average_every,
+               "Iterations between the agent group's decision points (spawn.policy: average, "
+               "replace or pull).",
+               config::at_least(1), {"iterations"})
+          .add("average", &T::average,
+               "What an agent group averages: models (parameters, every train.average_every "
+               "iterations) or gradients (every iteration, as DDP).",
+               config::AsInvalid{})
+          .add("epsilon", &T::epsilon,
+               "Off-policy sampling: share of uniformly random actions (epsilon-greedy).",
+               config::in_unit_interval())
+          .add("temperature", &T::temperature,
+               "Off-policy sampling: PF's logits are divided by it.", config::positive())
+          .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
+          .add("num_threads", &T::num_threads, "LibTorch intra-op threads per rank.",
+               config::at_least(1));
+  return fields;
+}
+
+const config::Fields<ValidationOptions>& validation_fields() {
+  using V = ValidationOptions;
+  static const auto fields =
+      config::Fields<V>()
+          .add("enabled", &V::enabled, "Trainer rank 0 validates during and at the end of the run.")
+          .add("interval", &V::interval, "Iterations between validations (and at the end).",
+               config::at_least(1), {"iterations", true})
+          .add("n_samples", &V::n_samples,
+               "Fresh terminating states sampled for l1_sampled, and the window of states "
+               "visited during training for l1_visited.",
+               config::at_least(std::int64_t{1}), {"samples"})
+          .add("test_per_mode", &V::test_per_mode,
+               "bit_sequence: test sequences per mode for spearman_logp_logr (0: off).",
+               config::at_least(0))
+          .add("logp_samples", &V::logp_samples,
+               "bit_sequence: backward trajectories per test sequence to estimate log p_theta "
+               "(0: off).",
+               config::at_least(0));
+  return fields;
+}
+
+}  // namespace gfn::core

@@ -1,0 +1,87 @@
+#pragma once
+// The GFlowNet core's sections (docs/configuration.md): `model:` (the estimators,
+// estimators.h), `train:` (the loss, the optimizer, sampling and the budget; learner.h,
+// losses.h) and `validation:` (validation.h). The engine's numerical paths are in
+// engine_options.h, the environment's options in env/env_options.h. Plain value types,
+// no LibTorch.
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/config/enum_names.h"
+#include "runtime/gfn/loss_kind.h"
+
+namespace gfn::config {
+template <class S>
+class Fields;
+}
+
+namespace gfn::core {
+
+struct ModelOptions {
+  int hidden_dim = 256;
+  int n_hidden = 2;         ///< hidden layers of the MLP
+  bool tied = false;        ///< PF and PB share one trunk
+  bool uniform_pb = false;  ///< fixed uniform backward policy instead of a learned PB
+  /// NoisyNet exploration (noisy_linear.h): the last n Linear layers of PF (output head
+  /// first, then hidden layers; never the input layer) are noisy; 0 = off.
+  int n_noisy_layers = 0;
+  double noisy_std_init = 0.1;  ///< sigma_0 of the factorised Gaussian noise (> 0)
+  /// A state dict (torch.load format, torchgfn MLP names: runtime/output/torchgfn_export.h)
+  /// the estimators start from instead of a fresh initialisation; "" = off.
+  std::string init_from;
+};
+
+/// train.average: what an agent group averages (roles/trainer/spawn/).
+enum class TrainAverage {
+  kModels,     ///< parameters, every train.average_every iterations
+  kGradients,  ///< gradients, every iteration (as DDP does)
+};
+inline constexpr config::EnumName<TrainAverage> kTrainAverageNames[] = {
+    {TrainAverage::kModels, "models"}, {TrainAverage::kGradients, "gradients"}};
+inline constexpr const auto& enum_names(TrainAverage) { return kTrainAverageNames; }
+
+struct TrainOptions {
+  LossKind loss = LossKind::kTB;  ///< losses.h
+  SubTrajectoryWeighting subtb_weighting = SubTrajectoryWeighting::kGeometricWithin;
+  double subtb_lambda = 0.9;  ///< SubTB lambda (> 0): sub-trajectories weighted lambda^(len-1)
+  double fm_alpha = 1.0;      ///< FM weight of the terminating-state reward-matching term
+  int batch_size = 128;       ///< global trajectories per iteration, split over trainers
+  std::int64_t n_trajectories = 32000;  ///< total budget; iterations = ceil(n / batch_size)
+  std::int64_t n_iterations = 0;        ///< if > 0, the number of iterations (budget ignored)
+  double lr = 1e-3;                     ///< Adam learning rate of PF/PB
+  double lr_logz = 0.1;                 ///< Adam learning rate of logZ
+  double weight_decay = 0.0;            ///< decoupled (AdamW) weight decay of PF/PB; 0 = Adam
+  int average_every = 5;                ///< iterations between decision points (agent group)
+  TrainAverage average = TrainAverage::kModels;
+  double epsilon = 0.0;        ///< epsilon-greedy exploration while sampling
+  double temperature = 1.0;    ///< PF logits are divided by this while sampling
+  std::uint64_t seed = 1;      ///< trainer rank r uses seed + r
+  int num_threads = 1;         ///< LibTorch intra-op threads per rank
+
+  /// Iterations to run: n_iterations if > 0, else ceil(n_trajectories / batch_size).
+  std::int64_t iterations() const {
+    if (n_iterations > 0) return n_iterations;
+    return (n_trajectories + batch_size - 1) / batch_size;
+  }
+};
+
+struct ValidationOptions {
+  bool enabled = true;
+  int interval = 50;  ///< iterations between validations (and at the end)
+  /// Fresh samples for the sampled L1, and the window of terminating states visited
+  /// during training for l1_visited (torchgfn's validation_samples; validation.h).
+  std::int64_t n_samples = 200000;
+  /// BitSequence Spearman(log p_theta, log R) (validation.h): test sequences per mode
+  /// and backward trajectories per sequence for the log p_theta estimate; 0 in either
+  /// disables the metric.
+  int test_per_mode = 10;
+  int logp_samples = 10;
+};
+
+/// The `model:`, `train:` and `validation:` keys (options.cc).
+const config::Fields<ModelOptions>& model_fields();
+const config::Fields<TrainOptions>& train_fields();
+const config::Fields<ValidationOptions>& validation_fields();
+
+}  // namespace gfn::core
