@@ -103,6 +103,9 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
 
 int main(int argc, char** argv) {
   CLI::App app{"gfn-bench-discovery: modes found vs trajectories by spawn policy and agents"};
+  app.footer(
+      "The cells and columns: docs/spawn.md \"Mode discovery by policy: gfn-bench-discovery\"; "
+      "figures: docs/results/discovery.md \"Small grid: HyperGrid 4-D, 16 modes\".");
   std::string config = "configs/discovery_small.yaml";
   std::vector<int> agent_counts = {1, 2, 4};
   std::vector<std::string> policy_names = {"average_all", "selective", "selective_random"};

@@ -140,6 +140,7 @@ int run(int argc, char** argv) {
   Options o;
   CLI::App app("One buffer manager fed by synthetic trainers at their maximum rate.",
                "gfn-bench-manager");
+  app.footer("Method and figures: docs/performance.md \"Buffer manager throughput\".");
   app.add_option("--configs", o.configs, "experiment YAML per environment")
       ->check(CLI::ExistingFile);
   app.add_option("--capacities", o.capacities, "replay-buffer capacities (items)");

@@ -98,6 +98,7 @@ std::optional<RunFigures> run_once(const Layout& layout, const Command& command,
 
 int main(int argc, char** argv) {
   CLI::App app{"Throughput of gfn-train trainer / buffer-manager layouts, round-robin over rounds"};
+  app.footer("Layouts, method and figures: docs/performance.md \"Distributed scaling\".");
   RunSettings settings;
   int rounds = 5;
   std::string layouts_text = "1-6";

@@ -75,6 +75,7 @@ void print_table(const std::vector<BenchResult>& results) {
 int main(int argc, char** argv) {
   using namespace gfn;
   CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
+  app.footer("Method and figures: docs/performance.md \"Trainer throughput\".");
   config::CommandLine cl;
   config::add_config_options(app, cl);
   bench::BenchOptions options;

@@ -128,6 +128,7 @@ int run(int argc, char** argv) {
 
   CLI::App app("Transport latency / bandwidth benchmark (nccl-tests style), 2 ranks.",
                "gfn-transport-bench");
+  app.footer("Method and figures: docs/performance.md \"Transport benchmark\".");
   Options o;
   add_options(app, o);
   try {

@@ -52,6 +52,7 @@ std::vector<std::string> replay_probe_sets(const ReplaySettings& rs) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Runs gfn-train over the quality matrix and writes a markdown table"};
+  app.footer("Cells, verdicts and the last table: docs/results/quality-matrix.md \"Verdicts\".");
   std::string gfn_train, repo = ".", out_dir = "runs/quality-matrix";
   std::string table_path = "tools/quality-matrix/last_table.md", only;
   int tb_seeds = 3;
