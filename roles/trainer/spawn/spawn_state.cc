@@ -1,4 +1,6 @@
-#include "roles/trainer/spawn_state.h"
+#include "roles/trainer/spawn/spawn_state.h"
+
+#include <stdexcept>
 
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
@@ -26,6 +28,9 @@ std::string encode_spawn_state(const SpawnState& state) {
 }
 
 SpawnState decode_spawn_state(const std::string& bytes) {
+  if (bytes.empty()) {
+    throw std::runtime_error("checkpoint: the trainer's state has no spawn policy state");
+  }
   SpawnState state;
   checkpoint::decode_versioned(bytes, kSpawnStateVersion, "checkpoint: the spawn policy's state",
                                state);

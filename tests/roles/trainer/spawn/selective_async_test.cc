@@ -1,11 +1,11 @@
-// roles/trainer/async_spawner.h under mpirun (both backends, 2 and 4 ranks): members that
+// roles/trainer/spawn/selective_async.h under mpirun (both backends, 2 and 4 ranks): members that
 // train at different speeds (each rank sleeps its own time per iteration) and write a
 // recognisable pattern into their parameters every iteration; after an asynchronous
 // replacement the replaced member's parameters equal momentum * its own + (1 - momentum) *
 // the donors' weighted combination of the patterns of the iterations they sent, every
 // member took the same decisions, and finish() leaves nothing in flight.
 
-#include "roles/trainer/async_spawner.h"
+#include "roles/trainer/spawn/selective_async.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "roles/trainer/spawn_state.h"
+#include "roles/trainer/spawn/spawn_state.h"
 #include "runtime/distributed/process_group.h"
-#include "tests/roles/trainer/parameter_pattern.h"
+#include "tests/roles/trainer/spawn/parameter_pattern.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/transport.h"
 
@@ -35,12 +35,31 @@ std::vector<at::Tensor> make_parameters() {
   return {at::zeros({5}, at::kFloat), at::zeros({2, 3}, at::kFloat)};
 }
 
+/// The experiment of these tests: `options`, finish() bounded by the tests' timeout.
+config::ExperimentConfig experiment(const config::SpawnOptions& options) {
+  config::ExperimentConfig config;
+  config.spawn = options;
+  config.transport.timeout_s = dist::testing::kTestTimeoutS;
+  return config;
+}
+
+/// This rank's member over the default transport and `group`, seed 7.
+SpawnAgent member(const std::vector<at::Tensor>& params, transport::Group& group,
+                  SpawnHooks hooks = {}) {
+  SpawnAgent agent;
+  agent.parameters = params;
+  agent.hooks = std::move(hooks);
+  agent.transport = &dist::default_transport();
+  agent.agents = &group;
+  agent.seed = 7;
+  return agent;
+}
+
 class AsyncSpawn : public DistTest, public ::testing::WithParamInterface<double> {};
 
 TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent) {
   const double momentum = GetParam();
   auto& group = dist::world_group();
-  auto& transport = dist::default_transport();
   const int me = group.rank();
   const int n = group.size();
   config::SpawnOptions options;
@@ -54,12 +73,12 @@ TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent)
   // before it (`before`, maintained by the loop and by the previous application) and after.
   std::vector<float> before;
   std::vector<std::pair<std::vector<float>, std::vector<float>>> applications;
-  AsyncSpawnHooks hooks;
+  SpawnHooks hooks;
   hooks.after_replace = [&] {
     applications.emplace_back(before, read_flat(params));
     before = read_flat(params);
   };
-  AsyncSpawner spawner(options, params, transport, group, 7, dist::testing::kTestTimeoutS, hooks);
+  SelectiveAsyncPolicy spawner(experiment(options), member(params, group, hooks));
 
   constexpr std::int64_t kIterations = 24;
   constexpr std::int64_t kEvery = 4;
@@ -145,7 +164,7 @@ config::SpawnOptions cooldown_options() {
 
 /// Iterations [first, last] of a member: its pattern, its metric (its group rank) posted at
 /// every even iteration, then progress (none after `last`: the caller finishes).
-void train(AsyncSpawner& spawner, std::vector<at::Tensor>& params, transport::Group& group,
+void train(SelectiveAsyncPolicy& spawner, std::vector<at::Tensor>& params, transport::Group& group,
            std::int64_t first, std::int64_t last) {
   for (std::int64_t it = first; it <= last; ++it) {
     write_pattern(params, group.rank(), it);
@@ -154,7 +173,7 @@ void train(AsyncSpawner& spawner, std::vector<at::Tensor>& params, transport::Gr
   }
 }
 
-std::vector<std::int64_t> replaced_iterations(const AsyncSpawner& spawner) {
+std::vector<std::int64_t> replaced_iterations(const SelectiveAsyncPolicy& spawner) {
   std::vector<std::int64_t> at;
   for (const auto& e : spawner.events()) {
     if (e.replaced_any) at.push_back(e.iteration);
@@ -169,8 +188,7 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
   config::SpawnOptions options = cooldown_options();
   options.threshold = 5.0;  // every point has rank 0's metric below it
   auto params = make_parameters();
-  AsyncSpawner spawner(options, params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+  SelectiveAsyncPolicy spawner(experiment(options), member(params, group));
   train(spawner, params, group, 1, 20);
   spawner.finish(20);
   for (const auto& e : spawner.events()) {
@@ -186,7 +204,7 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
 }
 
 // Checkpoints: a spawner drained at iteration 10 (finish), saved and restored into a new
-// one, as a resumed run does (roles/trainer/trainer.cc), keeps the group's cooldown clock:
+// one, as a resumed run does (roles/trainer/trainer_resume.cc), keeps the group's cooldown clock:
 // the replacements happen at the iterations of the run without a checkpoint. Saving with
 // a metric in flight is refused.
 TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
@@ -194,19 +212,17 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
   auto params = make_parameters();
   std::string saved;
   {
-    AsyncSpawner first(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+    SelectiveAsyncPolicy first(experiment(cooldown_options()), member(params, group));
     train(first, params, group, 1, 10);
     if (group.size() > 1) {
-      EXPECT_THROW(first.save_state(10), std::logic_error) << "a metric is in flight";
+      EXPECT_THROW(first.state(10), std::logic_error) << "a metric is in flight";
     }
     first.finish(10);
-    saved = encode_spawn_state(first.save_state(10));
+    saved = first.save_state(10);
     group.barrier();  // a new process: no member's metric of 12 reaches the old spawner
   }
-  AsyncSpawner resumed(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
-  resumed.restore_state(decode_spawn_state(saved));
+  SelectiveAsyncPolicy resumed(experiment(cooldown_options()), member(params, group));
+  resumed.restore_state(saved, 10);
   train(resumed, params, group, 11, 20);
   resumed.finish(20);
   if (group.size() == 1) {
@@ -225,12 +241,11 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
 TEST_F(DistTest, AsyncFinishAtACheckpointLetsFasterMembersGoOn) {
   auto& group = dist::world_group();
   auto params = make_parameters();
-  AsyncSpawner spawner(cooldown_options(), params, dist::default_transport(), group, 7,
-                       dist::testing::kTestTimeoutS);
+  SelectiveAsyncPolicy spawner(experiment(cooldown_options()), member(params, group));
   train(spawner, params, group, 1, 10);
   if (group.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   spawner.finish(10);
-  EXPECT_NO_THROW(spawner.save_state(10));
+  EXPECT_NO_THROW(spawner.state(10));
   train(spawner, params, group, 11, 20);
   spawner.finish(20);
   if (group.size() > 1) {

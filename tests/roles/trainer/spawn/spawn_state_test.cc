@@ -1,8 +1,8 @@
-// roles/trainer/spawn_state.h: a spawn policy's state survives its bytes exactly (every
+// roles/trainer/spawn/spawn_state.h: a spawn policy's state survives its bytes exactly (every
 // field of every decision point), and bytes of another format or cut short are refused with
 // a message naming the spawn state.
 
-#include "roles/trainer/spawn_state.h"
+#include "roles/trainer/spawn/spawn_state.h"
 
 #include <gtest/gtest.h>
 
@@ -65,6 +65,18 @@ TEST(SpawnState, RefusesTruncatedAndForeignBytes) {
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find("spawn policy's state"), std::string::npos) << e.what();
     }
+  }
+}
+
+// A checkpoint whose trainer file has no spawn entry, resumed with a policy that has state.
+TEST(SpawnState, RefusesNoBytes) {
+  try {
+    decode_spawn_state("");
+    FAIL() << "accepted no bytes";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the trainer's state has no spawn policy state"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -1,4 +1,4 @@
-// roles/trainer/donor_puller.h and transport/parameter_window.h under mpirun. mpi backend:
+// roles/trainer/spawn/donor_pull.h and transport/parameter_window.h under mpirun. mpi backend:
 // donors keep "training" (a recognisable pattern written and exposed every iteration, each
 // rank at its own pace) while rank 0, dying at every decision point, pulls k of them without
 // their participation: its parameters then equal the mean of the donors' patterns of the
@@ -7,7 +7,7 @@
 // window is freed while ranks finish at different times, and is unusable after close().
 // torch backend: a parameter window is refused with an error naming the backend.
 
-#include "roles/trainer/donor_puller.h"
+#include "roles/trainer/spawn/donor_pull.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -19,8 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include "roles/trainer/spawn/average_all.h"
+#include "roles/trainer/spawn/make_spawn_policy.h"
+#include "roles/trainer/spawn/spawn_state.h"
 #include "runtime/distributed/process_group.h"
-#include "tests/roles/trainer/parameter_pattern.h"
+#include "tests/roles/trainer/spawn/parameter_pattern.h"
 #include "tests/runtime/distributed/dist_test_env.h"
 #include "transport/errors.h"
 #include "transport/parameter_window.h"
@@ -58,9 +61,14 @@ TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
   options.num_donors = 2;
   std::vector<at::Tensor> params = {at::zeros({5}, at::kFloat), at::zeros({3, 2}, at::kFloat)};
   std::int64_t resets = 0;
-  AsyncSpawnHooks hooks;
-  hooks.after_replace = [&] { ++resets; };
-  DonorPuller puller(options, params, group, 11 + static_cast<std::uint64_t>(me), hooks);
+  config::ExperimentConfig config;
+  config.spawn = options;
+  SpawnAgent agent;
+  agent.parameters = params;
+  agent.hooks.after_replace = [&] { ++resets; };
+  agent.agents = &group;
+  agent.seed = 11 + static_cast<std::uint64_t>(me);
+  DonorPullPolicy puller(config, agent);
 
   constexpr std::int64_t kIterations = 30;
   constexpr std::int64_t kEvery = 3;
@@ -112,6 +120,45 @@ TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20 * me));
   puller.close();
   puller.close();  // idempotent
+}
+
+// make_spawn_policy for spawn.policy donor_pull: DonorPullPolicy on the mpi backend (after_step
+// runs every iteration, the state is saved, finish frees the window on every member),
+// refused by the window on the torch backend, average_all (doing nothing) in a group of one.
+TEST_F(DistTest, FactoryBuildsDonorPullOnTheMpiBackend) {
+  auto& group = dist::world_group();
+  config::ExperimentConfig config;
+  config.spawn.policy = config::SpawnPolicy::kDonorPull;
+  config.spawn.metric = config::SpawnMetric::kNegLoss;
+  config.train.average_every = 2;
+  std::vector<at::Tensor> params = {at::zeros({4}, at::kFloat)};
+  SpawnAgent agent;
+  agent.parameters = params;
+  agent.agents = &group;
+  agent.seed = 3;
+  agent.metric = [] { return 0.5; };
+  if (group.size() == 1) {
+    const auto alone = make_spawn_policy(config, agent);
+    ASSERT_NE(dynamic_cast<AverageAllPolicy*>(alone.get()), nullptr);
+    EXPECT_FALSE(alone->after_step(2));
+    return;
+  }
+  if (dist::testing::backend() != "mpi") {
+    EXPECT_THROW(make_spawn_policy(config, agent), transport::TransportError);
+    return;
+  }
+  const auto policy = make_spawn_policy(config, agent);
+  ASSERT_NE(dynamic_cast<DonorPullPolicy*>(policy.get()), nullptr);
+  for (std::int64_t it = 1; it <= 4; ++it) {
+    write_pattern(params, group.rank(), it);
+    EXPECT_TRUE(policy->after_step(it));  // the window is refreshed every iteration
+  }
+  // Age mode, ages of at least 100: nobody is dying yet; two decision points recorded.
+  const SpawnState saved = decode_spawn_state(policy->save_state(4));
+  EXPECT_EQ(saved.times_replaced, 0);
+  EXPECT_EQ(saved.events.size(), 2u);
+  EXPECT_EQ(saved.last_replacement, 0);
+  policy->finish(4);
 }
 
 TEST_F(DistTest, ParameterWindowRefusesBadReadsAndUseAfterClose) {

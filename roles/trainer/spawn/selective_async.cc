@@ -1,4 +1,5 @@
-#include "roles/trainer/async_spawner.h"
+// SelectiveAsyncPolicy (roles/trainer/spawn/selective_async.h).
+#include "roles/trainer/spawn/selective_async.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -11,7 +12,7 @@
 
 #include "roles/protocol/codec.h"
 #include "roles/protocol/messages.h"
-#include "roles/trainer/spawn_state.h"
+#include "roles/trainer/spawn/spawn_state.h"
 #include "runtime/distributed/spawn/combine.h"
 #include "transport/errors.h"
 #include "transport/transport.h"
@@ -27,26 +28,50 @@ std::int64_t total_numel(const std::vector<at::Tensor>& parameters) {
   return n;
 }
 
+SpawnAgent checked(SpawnAgent agent) {
+  if (!agent.transport || !agent.agents) {
+    throw std::invalid_argument("async spawn: the agent needs a transport and an agent group");
+  }
+  return agent;
+}
+
 }  // namespace
 
-AsyncSpawner::AsyncSpawner(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
-                           transport::Transport& transport, transport::Group& agents,
-                           std::uint64_t seed, double timeout_s, AsyncSpawnHooks hooks)
-    : options_(options),
-      parameters_(std::move(parameters)),
-      transport_(transport),
-      agents_(agents),
-      seed_(seed),
-      timeout_s_(timeout_s),
-      hooks_(std::move(hooks)),
+SelectiveAsyncPolicy::SelectiveAsyncPolicy(const config::ExperimentConfig& config, SpawnAgent agent)
+    : options_(config.spawn),
+      every_(config.train.average_every),
+      agent_(checked(std::move(agent))),
+      parameters_(agent_.parameters),
+      transport_(*agent_.transport),
+      agents_(*agent_.agents),
+      timeout_s_(config.transport.timeout_s),
+      hooks_(agent_.hooks),
       model_size_(total_numel(parameters_)),
-      rounds_(std::max(agents.size(), 1)) {
+      rounds_(std::max(agents_.size(), 1)) {
   if (agents_.rank() < 0) {
     throw transport::TransportError("async spawn: this rank is not a member of its agent group");
   }
 }
 
-void AsyncSpawner::post(std::int64_t iteration, double local_metric) {
+bool SelectiveAsyncPolicy::after_step(std::int64_t iteration) {
+  // No barrier: post this decision point's metric, then take in whatever has arrived.
+  if (iteration % every_ == 0) post(iteration, agent_.metric());
+  progress(iteration);
+  return true;
+}
+
+std::string SelectiveAsyncPolicy::save_state(std::int64_t iteration) {
+  finish(iteration);  // nothing in flight in the saved state
+  return encode_spawn_state(state(iteration));
+}
+
+void SelectiveAsyncPolicy::restore_state(const std::string& bytes, std::int64_t) {
+  SpawnState saved = decode_spawn_state(bytes);
+  if (hooks_.on_restore) hooks_.on_restore(saved.times_replaced);
+  restore(std::move(saved));
+}
+
+void SelectiveAsyncPolicy::post(std::int64_t iteration, double local_metric) {
   if (agents_.size() <= 1) return;
   rounds_.add(iteration, agents_.rank(), local_metric);
   protocol::SpawnMetricReport report;
@@ -60,7 +85,7 @@ void AsyncSpawner::post(std::int64_t iteration, double local_metric) {
   }
 }
 
-void AsyncSpawner::progress(std::int64_t iteration) {
+void SelectiveAsyncPolicy::progress(std::int64_t iteration) {
   if (agents_.size() <= 1) return;
   while (receive_one(0.0)) {
   }
@@ -69,7 +94,7 @@ void AsyncSpawner::progress(std::int64_t iteration) {
   reap_sends();
 }
 
-void AsyncSpawner::finish(std::int64_t iteration) {
+void SelectiveAsyncPolicy::finish(std::int64_t iteration) {
   if (agents_.size() <= 1) return;
   progress(iteration);
   while (rounds_.pending_through(iteration) || !awaiting_.empty()) {
@@ -88,7 +113,7 @@ void AsyncSpawner::finish(std::int64_t iteration) {
   sends_.clear();
 }
 
-bool AsyncSpawner::receive_one(double timeout_s) {
+bool SelectiveAsyncPolicy::receive_one(double timeout_s) {
   transport::Received got;
   try {
     got = transport_.recv(transport::kAnySource, protocol::tags::kSpawn,
@@ -126,7 +151,7 @@ bool AsyncSpawner::receive_one(double timeout_s) {
       got.src);
 }
 
-void AsyncSpawner::decide_ready(std::int64_t iteration) {
+void SelectiveAsyncPolicy::decide_ready(std::int64_t iteration) {
   const auto& ranks = agents_.global_ranks();
   const int me = agents_.rank();
   while (auto round = rounds_.pop_complete()) {
@@ -172,7 +197,7 @@ void AsyncSpawner::decide_ready(std::int64_t iteration) {
   }
 }
 
-void AsyncSpawner::apply_ready(std::int64_t iteration) {
+void SelectiveAsyncPolicy::apply_ready(std::int64_t iteration) {
   while (!awaiting_.empty()) {
     Awaiting& a = awaiting_.front();
     const std::int64_t decision = events_[a.event].iteration;
@@ -183,7 +208,7 @@ void AsyncSpawner::apply_ready(std::int64_t iteration) {
     SpawnEvent& event = events_[a.event];
     if (hooks_.on_respawn) hooks_.on_respawn(times_replaced_ + 1);
     if (options_.strategy == config::SpawnStrategy::kResetWeights) {
-      hooks_.reinitialize(seed_ + 1000003ULL * static_cast<std::uint64_t>(decision));
+      hooks_.reinitialize(agent_.seed + 1000003ULL * static_cast<std::uint64_t>(decision));
     } else {
       std::vector<const float*> sources;
       std::vector<double> weights;
@@ -213,21 +238,21 @@ void AsyncSpawner::apply_ready(std::int64_t iteration) {
   }
 }
 
-SpawnState AsyncSpawner::save_state(std::int64_t iteration) const {
+SpawnState SelectiveAsyncPolicy::state(std::int64_t iteration) const {
   if (rounds_.pending_through(iteration) || !awaiting_.empty() || !sends_.empty() ||
       !arrived_.empty()) {
-    throw std::logic_error("async spawn: save_state with messages pending (call finish first)");
+    throw std::logic_error("async spawn: state() with messages pending (call finish first)");
   }
   return {times_replaced_, last_replacement_, events_};
 }
 
-void AsyncSpawner::restore_state(SpawnState state) {
+void SelectiveAsyncPolicy::restore(SpawnState state) {
   times_replaced_ = state.times_replaced;
   last_replacement_ = state.last_replacement;
   events_ = std::move(state.events);
 }
 
-void AsyncSpawner::reap_sends() {
+void SelectiveAsyncPolicy::reap_sends() {
   sends_.erase(std::remove_if(sends_.begin(), sends_.end(),
                               [](transport::SendHandle& s) { return s.is_complete(); }),
                sends_.end());

@@ -1,6 +1,6 @@
 #pragma once
-// The asynchronous selective spawn policy (spawn.policy selective, spawn.mode async; README
-// "Spawn policies"; docs/architecture.md "One training iteration", step 6). No barrier:
+// spawn.policy selective, spawn.mode async (README "Spawn policies"; the table of
+// roles/trainer/spawn/spawn_policy.h). No barrier:
 //   - at a decision point (every train.average_every iteration) a member sends its local
 //     metric to every other member of its agent group (SPAWN_METRIC, tag kSpawn, isend)
 //     and trains on;
@@ -17,19 +17,19 @@
 //
 // Deadlock freedom: during training nothing here blocks (receives poll with a zero
 // timeout, sends are isend), so the replay-buffer traffic (SUBMIT / SCORE with the
-// managers, on other tags) and the trainers' stop agreement (runtime/signals, an
-// all-reduce at averaging iterations in roles/trainer/trainer.cc) proceed as without a
-// spawn policy. finish() blocks, but only for messages already sent: every member posts
-// the same decision points (the trainers stop at the same iteration, also on SIGTERM), and
-// a donor's SPAWN_PARAMS depend only on metrics, never on a replacer's progress.
+// managers, on other tags) and the trainers' stop agreement (an all-reduce at averaging
+// iterations, roles/trainer/trainer.cc) proceed as without a spawn policy. finish() (also
+// inside save_state) blocks, but only for messages already sent: every member posts the
+// same decision points (the trainers stop at the same iteration, also on SIGTERM), and a
+// donor's SPAWN_PARAMS depend only on metrics, never on a replacer's progress.
 //
 // torchgfn: tutorials/examples/multinode/spawn_policy.py AsyncSelectiveAveragingPolicy
 // (there a background thread; here the trainer polls at its iteration boundaries).
 //
 // Not thread-safe (the trainer's thread). Errors: transport::TransportError / TimeoutError
-// (finish() waits at most the transport timeout per message), transport::MessageError for
-// a message that is not SPAWN_METRIC / SPAWN_PARAMS or is inconsistent (wrong sizes,
-// unknown decision point).
+// (finish() waits at most transport.timeout_s per message), transport::MessageError for a
+// message that is not SPAWN_METRIC / SPAWN_PARAMS or is inconsistent (wrong sizes, unknown
+// decision point).
 
 #include <ATen/core/Tensor.h>
 
@@ -39,7 +39,8 @@
 #include <map>
 #include <vector>
 
-#include "roles/trainer/spawner.h"
+#include "roles/trainer/spawn/spawn_agent.h"
+#include "roles/trainer/spawn/spawn_policy.h"
 #include "runtime/config/options.h"
 #include "runtime/distributed/spawn/async_rounds.h"
 #include "runtime/distributed/spawn/decision.h"
@@ -52,29 +53,23 @@ class Transport;
 
 namespace gfn::roles {
 
-struct SpawnState;  // roles/trainer/spawn_state.h
+struct SpawnState;  // roles/trainer/spawn/spawn_state.h
 
-/// What the asynchronous spawner changes on its member, besides the parameters.
-struct AsyncSpawnHooks {
-  /// Before a replacement changes the parameters, with the member's replacement count
-  /// (1, 2, ...): e.g. redraw its exploration strategy. Optional.
-  std::function<void(std::int64_t)> on_respawn;
-  /// reset_weights: re-initialise the parameters from `seed`, blended by the momentum.
-  /// Required for reset_weights.
-  std::function<void(std::uint64_t seed)> reinitialize;
-  /// After a replacement: restart the optimizer state. Optional.
-  std::function<void()> after_replace;
-};
-
-class AsyncSpawner {
+class SelectiveAsyncPolicy final : public SpawnPolicy {
  public:
-  /// `parameters`: this member's parameters, float32 CPU tensors changed in place (same
-  /// count, shapes and order on every member). `seed` as Spawner's (reset_weights at
-  /// decision point t initialises from seed + 1000003 * t). The group must contain this
-  /// rank; a group of one never replaces (nothing is sent).
-  AsyncSpawner(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
-               transport::Transport& transport, transport::Group& agents, std::uint64_t seed,
-               double timeout_s, AsyncSpawnHooks hooks = {});
+  /// Decision points every config.train.average_every iterations, with config.spawn; every
+  /// wait of finish() bounded by config.transport.timeout_s. The agent group must contain
+  /// this rank (else transport::TransportError); a group of one never replaces (nothing is
+  /// sent). Sends and receives nothing.
+  SelectiveAsyncPolicy(const config::ExperimentConfig& config, SpawnAgent agent);
+
+  /// post(iteration, metric()) at a decision point, then progress(iteration). Non-blocking;
+  /// always true.
+  bool after_step(std::int64_t iteration) override;
+  /// finish(iteration), then the state's bytes.
+  std::string save_state(std::int64_t iteration) override;
+  void restore_state(const std::string& bytes, std::int64_t iteration) override;
+  const std::vector<SpawnEvent>& events() const override { return events_; }
 
   /// Decision point `iteration` (increasing) with this member's `local_metric` (higher is
   /// better): records it and sends it to the other members. Non-blocking.
@@ -90,21 +85,19 @@ class AsyncSpawner {
   /// decided and applied, then for this member's sends. Every member must call it after the
   /// same post() calls. Metrics of later decision points that faster members sent after
   /// their own finish() stay for the next progress().
-  void finish(std::int64_t iteration);
+  void finish(std::int64_t iteration) override;
 
-  /// Every decision point decided so far, in order (applied_at set on replaced members).
-  const std::vector<SpawnEvent>& events() const { return events_; }
   std::int64_t times_replaced() const { return times_replaced_; }
   /// Decision points posted but not yet decided, plus replacements not yet applied.
   bool idle() const { return rounds_.empty() && awaiting_.empty(); }
 
-  /// Checkpoints (roles/trainer/spawn_state.h): this member's state after iteration
-  /// `iteration` once drained (call finish(iteration) first: std::logic_error while a
-  /// decision point up to `iteration`, a replacement or a send is pending; later points'
-  /// metrics are not state: after a resume every member posts them again), and its
-  /// restoration (before the first post() of a resumed run).
-  SpawnState save_state(std::int64_t iteration) const;
-  void restore_state(SpawnState state);
+  /// Checkpoints (roles/trainer/spawn/spawn_state.h): this member's state after iteration
+  /// `iteration` once drained (finish(iteration) first: std::logic_error while a decision
+  /// point up to `iteration`, a replacement or a send is pending; later points' metrics are
+  /// not state: after a resume every member posts them again), and its restoration (before
+  /// the first post() of a resumed run).
+  SpawnState state(std::int64_t iteration) const;
+  void restore(SpawnState state);
 
  private:
   struct Awaiting {  ///< a replacement of this member waiting for its donors
@@ -124,12 +117,13 @@ class AsyncSpawner {
   void reap_sends();
 
   config::SpawnOptions options_;
-  std::vector<at::Tensor> parameters_;
+  std::int64_t every_;
+  SpawnAgent agent_;
+  std::vector<at::Tensor>& parameters_;  // agent_.parameters
   transport::Transport& transport_;
   transport::Group& agents_;
-  std::uint64_t seed_;
   double timeout_s_;
-  AsyncSpawnHooks hooks_;
+  const SpawnHooks& hooks_;  // agent_.hooks
   std::int64_t model_size_ = 0;
   dist::spawn::MetricRounds rounds_;
   std::int64_t last_replacement_ = -1;

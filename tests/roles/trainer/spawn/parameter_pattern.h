@@ -1,7 +1,7 @@
 #pragma once
-// Recognisable parameter values for the spawn-policy tests (async_spawner_test.cc,
-// donor_puller_test.cc): member g writes pattern(g, t, i) into element i of its flat
-// parameters after its iteration t, so a received or pulled value tells whose parameters of
+// Recognisable parameter values for the spawn-policy tests (selective_async_test.cc,
+// donor_pull_test.cc, spawn_policy_test.cc): member g writes pattern(g, t, i) into element i of its
+// flat parameters after its iteration t, so a received or pulled value tells whose parameters of
 // which iteration it is. Header-only test code; float32 tensors on the CPU, contiguous.
 
 #include <ATen/ATen.h>

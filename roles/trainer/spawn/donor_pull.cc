@@ -1,4 +1,5 @@
-#include "roles/trainer/donor_puller.h"
+// DonorPullPolicy (roles/trainer/spawn/donor_pull.h).
+#include "roles/trainer/spawn/donor_pull.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -6,8 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <stdexcept>
 
-#include "roles/trainer/spawn_state.h"
+#include "roles/trainer/spawn/spawn_state.h"
 #include "runtime/distributed/spawn/async_rounds.h"
 #include "runtime/distributed/spawn/combine.h"
 #include "runtime/distributed/spawn/decision.h"
@@ -17,13 +19,23 @@
 
 namespace gfn::roles {
 
-DonorPuller::DonorPuller(const config::SpawnOptions& options, std::vector<at::Tensor> parameters,
-                         transport::Group& agents, std::uint64_t seed, AsyncSpawnHooks hooks)
-    : options_(options),
-      parameters_(std::move(parameters)),
-      agents_(agents),
-      seed_(seed),
-      hooks_(std::move(hooks)) {
+namespace {
+
+SpawnAgent checked(SpawnAgent agent) {
+  if (!agent.agents) throw std::invalid_argument("donor_pull: the agent needs an agent group");
+  return agent;
+}
+
+}  // namespace
+
+DonorPullPolicy::DonorPullPolicy(const config::ExperimentConfig& config, SpawnAgent agent)
+    : options_(config.spawn),
+      every_(config.train.average_every),
+      agent_(checked(std::move(agent))),
+      parameters_(agent_.parameters),
+      agents_(*agent_.agents),
+      seed_(agent_.seed),
+      hooks_(agent_.hooks) {
   for (const auto& t : parameters_) model_size_ += t.numel();
   max_age_ = dist::spawn::draw_max_age(options_, seed_, 0);
   staging_.assign(kHeader + static_cast<std::size_t>(model_size_), 0.f);
@@ -32,9 +44,9 @@ DonorPuller::DonorPuller(const config::SpawnOptions& options, std::vector<at::Te
   agents_.barrier();  // every window holds real parameters before anyone reads
 }
 
-DonorPuller::~DonorPuller() = default;  // the window's destructor closes it if needed
+DonorPullPolicy::~DonorPullPolicy() = default;  // the window's destructor closes it if needed
 
-void DonorPuller::expose(std::int64_t iteration, double metric) {
+void DonorPullPolicy::expose(std::int64_t iteration, double metric) {
   const at::Tensor flat = dist::spawn::flatten_parameters(parameters_);
   staging_[0] = static_cast<float>(iteration);
   staging_[1] = static_cast<float>(metric);
@@ -42,15 +54,13 @@ void DonorPuller::expose(std::int64_t iteration, double metric) {
   window_->expose(staging_.data());
 }
 
-bool DonorPuller::step(std::int64_t iteration, double metric) {
+bool DonorPullPolicy::dying(SpawnEvent& event, double metric) {
   const int n = agents_.size();
   const int me = agents_.rank();
-  SpawnEvent event;
-  event.iteration = iteration;
   event.metrics.assign(static_cast<std::size_t>(n), 0.0);
   event.metrics[static_cast<std::size_t>(me)] = metric;
   dist::spawn::DyingInput in;
-  in.iteration = iteration;
+  in.iteration = event.iteration;
   in.last_respawn = last_respawn_;
   in.max_age = max_age_;
   in.metric = metric;
@@ -64,13 +74,12 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
     }
     in.group_metrics = event.metrics;
   }
-  if (!dist::spawn::is_dying(in, n, options_)) {
-    event.skipped = "not dying";
-    events_.push_back(std::move(event));
-    return false;
-  }
-  const auto donors =
-      dist::spawn::draw_donors(n, me, options_.num_donors, seed_, times_replaced_ + 1);
+  return dist::spawn::is_dying(in, n, options_);
+}
+
+void DonorPullPolicy::pull(SpawnEvent& event) {
+  const auto donors = dist::spawn::draw_donors(agents_.size(), agents_.rank(), options_.num_donors,
+                                               seed_, times_replaced_ + 1);
   const auto& ranks = agents_.global_ranks();
   std::vector<std::vector<float>> pulled(donors.size());
   std::vector<const float*> sources;
@@ -91,17 +100,28 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
                      options_.momentum);
   dist::spawn::assign_flat(own, parameters_);
   if (hooks_.after_replace) hooks_.after_replace();
+}
+
+bool DonorPullPolicy::step(std::int64_t iteration, double metric) {
+  SpawnEvent event;
+  event.iteration = iteration;
+  if (!dying(event, metric)) {
+    event.skipped = "not dying";
+    events_.push_back(std::move(event));
+    return false;
+  }
+  pull(event);
   ++times_replaced_;
   last_respawn_ = iteration;
   max_age_ = dist::spawn::draw_max_age(options_, seed_, times_replaced_);
+  const int me = agents_.global_ranks()[static_cast<std::size_t>(agents_.rank())];
   event.replaced_any = true;
-  event.replaced = {ranks[static_cast<std::size_t>(me)]};
+  event.replaced = {me};
   event.applied_at = iteration;
   spdlog::info(
       "spawn at iteration {} (donor_pull): agent {} pulled {} (their parameters of iterations "
       "{}), metric {:.4g}{}",
-      iteration, ranks[static_cast<std::size_t>(me)], fmt::join(event.donors, ","),
-      fmt::join(event.donor_iterations, ","), metric,
+      iteration, me, fmt::join(event.donors, ","), fmt::join(event.donor_iterations, ","), metric,
       options_.replacement_mode == config::SpawnReplacementMode::kAge
           ? fmt::format(", next maximum age {}", max_age_)
           : std::string());
@@ -109,9 +129,27 @@ bool DonorPuller::step(std::int64_t iteration, double metric) {
   return true;
 }
 
-SpawnState DonorPuller::save_state() const { return {times_replaced_, last_respawn_, events_}; }
+bool DonorPullPolicy::after_step(std::int64_t iteration) {
+  // Every iteration: refresh the window; at decision points, pull if dying.
+  const double metric = agent_.metric();
+  if (iteration % every_ == 0) step(iteration, metric);
+  expose(iteration, metric);
+  return true;
+}
 
-void DonorPuller::restore_state(SpawnState state, std::int64_t iteration, double metric) {
+std::string DonorPullPolicy::save_state(std::int64_t) { return encode_spawn_state(state()); }
+
+void DonorPullPolicy::restore_state(const std::string& bytes, std::int64_t iteration) {
+  SpawnState saved = decode_spawn_state(bytes);
+  if (hooks_.on_restore) hooks_.on_restore(saved.times_replaced);
+  restore(std::move(saved), iteration, agent_.metric());
+}
+
+void DonorPullPolicy::finish(std::int64_t) { close(); }
+
+SpawnState DonorPullPolicy::state() const { return {times_replaced_, last_respawn_, events_}; }
+
+void DonorPullPolicy::restore(SpawnState state, std::int64_t iteration, double metric) {
   times_replaced_ = state.times_replaced;
   last_respawn_ = state.last_replacement;
   events_ = std::move(state.events);
@@ -120,7 +158,7 @@ void DonorPuller::restore_state(SpawnState state, std::int64_t iteration, double
   agents_.barrier();
 }
 
-void DonorPuller::close() {
+void DonorPullPolicy::close() {
   if (window_) window_->close();
 }
 
