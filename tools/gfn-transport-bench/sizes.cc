@@ -1,24 +1,9 @@
-#include "tools/gfn-transport-bench/stats.h"
+#include "tools/gfn-transport-bench/sizes.h"
 
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace gfn::tbench {
-
-Summary summarize(std::vector<double> seconds) {
-  if (seconds.empty()) throw std::invalid_argument("summarize: no round-trip samples");
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t n = seconds.size();
-  Summary s;
-  s.samples = n;
-  s.median_us = 1e6 * (n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]));
-  const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n)));
-  s.p99_us = 1e6 * seconds[std::max<std::size_t>(rank, 1) - 1];
-  s.min_us = 1e6 * seconds.front();
-  return s;
-}
 
 double one_way_gbps(std::size_t bytes, double round_trip_us) {
   if (round_trip_us <= 0) return 0;

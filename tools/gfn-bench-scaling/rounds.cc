@@ -1,29 +1,16 @@
-#include "tools/gfn-bench-scaling/stats.h"
+#include "tools/gfn-bench-scaling/rounds.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace gfn::bench_scaling {
 
-double median(std::vector<double> v) {
-  if (v.empty()) throw std::invalid_argument("median of no values");
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::optional<Spread> spread(const std::vector<std::optional<double>>& values) {
+std::optional<harness::Summary> spread(const std::vector<std::optional<double>>& values) {
   std::vector<double> present;
   for (const auto& v : values) {
     if (v) present.push_back(*v);
   }
   if (present.empty()) return std::nullopt;
-  Spread s;
-  s.median = median(present);
-  s.min = *std::min_element(present.begin(), present.end());
-  s.max = *std::max_element(present.begin(), present.end());
-  s.n = static_cast<int>(present.size());
-  return s;
+  return harness::summarize(std::move(present));
 }
 
 std::vector<std::optional<double>> within_round_ratios(

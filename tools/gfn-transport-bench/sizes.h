@@ -1,21 +1,12 @@
 #pragma once
-// Statistics and the size sweep of gfn-transport-bench. Pure functions, thread-safe.
+// The size sweep and the bandwidth formula of gfn-transport-bench (nccl-tests style). The
+// statistics of the round trips: tools/common/harness/stats.h. Pure functions,
+// thread-safe.
 
 #include <cstddef>
 #include <vector>
 
 namespace gfn::tbench {
-
-/// Round-trip statistics of one measurement, in microseconds.
-struct Summary {
-  std::size_t samples = 0;
-  double median_us = 0;  ///< median (mean of the two middle values for an even count)
-  double p99_us = 0;     ///< 99th percentile, nearest rank: sorted[ceil(0.99 n) - 1]
-  double min_us = 0;
-};
-
-/// Summarizes round-trip times given in seconds. Throws std::invalid_argument if empty.
-Summary summarize(std::vector<double> seconds);
 
 /// One-way bandwidth in GB/s (1 GB = 1e9 bytes) of a symmetric round trip:
 /// bytes / (round_trip_us / 2). Returns 0 when round_trip_us <= 0.
