@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Loads the estimators gfn-train exported (output.export: true, README "Export to PyTorch")
-into PyTorch modules with torchgfn's names, and optionally checks them.
+"""Loads the estimators gfn-train exported into PyTorch modules with torchgfn's names.
+
+The files come from output.export: true or gfn-export, and --check compares the logits with
+gfn-runtime's (docs/export.md "load_in_torchgfn.py").
 
   tools/load_in_torchgfn.py RUN_DIR [--check] [--sample N]
 
@@ -86,10 +88,17 @@ def check(run_dir, estimators, sidecar, tol=1e-5):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir")
-    parser.add_argument("--check", action="store_true")
-    parser.add_argument("--sample", type=int, default=0)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog='The files and the checks: docs/export.md "load_in_torchgfn.py".')
+    parser.add_argument("run_dir", help="directory with model_state_dict.pt, model.json and "
+                        "model_check.pt (a run directory with output.export: true, or gfn-export's --out)")
+    parser.add_argument("--check", action="store_true",
+                        help="require the PF / PB logits of model_check.pt's states to match "
+                        "gfn-runtime's within 1e-5 (exit code 1 otherwise)")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="print the first actions PF samples from N initial states (a smoke "
+                        "test of using the policy; default 0: none)")
     args = parser.parse_args()
     estimators, sidecar = load(args.run_dir)
     print(f"loaded {', '.join(k for k in ('pf', 'pb', 'logF') if estimators[k] is not None)}"

@@ -7,8 +7,8 @@
 #
 #   tools/run_fuzz.sh [--seconds S | --runs N] [--seed N] [--per-message] [--build-only] [target...]
 #     --seconds S     time per target (default 60); ctest runs each for 5 s
-#     --runs N        inputs per target instead of a time (e.g. 10000000 for the README's
-#                     figures; libFuzzer's -runs, with no time limit)
+#     --runs N        inputs per target instead of a time (e.g. 10000000, as for the figures of
+#                     docs/testing.md "Fuzzing"; libFuzzer's -runs, with no time limit)
 #     --seed N        libFuzzer's random seed (default 0: a new one each run); ctest uses
 #                     --seed 1 so that a red test is reproducible, not a chance finding
 #     --per-message   run protocol_fuzz once per message of roles/protocol/message_table.h

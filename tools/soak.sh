@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Soak test (README "Tests", "Soak test"): runs the 4-rank demo layout
+# Soak test (docs/testing.md "Soak test"): runs the 4-rank demo layout
 # (configs/hypergrid_demo.yaml: 2 trainers, 1 buffer manager, 1 coordinator) under mpirun
 # for a given time with async submission and remote sampling, samples every rank's
 # resident memory (VmRSS of /proc/<pid>/status) into a CSV, stops the job with SIGTERM
-# (the graceful stop of README "Shutdown and failures": every rank must finish), then checks:
+# (the graceful stop of docs/protocol.md "Shutdown and failures": every rank must finish), then checks:
 #   - memory is flat: per rank, the median RSS of the last 3 samples exceeds the median
 #     of the first 3 samples after the warm-up by less than --max-growth percent;
 #   - every item is counted exactly once: the trainers' items_submitted and submissions

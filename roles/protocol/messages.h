@@ -305,7 +305,7 @@ struct BaselineFeedEnd {
 };
 
 /// SPAWN_METRIC (trainer -> every other trainer of its agent group, tag kSpawn; spawn.mode
-/// async, roles/trainer/async_spawner.h): the sender's local metric (higher is better) at
+/// async, roles/trainer/spawn/selective_async.h): the sender's local metric (higher is better) at
 /// the decision point `iteration` (a multiple of train.average_every). Sent without
 /// blocking; the receivers decide once every member's metric of that point has arrived.
 struct SpawnMetricReport {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "roles/trainer/spawner.h"
+#include "roles/trainer/spawn/spawn_policy.h"
 #include "runtime/gfn/validation.h"
 #include "transport/gather.h"
 #include "transport/transport.h"

@@ -1,8 +1,8 @@
 #pragma once
 // Reports of the spawn policy and of mode discovery (README "Spawn policies", "summary.json"):
 //  - every trainer records when it first sampled each mode (ModeTimeline) and its own
-//    spawn history (Spawner events: its metric at every decision point, the replacements
-//    it underwent, with donors and weights);
+//    spawn history (SpawnPolicy::events, roles/trainer/spawn/spawn_policy.h: its metric at
+//    every decision point, the replacements it underwent, with donors and weights);
 //  - at the end both are gathered to trainer-group rank 0 (gather_spawn_report, collective
 //    over the trainer group), which writes the `spawn` object of summary.json and
 //    modes_timeline.csv: modes found vs wall seconds and vs trajectories, per agent

@@ -10,9 +10,11 @@
 //      baseline filtering — see roles/trainer/submitter.h); with
 //      buffer.remote_sample_fraction > 0 it also asks the manager for replayed items, and
 //      every buffer.population_stats_every iterations the coordinator for population stats;
-//   3. every train.average_every iterations, average the model within its agent group
-//      (one fused all-reduce, divided by the group size) — or, with
-//      train.average = gradients, average the gradients every iteration;
+//   3. its spawn policy (spawn.policy; roles/trainer/spawn/spawn_policy.h): by default every
+//      train.average_every iterations, average the model within its agent group (one fused
+//      all-reduce, divided by the group size) — or, with train.average = gradients, average
+//      the gradients every iteration inside step 1; selective and donor_pull replace agents
+//      instead;
 //   4. trainer-group rank 0 validates every validation.interval iterations and at the
 //      end, logs progress, and writes metrics.csv.
 // At the end (or after SIGINT/SIGTERM/SIGUSR1: the current iteration finishes) it drains,
@@ -21,6 +23,7 @@
 // checkpoint.every iterations, and with checkpoint.on_signal before a stop by signal, at the
 // iteration boundary the trainers agree on; a resumed trainer restores its state and
 // continues with the next iteration.
+// The loop itself: roles/trainer/trainer_loop.h (class Trainer, one call per step).
 
 #include <cstdint>
 #include <functional>

@@ -16,9 +16,9 @@
 // joins the manifest through write_trainer_checkpoint.
 //
 // With a spawn policy other than average_all (selective sync or async, donor_pull) the
-// file also holds the policy's state (roles/trainer/spawn_state.h: replacement count, last
-// replacement, decision points); the asynchronous policy is drained first
-// (AsyncSpawner::finish), and donor_pull re-exposes the restored parameters on resume.
+// file also holds the policy's state (SpawnPolicy::save_state, roles/trainer/spawn/
+// spawn_state.h: replacement count, last replacement, decision points); the asynchronous
+// policy is drained first, and donor_pull re-exposes the restored parameters on resume.
 // Remote trajectories queued for the next iteration (buffer.payload full) are the
 // Learner's (Learner::save_state). Every layout and option can be checkpointed: trainers
 // (one or several, averaging by model or gradient, any spawn policy) with or without buffer
@@ -62,8 +62,8 @@ struct TrainerLoopState {
   buffer::PackedTrajectories pending_trajectories;
   std::int64_t pending_iterations = 0;
   std::string submitter;
-  /// The spawn policy's state (encode_spawn_state, roles/trainer/spawn_state.h); empty with
-  /// average_all.
+  /// The spawn policy's state (SpawnPolicy::save_state, roles/trainer/spawn/spawn_state.h);
+  /// empty with average_all.
   std::string spawn;
 };
 

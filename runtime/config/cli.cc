@@ -30,11 +30,15 @@ CommandLine parse_command_line(int argc, const char* const* argv, const std::str
                                std::ostream& out, std::ostream& err) {
   CommandLine cl;
   CLI::App app("Trains a GFlowNet across trainer, buffer-manager and coordinator ranks.", program);
+  app.footer(
+      "Without a launcher: a world of one (one trainer). Several ranks: tools/mpirun.sh -np N "
+      "build/bin/gfn-train ... (README \"Clusters\"). Configuration: README \"Configuration\"; "
+      "what a run writes: docs/outputs.md \"The run directory\".");
   add_config_options(app, cl);
   app.add_option("--resume", cl.resume,
                  "Continue from a checkpoint: a run directory (its latest checkpoint) or one "
                  "checkpoint directory; the config comes from it, --set may change only the "
-                 "resumable options (README \"Checkpoint and resume\")")
+                 "resumable options (docs/checkpoints.md \"Resume\")")
       ->check(CLI::ExistingDirectory)
       ->excludes("--config");
   try {

@@ -1,12 +1,16 @@
 #include "tools/common/child_process.h"
 
 #include <signal.h>
+#include <stdlib.h>
 
+#include <algorithm>
 #include <boost/process.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 namespace gfn::tools {
@@ -41,6 +45,25 @@ ChildRun run_logged(const std::string& program, const std::vector<std::string>& 
   out.exit_code = child.exit_code();
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
+}
+
+std::string make_temp_dir(const std::string& prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+  return pattern;
+}
+
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::absolute(name).string();
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "";
+  for (std::size_t pos = 0; pos <= dirs.size();) {
+    const auto colon = std::min(dirs.find(':', pos), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(pos, colon - pos)) / name;
+    if (colon > pos && fs::is_regular_file(candidate)) return candidate.string();
+    pos = colon + 1;
+  }
+  return name;
 }
 
 std::string read_text_file(const std::string& path) {

@@ -23,6 +23,14 @@ ChildRun run_logged(const std::string& program, const std::vector<std::string>& 
                     const std::string& working_dir, const std::string& log_path, double timeout_s,
                     double grace_s = 10);
 
+/// A new directory under the system's temporary directory, named <prefix>-XXXXXX
+/// (mkdtemp). Throws std::runtime_error when it cannot be created.
+std::string make_temp_dir(const std::string& prefix);
+
+/// A program to run: `name` made absolute when it names a path (contains '/'), else the
+/// first regular file `name` in a PATH directory, else `name` unchanged.
+std::string resolve_program(const std::string& name);
+
 /// The whole file, or "" when it cannot be opened.
 std::string read_text_file(const std::string& path);
 

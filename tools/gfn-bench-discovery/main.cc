@@ -10,16 +10,18 @@
 //
 //   build/bin/gfn-bench-discovery                                 # configs/discovery_small.yaml
 //   build/bin/gfn-bench-discovery --config configs/discovery_8d.yaml --seeds 5
-//   build/bin/gfn-bench-discovery --agents 1,2 --policies average_all,selective --seeds 1 \
-//       --set train.n_trajectories=2000
+//   build/bin/gfn-bench-discovery --agents 1,2 --policies average_all,selective --seeds 1
+//       --set train.n_trajectories=2000                       # (one command line)
+//   build/bin/gfn-bench-discovery --quick --json report.json    # the smoke run, as JSON
 //
+// Shared benchmark flags (tools/common/harness/front.h): --json FILE (the method and every
+// cell's medians), --quick, and --repeats for --seeds.
 // More agents than cores oversubscribe (tools/mpirun.sh): wall seconds then measure the
 // machine as much as the policy; trajectories do not. Paths are relative to the current
 // directory (the repository root by default). Exit codes: 0 every run succeeded, 1 a run
 // failed (the table still prints), 2 bad command line.
 
 #include <fmt/format.h>
-#include <stdlib.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -28,18 +30,25 @@
 #include <vector>
 
 #include "tools/common/child_process.h"
+#include "tools/common/harness/front.h"
 #include "tools/common/json_file.h"
 #include "tools/gfn-bench-discovery/study.h"
 
 namespace fs = std::filesystem;
 using namespace gfn::bench_discovery;
+namespace harness = gfn::harness;
 
 namespace {
 
-std::string make_temp_dir() {
-  std::string pattern = (fs::temp_directory_path() / "gfn-bench-discovery-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-  return pattern;
+harness::Method discovery_method(harness::Method base, int seeds, const std::string& config) {
+  return base.describe(
+      "each run is one gfn-train job (the agents as trainer ranks + 1 buffer manager) under the "
+      "MPI launcher with the trajectory budget of " +
+          config + "; its modes_timeline.csv gives the figures",
+      0, seeds, "seeds per cell (train.seed = 1..N)",
+      {"modes@budget = modes found with the whole budget; traj->50% / traj->90% = trajectories "
+       "until 50 % / 90 % of the modes; s->50% / s->90% = wall seconds until then",
+       "medians over the successful seeds; a milestone some seed missed counts as missing"});
 }
 
 RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const std::string& mpirun,
@@ -103,6 +112,9 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
 
 int main(int argc, char** argv) {
   CLI::App app{"gfn-bench-discovery: modes found vs trajectories by spawn policy and agents"};
+  app.footer(
+      "The cells and columns: docs/spawn.md \"Mode discovery by policy: gfn-bench-discovery\"; "
+      "figures: docs/results/discovery.md \"Small grid: HyperGrid 4-D, 16 modes\".");
   std::string config = "configs/discovery_small.yaml";
   std::vector<int> agent_counts = {1, 2, 4};
   std::vector<std::string> policy_names = {"average_all", "selective", "selective_random"};
@@ -116,14 +128,21 @@ int main(int argc, char** argv) {
   app.add_option("--agents", agent_counts, "agent counts (trainer ranks)")->delimiter(',');
   app.add_option("--policies", policy_names, "average_all, selective, selective_random")
       ->delimiter(',');
-  app.add_option("--seeds", seeds, "seeds per cell (train.seed = 1..N)")
-      ->check(CLI::PositiveNumber);
+  harness::Front front(app, "gfn-bench-discovery",
+                       "--agents 1,2 --policies average_all,selective --seeds 1 --set "
+                       "train.n_trajectories=2560");
+  front.add_repetitions(seeds, "--seeds", "seeds per cell (train.seed = 1..N)");
   app.add_option("--binary", binary, "gfn-train");
   app.add_option("--mpirun", mpirun, "MPI launcher");
   app.add_option("--out", out_dir, "run directories (default: a temporary directory)");
   app.add_option("--timeout", timeout_s, "seconds per run");
   app.add_option("--set", sets, "extra gfn-train override section.key=value (repeatable)");
   CLI11_PARSE(app, argc, argv);
+  front.quick_default("--agents", agent_counts, std::vector<int>{1, 2});
+  front.quick_default("--policies", policy_names,
+                      std::vector<std::string>{"average_all", "selective"});
+  front.quick_default("--seeds", seeds, 1);
+  front.quick_default("--set", sets, std::vector<std::string>{"train.n_trajectories=2560"});
   std::vector<Policy> policies;
   try {
     policies = policies_named(policy_names);
@@ -131,10 +150,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
     return 2;
   }
-  const fs::path root = out_dir.empty() ? fs::path(make_temp_dir()) : fs::path(out_dir);
+  const fs::path root = out_dir.empty() ? fs::path(gfn::tools::make_temp_dir("gfn-bench-discovery"))
+                                        : fs::path(out_dir);
   binary = fs::absolute(binary).string();
-  if (mpirun.find('/') != std::string::npos) mpirun = fs::absolute(mpirun).string();
+  mpirun = gfn::tools::resolve_program(mpirun);
 
+  const harness::Method method = discovery_method(front.method(argc, argv), seeds, config);
+  std::printf("%s#\n", harness::method_statement(method).c_str());
   // The budget the table names: the config's, after the extra overrides.
   std::int64_t budget = 0;
   std::vector<RunResult> runs;
@@ -165,5 +187,11 @@ int main(int argc, char** argv) {
   }
   std::printf("\n%s", format_table(runs, budget).c_str());
   std::printf("runs in %s; config %s\n", root.string().c_str(), config.c_str());
+  try {
+    front.write_json({front.tool(), method, cell_cases(summarise_cells(runs), budget), {}});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
+    return 1;
+  }
   return all_ok ? 0 : 1;
 }

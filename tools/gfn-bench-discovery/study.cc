@@ -8,6 +8,9 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+
+#include "tools/common/harness/stats.h"
 
 namespace gfn::bench_discovery {
 
@@ -70,11 +73,9 @@ void summarise(RunResult& r, const std::vector<TimelinePoint>& timeline, std::in
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// The median, NaN for no values (a cell without a successful seed).
+double median_or_nan(std::vector<double> v) {
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : harness::median(std::move(v));
 }
 
 /// Median of a milestone over runs, a missed milestone counting as +inf.
@@ -86,7 +87,7 @@ double milestone_median(const std::vector<const RunResult*>& runs, bool ninety, 
                 : seconds ? m->wall_s
                           : static_cast<double>(m->trajectories));
   }
-  return median(v);
+  return median_or_nan(v);
 }
 
 std::string show(double v, const char* format) {
@@ -94,44 +95,64 @@ std::string show(double v, const char* format) {
   return fmt::format(fmt::runtime(format), v);
 }
 
-struct Cell {
-  int agents;
-  std::string policy;
-  int runs = 0, failed = 0;
-  double modes = 0, n_modes = 0, t50 = 0, t90 = 0, s50 = 0, s90 = 0;
-};
+CellSummary summarise_cell(const std::vector<RunResult>& runs, int agents,
+                           const std::string& policy) {
+  CellSummary c;
+  c.agents = agents;
+  c.policy = policy;
+  std::vector<const RunResult*> ok;
+  std::vector<double> modes;
+  for (const auto& r : runs) {
+    if (r.agents != agents || r.policy != policy) continue;
+    ++c.runs;
+    if (!r.ok) {
+      ++c.failed;
+      continue;
+    }
+    ok.push_back(&r);
+    modes.push_back(static_cast<double>(r.modes_at_budget));
+    c.n_modes = static_cast<double>(r.n_modes);
+  }
+  c.modes = median_or_nan(modes);
+  c.t50 = milestone_median(ok, false, false);
+  c.t90 = milestone_median(ok, true, false);
+  c.s50 = milestone_median(ok, false, true);
+  c.s90 = milestone_median(ok, true, true);
+  return c;
+}
+
+// Most modes at the budget, then fewest trajectories to 90 %, then to 50 %.
+bool better(const CellSummary& a, const CellSummary& b) {
+  const auto key = [](const CellSummary& c) {
+    const auto inf = std::numeric_limits<double>::infinity();
+    return std::make_tuple(std::isnan(c.modes) ? -1.0 : -c.modes, std::isnan(c.t90) ? inf : c.t90,
+                           std::isnan(c.t50) ? inf : c.t50);
+  };
+  return key(a) < key(b);
+}
 
 }  // namespace
 
-std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget) {
+std::vector<CellSummary> summarise_cells(const std::vector<RunResult>& runs) {
   std::vector<std::pair<int, std::string>> keys;
   for (const auto& r : runs) {
     const auto k = std::make_pair(r.agents, r.policy);
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
-  std::vector<Cell> cells;
-  for (const auto& [agents, policy] : keys) {
-    Cell c{agents, policy};
-    std::vector<const RunResult*> ok;
-    std::vector<double> modes;
-    for (const auto& r : runs) {
-      if (r.agents != agents || r.policy != policy) continue;
-      ++c.runs;
-      if (!r.ok) {
-        ++c.failed;
-        continue;
-      }
-      ok.push_back(&r);
-      modes.push_back(static_cast<double>(r.modes_at_budget));
-      c.n_modes = static_cast<double>(r.n_modes);
-    }
-    c.modes = median(modes);
-    c.t50 = milestone_median(ok, false, false);
-    c.t90 = milestone_median(ok, true, false);
-    c.s50 = milestone_median(ok, false, true);
-    c.s90 = milestone_median(ok, true, true);
-    cells.push_back(c);
+  std::vector<CellSummary> cells;
+  for (const auto& [agents, policy] : keys) cells.push_back(summarise_cell(runs, agents, policy));
+  std::map<int, std::size_t> best;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (std::isnan(cells[i].modes)) continue;
+    auto it = best.find(cells[i].agents);
+    if (it == best.end() || better(cells[i], cells[it->second])) best[cells[i].agents] = i;
   }
+  for (const auto& [agents, i] : best) cells[i].winner = true;
+  return cells;
+}
+
+std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget) {
+  const auto cells = summarise_cells(runs);
   std::string out = fmt::format(
       "mode discovery: medians over seeds, budget {} trajectories\n"
       "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9}\n",
@@ -144,25 +165,32 @@ std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget
         std::isnan(c.modes) ? "-" : fmt::format("{:.0f}/{:.0f}", c.modes, c.n_modes),
         show(c.t50, "{:.0f}"), show(c.t90, "{:.0f}"), show(c.s50, "{:.1f}"), show(c.s90, "{:.1f}"));
   }
-  std::map<int, const Cell*> best;
-  const auto better = [](const Cell& a, const Cell& b) {
-    const auto key = [](const Cell& c) {
-      const auto inf = std::numeric_limits<double>::infinity();
-      return std::make_tuple(std::isnan(c.modes) ? -1.0 : -c.modes, std::isnan(c.t90) ? inf : c.t90,
-                             std::isnan(c.t50) ? inf : c.t50);
-    };
-    return key(a) < key(b);
-  };
+  std::map<int, const CellSummary*> winners;  // ordered by agent count
   for (const auto& c : cells) {
-    if (std::isnan(c.modes)) continue;
-    auto it = best.find(c.agents);
-    if (it == best.end() || better(c, *it->second)) best[c.agents] = &c;
+    if (c.winner) winners[c.agents] = &c;
   }
-  for (const auto& [agents, c] : best) {
+  for (const auto& [agents, c] : winners) {
     out += fmt::format("winner with {} agent(s): {} ({:.0f} modes at the budget)\n", agents,
                        c->policy, c->modes);
   }
   return out;
+}
+
+std::vector<harness::Case> cell_cases(const std::vector<CellSummary>& cells, std::int64_t budget) {
+  std::vector<harness::Case> cases;
+  for (const auto& c : cells) {
+    harness::Case k;
+    k.name = fmt::format("a{}/{}", c.agents, c.policy);
+    k.parameters = {{"agents", c.agents}, {"policy", c.policy},   {"runs", c.runs},
+                    {"failed", c.failed}, {"n_modes", c.n_modes}, {"budget", budget},
+                    {"winner", c.winner}};
+    k.add("modes_at_budget", c.modes, "modes");
+    k.add("trajectories_to_50", c.t50, "trajectories")
+        .add("trajectories_to_90", c.t90, "trajectories");
+    k.add("seconds_to_50", c.s50, "s").add("seconds_to_90", c.s90, "s");
+    cases.push_back(std::move(k));
+  }
+  return cases;
 }
 
 }  // namespace gfn::bench_discovery

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/common/harness/report.h"
+
 namespace gfn::bench_discovery {
 
 /// A policy of the study and the gfn-train overrides that select it.
@@ -51,10 +53,32 @@ struct RunResult {
 /// Fills modes_at_budget, half and ninety of `r` from its timeline and n_modes.
 void summarise(RunResult& r, const std::vector<TimelinePoint>& timeline, std::int64_t n_modes);
 
-/// The table: one row per (agents, policy) with medians over the successful seeds (a
-/// milestone that some seed missed counts as missing: "-" when most missed), then a
-/// winner line per agent count (most modes at the budget, then fewest trajectories to
-/// 90 %, then to 50 %).
+/// One cell (agents, policy) over its seeds: medians over the successful seeds (a
+/// milestone that some seed missed counts as +inf, so the median is +inf, shown "-", when
+/// most missed); NaN when no seed succeeded.
+struct CellSummary {
+  int agents = 0;
+  std::string policy;
+  int runs = 0, failed = 0;
+  double modes = 0;         ///< modes found with the whole budget
+  double n_modes = 0;       ///< modes of the environment
+  double t50 = 0, t90 = 0;  ///< trajectories to 50 % / 90 % of the modes
+  double s50 = 0, s90 = 0;  ///< wall seconds to 50 % / 90 % of the modes
+  bool winner = false;      ///< the best policy for its agent count (see winners)
+};
+
+/// The cells in first-seen order of the runs, each marked winner or not: per agent count
+/// the cell with the most modes at the budget, then the fewest trajectories to 90 %, then
+/// to 50 % (cells without a successful seed never win).
+std::vector<CellSummary> summarise_cells(const std::vector<RunResult>& runs);
+
+/// The table: one row per cell, then a winner line per agent count.
 std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget);
+
+/// The cells as cases of the JSON report (tools/common/harness/report.h): name
+/// "a<agents>/<policy>"; figures modes_at_budget, trajectories_to_50, trajectories_to_90,
+/// seconds_to_50, seconds_to_90 (medians over seeds; null when not reached); parameters
+/// agents, policy, runs, failed, n_modes, budget, winner.
+std::vector<harness::Case> cell_cases(const std::vector<CellSummary>& cells, std::int64_t budget);
 
 }  // namespace gfn::bench_discovery

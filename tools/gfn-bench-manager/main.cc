@@ -6,11 +6,13 @@
 // answers, `--window` submissions in flight each. The submissions are the batches of a
 // real training Learner on each environment (pool.h), whose median iteration time is the
 // "full-speed trainer". Per environment and capacity: a warm-up of ceil(capacity / batch)
-// + 20 submissions fills the buffer, then `--iters` measured submissions per trainer.
+// + --warmup (20) submissions fills the buffer, then `--iters` measured submissions per trainer.
 // The manager's own per-message timing (recv, score = decode + checks + modes + score,
 // add, reply) gives median and p99 per phase and of their sum, the service time;
 // trainers served = trainer iteration time / median service time.
 //   tools/mpirun.sh -np 2 build/bin/gfn-bench-manager
+// Shared benchmark flags (tools/common/harness/front.h): --json FILE, --quick, --warmup,
+// and --repeats for --iters.
 #include <mpi.h>
 #include <spdlog/spdlog.h>
 
@@ -28,9 +30,9 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/timing/timing_table.h"
+#include "tools/common/harness/front.h"
 #include "tools/gfn-bench-manager/feeder.h"
 #include "tools/gfn-bench-manager/pool.h"
-#include "tools/gfn-transport-bench/stats.h"
 #include "transport/factory.h"
 
 namespace gfn::mbench {
@@ -44,6 +46,7 @@ struct Options {
   std::vector<std::string> novelty = {"index"};
   std::vector<std::string> modes = {"memoized"};
   int iters = 1000;
+  int warmup = 20;  // submissions beyond those that fill the buffer
   int window = 8;
   int pool = 0;  // 0: as many distinct submissions as are sent
 };
@@ -58,29 +61,39 @@ struct Row {
   std::string env, novelty, modes;
   std::int64_t capacity = 0;
   int ndim = 0;
-  tbench::Summary recv, score, add, reply, service;
+  int warmup = 0;                                     // submissions per trainer
+  harness::Summary recv, score, add, reply, service;  // microseconds
   double subs_per_s = 0, trainer_ms = 0, served = 0;
   bool pass = false;
 };
 
-void print_header(const Options& o, int trainers) {
+harness::Method run_method(harness::Method base, const Options& o, int trainers) {
+  return base.describe(
+      "the manager's own timing of each DATA message (roles::run_buffer_manager's timing "
+      "table, steady_clock): recv, score (decode, checks, modes, score), add, reply; service = "
+      "their sum",
+      std::nullopt, o.iters,
+      fmt::format("submissions per trainer ({} synthetic trainer(s), {} in flight each)", trainers,
+                  o.window),
+      {fmt::format("warm-up per row: ceil(capacity / batch) + {} submissions in all (fills the "
+                   "buffer), split among the trainers",
+                   o.warmup),
+       "submissions: full payloads from a training Learner (one per iteration)",
+       "served = median trainer iteration time / median service time"});
+}
+
+void print_header(const harness::Method& method) {
   std::printf(
-      "# gfn-bench-manager: 1 buffer manager (rank 0), %d synthetic trainer(s), window %d, "
-      "%d measured submissions per trainer after a warm-up that fills the buffer\n"
-      "# submissions: full payloads from a training Learner (one per iteration); phases are "
-      "the manager's own timings, in us (median / p99)\n"
-      "# served = median trainer iteration time / median service time; goal: >= 10 (and on "
-      "ndim 2: service median <= 100 us, p99 <= 500 us)\n",
-      trainers, o.window, o.iters);
+      "%s# phases are in us (median / p99)\n"
+      "# goal: served >= 10 (and on ndim 2: service median <= 100 us, p99 <= 500 us)\n",
+      harness::method_statement(method).c_str());
   std::printf("%-18s %8s %-11s %-9s %15s %15s %15s %15s %17s %9s %10s %8s %s\n", "env", "capacity",
               "novelty", "modes", "recv", "score", "add", "reply", "service", "subs/s",
               "trainer_ms", "served", "goal");
 }
 
 void print_row(const Row& r) {
-  auto mp = [](const tbench::Summary& s) {
-    return fmt::format("{:.1f}/{:.1f}", s.median_us, s.p99_us);
-  };
+  auto mp = [](const harness::Summary& s) { return fmt::format("{:.1f}/{:.1f}", s.median, s.p99); };
   std::printf("%-18s %8lld %-11s %-9s %15s %15s %15s %15s %17s %9.0f %10.3f %8.1f %s\n",
               r.env.c_str(), static_cast<long long>(r.capacity), r.novelty.c_str(), r.modes.c_str(),
               mp(r.recv).c_str(), mp(r.score).c_str(), mp(r.add).c_str(), mp(r.reply).c_str(),
@@ -118,11 +131,11 @@ Row manager_side(transport::Transport& t, const roles::ExperimentConfig& cfg,
   for (std::size_t i = 0; i < service.size(); ++i) {
     service[i] = recv[i] + score[i] + add[i] + reply[i];
   }
-  r.recv = tbench::summarize(recv);
-  r.score = tbench::summarize(score);
-  r.add = tbench::summarize(add);
-  r.reply = tbench::summarize(reply);
-  r.service = tbench::summarize(service);
+  r.recv = harness::summarize(recv).scaled(1e6);
+  r.score = harness::summarize(score).scaled(1e6);
+  r.add = harness::summarize(add).scaled(1e6);
+  r.reply = harness::summarize(reply).scaled(1e6);
+  r.service = harness::summarize(service).scaled(1e6);
   return r;
 }
 
@@ -136,10 +149,7 @@ std::vector<std::pair<std::string, std::string>> grid(const std::vector<std::str
   return out;
 }
 
-int run(int argc, char** argv) {
-  Options o;
-  CLI::App app("One buffer manager fed by synthetic trainers at their maximum rate.",
-               "gfn-bench-manager");
+void add_options(CLI::App& app, harness::Front& front, Options& o) {
   app.add_option("--configs", o.configs, "experiment YAML per environment")
       ->check(CLI::ExistingFile);
   app.add_option("--capacities", o.capacities, "replay-buffer capacities (items)");
@@ -148,26 +158,94 @@ int run(int argc, char** argv) {
                  "mode predicates compared (memoized: the manager's; reference: "
                  "Environment::is_mode on every submission)")
       ->check(CLI::IsMember({"memoized", "reference"}));
-  app.add_option("--iters", o.iters, "measured submissions per trainer")
-      ->check(CLI::PositiveNumber);
+  front.add_repetitions(o.iters, "--iters", "measured submissions per trainer");
+  front.add_warmup(o.warmup, "--warmup",
+                   "warm-up submissions (in all) beyond the ceil(capacity / batch) that fill "
+                   "the buffer");
   app.add_option("--window", o.window, "submissions in flight per trainer")
       ->check(CLI::PositiveNumber);
   app.add_option("--pool", o.pool, "distinct submissions per trainer (0: one per submission sent)");
+}
+
+// The JSON case and the goal of one row.
+harness::Case row_case(const Row& r) {
+  harness::Case c;
+  c.name = fmt::format("{}/{}/{}/{}", r.env, r.capacity, r.novelty, r.modes);
+  c.parameters = {{"env", r.env},     {"capacity", r.capacity}, {"novelty", r.novelty},
+                  {"modes", r.modes}, {"ndim", r.ndim},         {"warmup_submissions", r.warmup}};
+  c.add("recv_us", r.recv, "us").add("score_us", r.score, "us").add("add_us", r.add, "us");
+  c.add("reply_us", r.reply, "us").add("service_us", r.service, "us");
+  c.add("submissions_per_s", r.subs_per_s, "1/s").add("trainer_ms", r.trainer_ms, "ms");
+  c.add("trainers_served", r.served, "trainers");
+  return c;
+}
+
+harness::Goal row_goal(const Row& r) {
+  return {fmt::format("{}/{}/{}/{}", r.env, r.capacity, r.novelty, r.modes),
+          r.ndim == 2 ? "served >= 10, service median <= 100 us and p99 <= 500 us" : "served >= 10",
+          r.served,
+          "trainers",
+          r.pass ? harness::Verdict::kPass : harness::Verdict::kFail,
+          fmt::format("service {:.1f}/{:.1f} us (median/p99)", r.service.median, r.service.p99)};
+}
+
+// One row: the manager (rank 0) serves `warmup` + o.iters submissions of every trainer.
+// The figures on rank 0; the other ranks return an empty row.
+Row measure_row(transport::Transport& t, const roles::ExperimentConfig& cfg, const Pool& pool,
+                std::int64_t capacity, const std::string& novelty, const std::string& modes,
+                int warmup, const Options& o) {
+  // A fresh predicate per row: a memoized one starts with an empty cache.
+  roles::ModePredicate is_mode;
+  if (t.rank() == 0) {
+    is_mode = modes == "memoized" ? roles::environment_mode_predicate(cfg.env)
+                                  : roles::environment_mode_predicate_reference(cfg.env);
+  }
+  t.world().barrier();
+  double measured_s = 0;
+  Row r;
+  if (t.rank() == 0) {
+    r = manager_side(t, cfg, is_mode, capacity, novelty, o.iters);
+  } else {
+    measured_s =
+        feed_manager(t, 0, pool.submissions, warmup, o.iters, o.window, capacity).measured_s;
+  }
+  t.world().all_reduce(&measured_s, 1, transport::DType::kFloat64, transport::ReduceOp::kMax);
+  r.modes = modes;
+  r.warmup = warmup;
+  r.subs_per_s = (t.world_size() - 1) * o.iters / measured_s;
+  return r;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  CLI::App app("One buffer manager fed by synthetic trainers at their maximum rate.",
+               "gfn-bench-manager");
+  app.footer("Method and figures: docs/performance.md \"Buffer manager throughput\".");
+  harness::Front front(app, "gfn-bench-manager",
+                       "--configs configs/bench/hypergrid_2d_b128.yaml --capacities 1000 --iters "
+                       "100");
+  add_options(app, front, o);
   CLI11_PARSE(app, argc, argv);
+  front.quick_default("--configs", o.configs,
+                      std::vector<std::string>{"configs/bench/hypergrid_2d_b128.yaml"});
+  front.quick_default("--capacities", o.capacities, std::vector<std::int64_t>{1000});
+  front.quick_default("--iters", o.iters, 100);
 
   auto transport =
       transport::make_transport(transport::Backend::kMpi, transport::TransportOptions{});
   const int rank = transport->rank(), world = transport->world_size();
   if (world < 2) throw std::invalid_argument("gfn-bench-manager needs >= 2 ranks (mpirun -np 2)");
   const int trainers = world - 1;
-  if (rank == 0) print_header(o, trainers);
+  harness::Report report{front.tool(), run_method(front.method(argc, argv), o, trainers), {}, {}};
+  if (rank == 0) print_header(report.method);
   for (const auto& path : o.configs) {
     auto cfg = roles::load_config(path, {});
     cfg.train.seed += static_cast<std::uint64_t>(rank);
     const auto batch = cfg.train.batch_size;
     int needed = 0;
     for (auto c : o.capacities) {
-      needed = std::max<int>(needed, static_cast<int>((c + batch - 1) / batch) + 20 + o.iters);
+      needed =
+          std::max<int>(needed, static_cast<int>((c + batch - 1) / batch) + o.warmup + o.iters);
     }
     Pool pool;
     double trainer_ms = 0;
@@ -178,38 +256,22 @@ int run(int argc, char** argv) {
     transport->world().broadcast(&trainer_ms, 1, transport::DType::kFloat64, 1);
     for (auto capacity : o.capacities) {
       const int warmup =
-          static_cast<int>((capacity + batch - 1) / batch + 20 + trainers - 1) / trainers;
+          static_cast<int>((capacity + batch - 1) / batch + o.warmup + trainers - 1) / trainers;
       for (const auto& [novelty, modes] : grid(o.novelty, o.modes)) {
-        // A fresh predicate per row: a memoized one starts with an empty cache.
-        roles::ModePredicate is_mode;
-        if (rank == 0) {
-          is_mode = modes == "memoized" ? roles::environment_mode_predicate(cfg.env)
-                                        : roles::environment_mode_predicate_reference(cfg.env);
-        }
-        transport->world().barrier();
-        double measured_s = 0;
-        Row r;
-        if (rank == 0) {
-          r = manager_side(*transport, cfg, is_mode, capacity, novelty, o.iters);
-        } else {
-          measured_s =
-              feed_manager(*transport, 0, pool.submissions, warmup, o.iters, o.window, capacity)
-                  .measured_s;
-        }
-        transport->world().all_reduce(&measured_s, 1, transport::DType::kFloat64,
-                                      transport::ReduceOp::kMax);
+        Row r = measure_row(*transport, cfg, pool, capacity, novelty, modes, warmup, o);
         if (rank != 0) continue;
         r.env = std::filesystem::path(path).stem().string();
-        r.modes = modes;
-        r.subs_per_s = trainers * o.iters / measured_s;
         r.trainer_ms = trainer_ms;
-        r.served = trainer_ms * 1e3 / r.service.median_us;
-        r.pass = r.served >= 10 &&
-                 (r.ndim != 2 || (r.service.median_us <= 100 && r.service.p99_us <= 500));
+        r.served = trainer_ms * 1e3 / r.service.median;
+        r.pass =
+            r.served >= 10 && (r.ndim != 2 || (r.service.median <= 100 && r.service.p99 <= 500));
         print_row(r);
+        report.cases.push_back(row_case(r));
+        report.goals.push_back(row_goal(r));
       }
     }
   }
+  if (rank == 0) front.write_json(report);
   return 0;
 }
 

@@ -1,12 +1,12 @@
 #include "tools/gfn-bench-manager/pool.h"
 
-#include <algorithm>
-#include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include "roles/trainer/payload.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectory_ops.h"
+#include "tools/common/harness/timing.h"
 
 namespace gfn::mbench {
 
@@ -17,10 +17,9 @@ Pool sample_pool(const roles::ExperimentConfig& config, int n) {
   Pool pool;
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const harness::Stopwatch watch;
     const auto it = learner.train_iteration(config.train.batch_size);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(1e3 * watch.seconds());
     protocol::Submission s;
     s.iteration = i;
     s.ndim = static_cast<std::int32_t>(it.terminating_states.size(1));
@@ -29,8 +28,7 @@ Pool sample_pool(const roles::ExperimentConfig& config, int n) {
     core::pack_trajectories(it.fresh, s.trajectories);
     pool.submissions.push_back(std::move(s));
   }
-  std::sort(ms.begin(), ms.end());
-  pool.trainer_ms = ms[ms.size() / 2];
+  pool.trainer_ms = harness::median(std::move(ms));
   return pool;
 }
 

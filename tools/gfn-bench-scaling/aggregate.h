@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tools/gfn-bench-scaling/results.h"
-#include "tools/gfn-bench-scaling/stats.h"
+#include "tools/gfn-bench-scaling/rounds.h"
 
 namespace gfn::bench_scaling {
 
@@ -41,16 +41,16 @@ struct Results {
 struct LayoutSummary {
   int layout = 0;
   int ok_runs = 0;
-  std::optional<Spread> trajectories_per_s;       ///< trajectories / train_s (else wall_s)
-  std::optional<Spread> wall_trajectories_per_s;  ///< trajectories / wall_s
-  std::optional<Spread> ms_per_iteration;         ///< summary.json ms_per_iteration
+  std::optional<harness::Summary> trajectories_per_s;  ///< trajectories / train_s (else wall_s)
+  std::optional<harness::Summary> wall_trajectories_per_s;  ///< trajectories / wall_s
+  std::optional<harness::Summary> ms_per_iteration;         ///< summary.json ms_per_iteration
   /// trajectories/s over layout 1's (1 trainer) in the same round.
-  std::optional<Spread> vs_one_trainer;
+  std::optional<harness::Summary> vs_one_trainer;
   /// trajectories/s over its baseline's (same trainers, no manager) in the same round.
-  std::optional<Spread> efficiency;
-  std::optional<Spread> manager_cpu_s;
-  std::optional<Spread> manager_wall_s;
-  std::optional<Spread> manager_cpu_percent;  ///< per round cpu_s / wall_s, then median
+  std::optional<harness::Summary> efficiency;
+  std::optional<harness::Summary> manager_cpu_s;
+  std::optional<harness::Summary> manager_wall_s;
+  std::optional<harness::Summary> manager_cpu_percent;  ///< per round cpu_s / wall_s, then median
 };
 
 /// Summarizes layout `id` (its baseline is layout_by_id(id).baseline).

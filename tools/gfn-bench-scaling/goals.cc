@@ -16,23 +16,6 @@ const std::vector<Goal>& scaling_goals() {
   return kGoals;
 }
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kPass:
-      return "PASS";
-    case Verdict::kFail:
-      return "FAIL";
-    case Verdict::kNotMeasured:
-      break;
-  }
-  return "n/a";
-}
-
-Verdict judge(std::optional<double> value, double threshold) {
-  if (!value) return Verdict::kNotMeasured;
-  return *value >= threshold ? Verdict::kPass : Verdict::kFail;
-}
-
 std::vector<GoalResult> judge_goals(const std::map<int, LayoutSummary>& summaries) {
   std::vector<GoalResult> out;
   for (const auto& goal : scaling_goals()) {
@@ -44,7 +27,7 @@ std::vector<GoalResult> judge_goals(const std::map<int, LayoutSummary>& summarie
           goal.is_efficiency ? it->second.efficiency : it->second.trajectories_per_s;
       if (spread) r.value = spread->median;
     }
-    r.verdict = judge(r.value, goal.threshold);
+    r.verdict = harness::judge_at_least(r.value, goal.threshold);
     out.push_back(r);
   }
   return out;
@@ -56,7 +39,19 @@ std::string goal_line(const GoalResult& r) {
     value = r.goal.is_efficiency ? fmt::format("{:.1f} %", 100.0 * *r.value)
                                  : fmt::format("{} trajectories/s", thousands(*r.value));
   }
-  return fmt::format("  {:<50} {:>24}   {}", r.goal.text, value, to_string(r.verdict));
+  return fmt::format("  {:<50} {:>24}   {}", r.goal.text, value, harness::verdict_name(r.verdict));
+}
+
+harness::Goal report_goal(const GoalResult& r) {
+  return {
+      r.goal.text,
+      r.goal.is_efficiency
+          ? fmt::format("efficiency of layout {} >= {:.2f}", r.goal.layout, r.goal.threshold)
+          : fmt::format("trajectories/s of layout {} >= {:.0f}", r.goal.layout, r.goal.threshold),
+      r.value,
+      r.goal.is_efficiency ? "ratio" : "trajectories/s",
+      r.verdict,
+      "median over rounds"};
 }
 
 }  // namespace gfn::bench_scaling

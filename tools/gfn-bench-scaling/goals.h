@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/common/harness/report.h"
 #include "tools/gfn-bench-scaling/aggregate.h"
 
 namespace gfn::bench_scaling {
@@ -28,16 +29,11 @@ struct Goal {
 /// trajectories/s.
 const std::vector<Goal>& scaling_goals();
 
-enum class Verdict { kPass, kFail, kNotMeasured };
-const char* to_string(Verdict v);
-
-/// kNotMeasured without a value, else kPass when value >= threshold.
-Verdict judge(std::optional<double> value, double threshold);
-
 struct GoalResult {
   Goal goal;
   std::optional<double> value;  ///< median efficiency or trajectories/s
-  Verdict verdict = Verdict::kNotMeasured;
+  /// harness::judge_at_least(value, goal.threshold)
+  harness::Verdict verdict = harness::Verdict::kNotMeasured;
 };
 
 /// Judges every goal on the summaries (keyed by layout id; a missing layout or figure
@@ -46,5 +42,9 @@ std::vector<GoalResult> judge_goals(const std::map<int, LayoutSummary>& summarie
 
 /// "  2t+1m sync >= 60 % of 2t (no manager)    71.3 %   PASS" (measured value, verdict).
 std::string goal_line(const GoalResult& r);
+
+/// The goal in the JSON report (tools/common/harness/report.h): value in "ratio" or
+/// "trajectories/s", the layout in the detail.
+harness::Goal report_goal(const GoalResult& r);
 
 }  // namespace gfn::bench_scaling

@@ -10,17 +10,16 @@
 //   build/bin/gfn-bench-scaling --rounds 1 --iterations 20 --layouts 1,3
 //   build/bin/gfn-bench-scaling --layouts 3-5 --submit-every 10   # idle manager CPU
 //
+// Shared benchmark flags (tools/common/harness/front.h): --json FILE (the method, every
+// layout's figures over rounds, the goals), --quick, and --repeats for --rounds.
 // Paths (--binary, --mpirun, --config) are relative to the current directory, the
 // repository root by default. Exit codes: 0 every run succeeded (goals may FAIL: the
 // output says so), 1 a run failed or could not be read, 2 bad command line.
 
 #include <fmt/format.h>
-#include <stdlib.h>
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +28,7 @@
 #include <vector>
 
 #include "tools/common/child_process.h"
+#include "tools/common/harness/front.h"
 #include "tools/gfn-bench-scaling/aggregate.h"
 #include "tools/gfn-bench-scaling/goals.h"
 #include "tools/gfn-bench-scaling/layouts.h"
@@ -36,29 +36,9 @@
 
 namespace fs = std::filesystem;
 using namespace gfn::bench_scaling;
+namespace harness = gfn::harness;
 
 namespace {
-
-// A fresh directory under the system's temporary directory.
-std::string make_temp_dir() {
-  std::string pattern = (fs::temp_directory_path() / "gfn-bench-scaling-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-  return pattern;
-}
-
-// The launcher as given if it names a path, else found in PATH.
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return fs::absolute(name).string();
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  for (std::size_t pos = 0; pos <= dirs.size();) {
-    const auto colon = std::min(dirs.find(':', pos), dirs.size());
-    const fs::path candidate = fs::path(dirs.substr(pos, colon - pos)) / name;
-    if (colon > pos && fs::is_regular_file(candidate)) return candidate.string();
-    pos = colon + 1;
-  }
-  return name;
-}
 
 // Runs one layout once; the figures, or nullopt after printing why it failed.
 std::optional<RunFigures> run_once(const Layout& layout, const Command& command,
@@ -98,14 +78,15 @@ std::optional<RunFigures> run_once(const Layout& layout, const Command& command,
 
 int main(int argc, char** argv) {
   CLI::App app{"Throughput of gfn-train trainer / buffer-manager layouts, round-robin over rounds"};
+  app.footer("Layouts, method and figures: docs/performance.md \"Distributed scaling\".");
   RunSettings settings;
   int rounds = 5;
   std::string layouts_text = "1-6";
   std::string binary = "build/bin/gfn-train", mpirun = "tools/mpirun.sh", out_dir;
   double timeout_s = 900;
   bool dry_run = false;
-  app.add_option("--rounds", rounds, "rounds; each runs every layout once")
-      ->check(CLI::Range(1, 1000));
+  harness::Front front(app, "gfn-bench-scaling", "--rounds 1 --iterations 20 --layouts 1,3");
+  front.add_repetitions(rounds, "--rounds", "rounds; each runs every layout once");
   app.add_option("--iterations", settings.iterations, "train.n_iterations of every run")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   app.add_option("--layouts", layouts_text,
@@ -131,6 +112,9 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
   app.add_flag("--dry-run", dry_run, "print the commands of one round, run nothing");
   CLI11_PARSE(app, argc, argv);
+  front.quick_default("--rounds", rounds, 1);
+  front.quick_default("--iterations", settings.iterations, 20);
+  front.quick_default("--layouts", layouts_text, "1,3");
 
   std::vector<int> order;
   try {
@@ -146,11 +130,14 @@ int main(int argc, char** argv) {
 
   try {
     binary = fs::absolute(binary).string();
-    mpirun = resolve_program(mpirun);
-    if (out_dir.empty()) out_dir = dry_run ? "<temporary directory>" : make_temp_dir();
+    mpirun = gfn::tools::resolve_program(mpirun);
+    if (out_dir.empty())
+      out_dir = dry_run ? "<temporary directory>" : gfn::tools::make_temp_dir("gfn-bench-scaling");
     if (!dry_run) out_dir = fs::absolute(out_dir).string();
     const MethodInfo method{settings, rounds, order, binary, mpirun, out_dir};
-    fmt::print("{}", method_text(method));
+    const harness::Method statement = scaling_method(front.method(argc, argv), rounds);
+    const std::string head = harness::method_statement(statement) + method_text(method);
+    fmt::print("{}", head);
     std::fflush(stdout);
 
     const auto dir_of = [&out_dir](int round, const Layout& l) {
@@ -199,9 +186,14 @@ int main(int argc, char** argv) {
           "iteration\n",
           settings.submit_every);
     }
-    for (const auto& g : judge_goals(summaries)) report += goal_line(g) + "\n";
+    harness::Report json{front.tool(), statement, layout_cases(order, summaries), {}};
+    for (const auto& g : judge_goals(summaries)) {
+      report += goal_line(g) + "\n";
+      json.goals.push_back(report_goal(g));
+    }
     fmt::print("{}", report);
-    std::ofstream(fs::path(out_dir) / "report.txt") << method_text(method) << report;
+    std::ofstream(fs::path(out_dir) / "report.txt") << head << report;
+    front.write_json(json);
     if (any_failed) {
       fmt::print("# some runs failed (see the FAILED lines above)\n");
       return 1;

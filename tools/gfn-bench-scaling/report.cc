@@ -9,12 +9,12 @@ namespace gfn::bench_scaling {
 namespace {
 
 // The median with `digits` decimals and `suffix`, or "-".
-std::string or_dash(const std::optional<Spread>& s, int digits, const char* suffix = "") {
+std::string or_dash(const std::optional<harness::Summary>& s, int digits, const char* suffix = "") {
   if (!s) return "-";
   return fmt::format("{:.{}f}{}", s->median, digits, suffix);
 }
 
-std::string percent_range(const std::optional<Spread>& s, int rounds) {
+std::string percent_range(const std::optional<harness::Summary>& s, int rounds) {
   if (!s) return "-";
   if (rounds == 1 || s->n == 1) return fmt::format("{:.1f} %", 100 * s->median);
   return fmt::format("{:.1f} % ({:.0f}-{:.0f})", 100 * s->median, 100 * s->min, 100 * s->max);
@@ -56,19 +56,62 @@ std::string method_text(const MethodInfo& m) {
       "# Rounds:     {}; each round runs every layout once, in the order {} (round-robin, so\n"
       "#             that the machine's slow and fast phases hit every layout alike)\n",
       m.rounds, order);
-  out +=
-      "# traj/s:     summary.json trajectories / train_s (run_trainer's time, max over trainers:\n"
-      "#             no process or transport start-up, no final reports; wall_s if absent);\n"
-      "#             'wall' = trajectories / wall_s (the whole job)\n"
-      "# ms/it:      summary.json ms_per_iteration (median over trainers of each one's median)\n"
-      "# x 1t:       traj/s over layout 1's in the same round\n"
-      "# efficiency: traj/s over the same round's traj/s of as many trainers without a manager\n"
-      "#             (3-5 vs 2, 6 vs 7), median over rounds (min-max)\n"
-      "# manager:    buffer_manager_<rank>.json cpu_s (getrusage user + system of the manager\n"
-      "#             process around run_buffer_manager) and wall_s; CPU % = cpu_s / wall_s\n"
-      "# Figures are medians over the rounds' successful runs.\n";
   out += fmt::format("# Runs:       {}/round<r>/<layout>/ (run.log, summary.json)\n#\n", m.out_dir);
   return out;
+}
+
+harness::Method scaling_method(harness::Method base, int rounds) {
+  return base.describe(
+      "each run is one gfn-train job under the MPI launcher; its figures are read from "
+      "summary.json and buffer_manager_<rank>.json",
+      0, rounds, "rounds (each runs every layout once, round-robin)",
+      {"traj/s = summary.json trajectories / train_s (run_trainer's time, max over trainers: no "
+       "process or transport start-up, no final reports; wall_s if absent); 'wall' = "
+       "trajectories / wall_s (the whole job)",
+       "ms/it = summary.json ms_per_iteration (median over trainers of each one's median)",
+       "x 1t = traj/s over layout 1's in the same round",
+       "efficiency = traj/s over the same round's traj/s of as many trainers without a manager "
+       "(3-5 vs 2, 6 vs 7), median over rounds (min-max)",
+       "manager = buffer_manager_<rank>.json cpu_s (getrusage user + system of the manager "
+       "process around run_buffer_manager) and wall_s; CPU % = cpu_s / wall_s",
+       "figures are medians over the rounds' successful runs"});
+}
+
+std::vector<harness::Case> layout_cases(const std::vector<int>& order,
+                                        const std::map<int, LayoutSummary>& rows) {
+  std::vector<harness::Case> cases;
+  for (int id : order) {
+    const auto& l = layout_by_id(id);
+    harness::Case c;
+    c.name = l.slug;
+    c.parameters = {{"id", id},
+                    {"label", l.label},
+                    {"np", l.np()},
+                    {"trainers", l.trainers},
+                    {"managers", l.managers},
+                    {"baseline", l.baseline}};
+    const auto it = rows.find(id);
+    c.parameters["ok_runs"] = it == rows.end() ? 0 : it->second.ok_runs;
+    const auto add = [&c](const char* name, const std::optional<harness::Summary>& s,
+                          const char* unit) {
+      if (s)
+        c.add(name, *s, unit);
+      else
+        c.add_missing(name, unit);
+    };
+    const LayoutSummary empty;
+    const LayoutSummary& r = it == rows.end() ? empty : it->second;
+    add("trajectories_per_s", r.trajectories_per_s, "1/s");
+    add("wall_trajectories_per_s", r.wall_trajectories_per_s, "1/s");
+    add("ms_per_iteration", r.ms_per_iteration, "ms");
+    add("vs_one_trainer", r.vs_one_trainer, "ratio");
+    add("efficiency", r.efficiency, "ratio");
+    add("manager_cpu_s", r.manager_cpu_s, "s");
+    add("manager_wall_s", r.manager_wall_s, "s");
+    add("manager_cpu_percent", r.manager_cpu_percent, "%");
+    cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 std::string run_line(int round, int rounds, const Layout& layout, const RunFigures& f) {
@@ -104,7 +147,7 @@ std::string table_text(const std::vector<int>& order, const std::map<int, Layout
       continue;
     }
     const auto& r = it->second;
-    const auto traj = [](const std::optional<Spread>& s) {
+    const auto traj = [](const std::optional<harness::Summary>& s) {
       return s ? thousands(s->median) : std::string("-");
     };
     out += fmt::format(

@@ -1,82 +1,41 @@
 #include "tools/gfn-bench-train/bench.h"
 
 #include <ATen/Parallel.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
-#include <thread>
 
-#include <time.h>
-
-#include "runtime/process/build_info.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
+#include "tools/common/harness/machine.h"
+#include "tools/common/harness/timing.h"
 
 namespace gfn::bench {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown CPU";
+harness::Method bench_method(harness::Method base, const BenchOptions& options) {
+  return base.describe(
+      "Learner::train_iteration(train.batch_size) of each config, each call timed with "
+      "steady_clock (wall) and CLOCK_THREAD_CPUTIME_ID (CPU)",
+      options.warmup, options.iters, "iterations per config",
+      {"phases are IterationResult::seconds, averaged over the measured iterations",
+       "median = middle value (mean of the two middle ones for an even count); p90 = nearest "
+       "rank"});
 }
 
-// The kernel set a DYNAMIC_ARCH OpenBLAS chose at load time (e.g. "SkylakeX",
-// "Haswell", "Prescott"); "" when the loaded BLAS is not OpenBLAS.
-std::string openblas_core() {
-  using CoreFn = char* (*)();
-  if (auto fn = reinterpret_cast<CoreFn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"))) {
-    return fn();
-  }
-  return "";
-}
-
-std::string cpu_features() {
-  std::string f;
-  if (__builtin_cpu_supports("avx512f")) f += " avx512f";
-  if (__builtin_cpu_supports("avx2")) f += " avx2";
-  if (__builtin_cpu_supports("fma")) f += " fma";
-  return f.empty() ? " (no AVX2/AVX-512)" : f;
-}
-
-double thread_cpu_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
-}
-
-double mean_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-}  // namespace
-
-double percentile(std::vector<double> values, double q) {
-  if (values.empty() || !(q >= 0 && q <= 100)) {
-    throw std::invalid_argument("percentile: need values and q in [0, 100]");
-  }
-  std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q / 100.0 * values.size()));
-  return values[rank == 0 ? 0 : rank - 1];
+std::string blas_kernel_warning(const harness::Machine& machine) {
+  const bool wide_cpu = __builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx512f");
+  if (machine.blas_kernels != "Prescott" || !wide_cpu) return "";
+  return fmt::format(
+      "#  WARNING   OpenBLAS chose its generic Prescott (SSE3) kernels on a CPU with {}:\n"
+      "#            OpenBLAS < 0.3.25 does not recognise this CPU model.\n#            "
+      "Set OPENBLAS_CORETYPE={} in the environment (read when the library loads).\n",
+      machine.cpu_features, __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
 }
 
 BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& label,
@@ -91,47 +50,41 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   r.label = label;
   r.config = config;
   r.options = options;
-  double load[1];
-  if (getloadavg(load, 1) == 1) r.load_average = load[0];
+  const auto load = harness::load_averages();
+  if (!load.empty()) r.load_average = load[0];
 
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
                         buffer::ReplayOptions{}, config.engine);
   r.engine = learner.engine_paths();
   const std::int64_t batch = config.train.batch_size;
-  for (int i = 0; i < options.warmup; ++i) learner.train_iteration(batch);
-
-  std::vector<double> sample, loss, backward, optimizer, hook, cpu;
+  std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(options.iters));
   std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
-  if (!options.profile_path.empty()) {
-    profile = std::make_unique<torch::autograd::profiler::RecordProfile>(options.profile_path);
-  }
-  for (int i = 0; i < options.iters; ++i) {
-    const auto t0 = Clock::now();
-    const double c0 = thread_cpu_ms();
-    const core::IterationResult step = learner.train_iteration(batch);
-    cpu.push_back(thread_cpu_ms() - c0);
-    r.iteration_ms.push_back(1e3 * std::chrono::duration<double>(Clock::now() - t0).count());
-    sample.push_back(1e3 * step.seconds.sample);
-    loss.push_back(1e3 * step.seconds.loss);
-    backward.push_back(1e3 * step.seconds.backward);
-    optimizer.push_back(1e3 * step.seconds.optimizer);
-    hook.push_back(1e3 * step.seconds.gradient_hook);
-  }
+  const auto timings = harness::time_calls(
+      harness::Repetitions{options.warmup, options.iters},
+      [&](int i) {
+        core::IterationResult step = learner.train_iteration(batch);
+        if (i >= 0) phases[static_cast<std::size_t>(i)] = step.seconds;
+        return step;  // freed after the timing stops
+      },
+      [&] {  // the profiler records the measured iterations only
+        if (options.profile_path.empty()) return;
+        profile = std::make_unique<torch::autograd::profiler::RecordProfile>(options.profile_path);
+      });
   profile.reset();  // writes the trace
-  r.median_ms = percentile(r.iteration_ms, 50);
-  r.p90_ms = percentile(r.iteration_ms, 90);
-  r.cpu_median_ms = percentile(cpu, 50);
-  r.mean_ms = mean_of(r.iteration_ms);
-  r.min_ms = *std::min_element(r.iteration_ms.begin(), r.iteration_ms.end());
-  r.sample_ms = mean_of(sample);
-  r.loss_ms = mean_of(loss);
-  r.backward_ms = mean_of(backward);
-  r.optimizer_ms = mean_of(optimizer);
-  r.hook_ms = mean_of(hook);
-  r.trajectories_per_s = static_cast<double>(batch) / (r.median_ms / 1e3);
+  r.ms = harness::summarize(timings.wall_s).scaled(1e3);
+  r.cpu_ms = harness::summarize(timings.cpu_s).scaled(1e3);
+  const auto phase_ms = [&phases](double core::PhaseDurations::*phase) {
+    std::vector<double> ms;
+    for (const auto& p : phases) ms.push_back(1e3 * (p.*phase));
+    return harness::mean(ms);
+  };
+  r.sample_ms = phase_ms(&core::PhaseDurations::sample);
+  r.loss_ms = phase_ms(&core::PhaseDurations::loss);
+  r.backward_ms = phase_ms(&core::PhaseDurations::backward);
+  r.optimizer_ms = phase_ms(&core::PhaseDurations::optimizer);
+  r.hook_ms = phase_ms(&core::PhaseDurations::gradient_hook);
+  r.trajectories_per_s = static_cast<double>(batch) / (r.ms.median / 1e3);
   r.threads = at::get_num_threads();
-  r.blas = runtime::loaded_blas_library();  // after the Learner's matmuls
-  r.blas_core = openblas_core();
 
   r.rows = count_rows(learner, batch, config.train.epsilon, config.train.temperature,
                       options.row_batches, config.train.seed + 7919);
@@ -143,7 +96,7 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   r.shape.uniform_pb = config.model.uniform_pb;
   r.flops = iteration_flops(r.shape, r.rows.sample_rows, r.rows.loss_rows);
   r.flops_per_transition = iteration_flops(r.shape, r.rows.transitions, r.rows.transitions);
-  r.achieved_gflops = r.flops.total() / (r.median_ms / 1e3) / 1e9;
+  r.achieved_gflops = r.flops.total() / (r.ms.median / 1e3) / 1e9;
   const auto probe_rows = std::max<std::int64_t>(1, std::llround(r.rows.loss_rows));
   // The GEMM calls of an iteration: modelled (rows rounded to whole calls) and recorded
   // from real iterations (after the timing: recording slows every ATen op down).
@@ -160,25 +113,24 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   // round's ratio see the same machine speed (on a shared VM the probe alone swings
   // between ~80 and ~120 GFLOP/s from one run to the next).
   const auto& probed_calls = r.gemm_recorded.empty() ? r.gemm_model : r.gemm_recorded;
+  std::vector<double> paired_ms, paired_gflops, paired_ratios;
   for (int round = 0; round < options.paired_rounds; ++round) {
-    std::vector<double> ms;
-    for (int i = 0; i < options.paired_iters; ++i) {
-      const auto t0 = Clock::now();
-      learner.train_iteration(batch);
-      ms.push_back(1e3 * std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-    const double round_ms = percentile(ms, 50);
+    const auto round_times = harness::time_calls(harness::Repetitions{0, options.paired_iters},
+                                                 [&](int) { learner.train_iteration(batch); });
+    const double round_ms = 1e3 * harness::median(round_times.wall_s);
     const double round_gflops = r.flops.total() / (round_ms / 1e3) / 1e9;
     const SameShapesProbe pass = probe_gemm_calls(probed_calls, /*n_blocks=*/1,
                                                   /*min_block_s=*/0.002);
-    r.paired_ms.push_back(round_ms);
-    r.paired_gflops.push_back(pass.gflops);
-    r.paired_ratios.push_back(round_gflops / pass.gflops);
+    paired_ms.push_back(round_ms);
+    paired_gflops.push_back(pass.gflops);
+    paired_ratios.push_back(round_gflops / pass.gflops);
   }
-  r.paired_ratio_median = percentile(r.paired_ratios, 50);
+  r.paired_ms = harness::summarize(paired_ms);
+  r.paired_gflops = harness::summarize(paired_gflops);
+  r.paired_ratio = harness::summarize(paired_ratios);
   r.probe = probe_gemm(probe_rows, r.shape.hidden_dim, r.shape.hidden_dim);
   r.probe_ratio = r.achieved_gflops / r.probe.gflops;
-  r.nominal_gflops = r.flops_per_transition.total() / (r.median_ms / 1e3) / 1e9;
+  r.nominal_gflops = r.flops_per_transition.total() / (r.ms.median / 1e3) / 1e9;
   const auto nominal_rows = std::max<std::int64_t>(1, std::llround(r.rows.transitions));
   r.probe_nominal = probe_gemm(nominal_rows, r.shape.hidden_dim, r.shape.hidden_dim);
   r.nominal_ratio = r.nominal_gflops / r.probe_nominal.gflops;
@@ -188,8 +140,8 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
 void print_report(const BenchResult& r, std::ostream& out) {
   const auto& c = r.config;
   const double total_phases = r.sample_ms + r.loss_ms + r.backward_ms + r.optimizer_ms + r.hook_ms;
-  const double other = r.mean_ms - total_phases;
-  auto share = [&](double ms) { return 100.0 * ms / r.mean_ms; };
+  const double other = r.ms.mean - total_phases;
+  auto share = [&](double ms) { return 100.0 * ms / r.ms.mean; };
   const auto& s = r.shape;
   const double h = static_cast<double>(s.hidden_dim);
 
@@ -214,25 +166,7 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "#  engine    {}\n", engine);
   fmt::print(out, "#  threads   at::get_num_threads() = {} (train.num_threads = {})\n", r.threads,
              c.train.num_threads);
-  fmt::print(out, "#  BLAS      {}{}\n", r.blas,
-             r.blas_core.empty() ? "" : ", OpenBLAS kernels: " + r.blas_core);
-  const bool wide_cpu = __builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx512f");
-  if (r.blas_core == "Prescott" && wide_cpu) {
-    fmt::print(out,
-               "#  WARNING   OpenBLAS chose its generic Prescott (SSE3) kernels on a CPU with{}:\n"
-               "#            OpenBLAS < 0.3.25 does not recognise this CPU model.\n#            "
-               "Set OPENBLAS_CORETYPE={} in the environment (read when the "
-               "library loads).\n",
-               cpu_features(), __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
-  }
-  fmt::print(out, "#  machine   {} ({}), {} logical CPUs, 1-min load average {:.2f} at start\n",
-             cpu_model(), cpu_features().substr(1), std::thread::hardware_concurrency(),
-             r.load_average);
-  fmt::print(out,
-             "#  method    {} warm-up + {} measured iterations of Learner::train_iteration({}), "
-             "each timed with steady_clock;\n#            phases are IterationResult::seconds, "
-             "averaged over the measured iterations\n#\n",
-             r.options.warmup, r.options.iters, c.train.batch_size);
+  fmt::print(out, "#  load      1-min load average {:.2f} at start\n#\n", r.load_average);
 
   fmt::print(out, "#  {:<14} {:>9} {:>7}   {}\n", "phase", "mean ms", "share", "what");
   auto row = [&](const char* name, double ms, const char* what) {
@@ -245,7 +179,7 @@ void print_report(const BenchResult& r, std::ostream& out) {
   row("averaging", r.hook_ms, "0 for a single trainer: no gradient/model averaging");
   row("communication", 0.0, "0 for a single trainer: no buffer submission, no collective");
   row("other", other, "loss.item(), logZ, mode tracking (total - phases)");
-  row("total", r.mean_ms, "mean wall time per iteration");
+  row("total", r.ms.mean, "mean wall time per iteration");
   fmt::print(out, "#\n");
 
   fmt::print(out,
@@ -321,10 +255,10 @@ void print_report(const BenchResult& r, std::ostream& out) {
              r.probe.rows, r.probe.in, r.probe.out, r.probe.in, r.probe.seconds_per_gemm * 1e6,
              r.probe.gflops);
   fmt::print(out, "   ms/iteration     median {:.3f}  p90 {:.3f}  mean {:.3f}  min {:.3f}\n",
-             r.median_ms, r.p90_ms, r.mean_ms, r.min_ms);
+             r.ms.median, r.ms.p90, r.ms.mean, r.ms.min);
   fmt::print(out,
              "   CPU ms/iteration median {:.3f}  (thread CPU time; robust to a shared machine)\n",
-             r.cpu_median_ms);
+             r.cpu_ms.median);
   fmt::print(out, "   trajectories/s   {:.0f}  (batch / median)\n", r.trajectories_per_s);
   fmt::print(out, "   GFLOP/s          achieved {:.3f}  (total FLOPs / median)\n",
              r.achieved_gflops);
@@ -338,11 +272,8 @@ void print_report(const BenchResult& r, std::ostream& out) {
       "   GEMM rate paired median ratio {:.1f}%  (min {:.1f}%, max {:.1f}%; ratio goal basis)  "
       "over {} rounds of {} iterations, each followed by one same-shapes probe pass (medians: "
       "{:.3f} ms/iteration, probe {:.2f} GFLOP/s)\n",
-      100.0 * r.paired_ratio_median,
-      100.0 * *std::min_element(r.paired_ratios.begin(), r.paired_ratios.end()),
-      100.0 * *std::max_element(r.paired_ratios.begin(), r.paired_ratios.end()),
-      r.paired_ratios.size(), r.options.paired_iters, percentile(r.paired_ms, 50),
-      percentile(r.paired_gflops, 50));
+      100.0 * r.paired_ratio.median, 100.0 * r.paired_ratio.min, 100.0 * r.paired_ratio.max,
+      r.paired_ratio.n, r.options.paired_iters, r.paired_ms.median, r.paired_gflops.median);
   fmt::print(out,
              "   GFLOP/s nominal  {:.3f}  (per-transition FLOPs / median: the work torchgfn does "
              "for the same batch)   GEMM probe ({} rows) {:.2f}   ratio {:.1f}%  (NOT executed "

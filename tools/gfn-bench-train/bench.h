@@ -1,7 +1,8 @@
 #pragma once
 // gfn-bench-train's measurement: builds a core::Learner from an experiment
 // configuration (a world of one: one trainer, no replay buffer, no averaging) and
-// times `warmup` + `iters` calls of Learner::train_iteration(train.batch_size), then
+// times `warmup` + `iters` calls of Learner::train_iteration(train.batch_size)
+// (harness::time_calls, tools/common/harness/timing.h), then
 // measures the rows the network evaluates (row_count.h), the GEMM FLOPs they imply
 // (flop_model.h), records the GEMM calls of `record_iters` more iterations and runs two
 // GEMM probes (gemm_probe.h): the same shapes as those calls (the goal's basis) and the
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "roles/experiment/experiment_config.h"
+#include "tools/common/harness/report.h"
+#include "tools/common/harness/stats.h"
 #include "tools/gfn-bench-train/flop_model.h"
 #include "tools/gfn-bench-train/gemm_probe.h"
 #include "tools/gfn-bench-train/row_count.h"
@@ -46,14 +49,13 @@ struct BenchResult {
   /// paths with `--set engine.<key>=<value>` (runtime/config/engine_options.h).
   std::map<std::string, std::string> engine;
   BenchOptions options;
-  std::vector<double> iteration_ms;  ///< measured iterations, in order (ms)
-  /// Median thread CPU time per iteration (CLOCK_THREAD_CPUTIME_ID), ms: less sensitive
+  harness::Summary ms;  ///< wall time per measured iteration (ms), harness::time_calls
+  /// Thread CPU time per measured iteration (CLOCK_THREAD_CPUTIME_ID), ms: less sensitive
   /// than wall time to other processes on a shared machine.
-  double cpu_median_ms = 0;
-  double median_ms = 0, p90_ms = 0, mean_ms = 0, min_ms = 0;
+  harness::Summary cpu_ms;
   /// Mean per phase over the measured iterations, ms (IterationResult::seconds).
   double sample_ms = 0, loss_ms = 0, backward_ms = 0, optimizer_ms = 0, hook_ms = 0;
-  double trajectories_per_s = 0;  ///< batch_size / median iteration time
+  double trajectories_per_s = 0;  ///< batch_size / median iteration time (ms.median)
   RowCounts rows;
   MlpShape shape;
   IterationFlops flops;                 ///< from rows.sample_rows, rows.loss_rows
@@ -69,21 +71,18 @@ struct BenchResult {
   /// goal's basis, "a GEMM probe of the same shapes run in the same process".
   SameShapesProbe same_shapes;
   double same_shapes_ratio = 0;  ///< achieved_gflops / same_shapes.gflops
-  /// Per paired round: (flops.total() / median ms of the round's iterations) / the round's
-  /// same-shapes probe rate. Their median is the ratio goal's basis (side by side in time).
-  std::vector<double> paired_ratios;
-  std::vector<double> paired_ms;      ///< per round: median ms per iteration
-  std::vector<double> paired_gflops;  ///< per round: same-shapes probe rate, GFLOP/s
-  double paired_ratio_median = 0;
+  /// Over the paired rounds, each round's (flops.total() / median ms of the round's
+  /// iterations) / the round's same-shapes probe rate. Its median is the ratio goal's basis
+  /// (side by side in time).
+  harness::Summary paired_ratio;
+  harness::Summary paired_ms;      ///< over the rounds: each round's median ms per iteration
+  harness::Summary paired_gflops;  ///< over the rounds: each round's same-shapes probe rate
   /// torchgfn-equivalent (nominal) rate: flops_per_transition.total() / median time, i.e.
   /// the GEMM work of evaluating every transition (the compute-floor count).
   double nominal_gflops = 0;
   GemmProbe probe_nominal;   ///< same shape with rows = round(rows.transitions)
   double nominal_ratio = 0;  ///< nominal_gflops / probe_nominal.gflops
   int threads = 0;           ///< at::get_num_threads() during the run
-  std::string blas;          ///< runtime::loaded_blas_library()
-  std::string
-      blas_core;  ///< openblas_get_corename() (kernel set chosen at load), "" if not OpenBLAS
   double load_average = -1;  ///< 1-minute load average at the start (-1 if unknown)
 };
 
@@ -93,11 +92,16 @@ struct BenchResult {
 BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& label,
                       const BenchOptions& options);
 
-/// The nccl-tests-style report of one run: method and formulas with the figures.
+/// The nccl-tests-style report of one run: the configuration, the phases, the FLOP model
+/// with its formulas, the GEMM probes and the figures. The timing method and the machine
+/// are the method statement, printed once before (bench_method, harness::method_statement).
 void print_report(const BenchResult& r, std::ostream& out);
 
-/// Nearest-rank percentile q in [0, 100] of `values` (copied, sorted). Throws
-/// std::invalid_argument if values is empty or q is outside [0, 100].
-double percentile(std::vector<double> values, double q);
+/// What gfn-bench-train times (the method statement's "timed", counts and notes).
+harness::Method bench_method(harness::Method base, const BenchOptions& options);
+
+/// A warning when the loaded OpenBLAS runs its generic Prescott (SSE3) kernels on a CPU
+/// with AVX2 or AVX-512 (OpenBLAS < 0.3.25 does not recognise recent CPU models), "" else.
+std::string blas_kernel_warning(const harness::Machine& machine);
 
 }  // namespace gfn::bench

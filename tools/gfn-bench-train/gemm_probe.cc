@@ -3,37 +3,15 @@
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 
-#include <algorithm>
-#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
 
+#include "tools/common/harness/timing.h"
+
 namespace gfn::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Median over n_blocks blocks of the seconds per call of `fn`, each block repeating it
-// (8 at a time) for at least min_block_s seconds.
-template <typename Fn>
-double median_seconds(Fn&& fn, int n_blocks, double min_block_s) {
-  std::vector<double> per_call;
-  for (int blk = 0; blk < n_blocks; ++blk) {
-    std::int64_t reps = 0;
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    do {
-      for (int k = 0; k < 8; ++k) fn();
-      reps += 8;
-      elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (elapsed < min_block_s);
-    per_call.push_back(elapsed / static_cast<double>(reps));
-  }
-  std::sort(per_call.begin(), per_call.end());
-  return per_call[per_call.size() / 2];
-}
 
 // A random float32 [rows x cols] operand, as a transposed view of [cols x rows] if asked.
 at::Tensor operand(std::int64_t rows, std::int64_t cols, bool transposed) {
@@ -92,7 +70,7 @@ GemmProbe probe_gemm(std::int64_t rows, std::int64_t in, std::int64_t out, int n
   p.in = in;
   p.out = out;
   p.seconds_per_gemm =
-      median_seconds([&] { at::addmm_out(y, b, x, w.t()); }, n_blocks, min_block_s);
+      harness::seconds_per_call([&] { at::addmm_out(y, b, x, w.t()); }, n_blocks, min_block_s);
   p.gflops = 2.0 * static_cast<double>(rows * in * out) / p.seconds_per_gemm / 1e9;
   return p;
 }
@@ -122,7 +100,7 @@ SameShapesProbe probe_gemm_calls(const std::vector<GemmCall>& calls, int n_block
       }
     };
     run();  // warm-up
-    TimedGemmCall t{c, median_seconds(run, n_blocks, min_block_s), 0};
+    TimedGemmCall t{c, harness::seconds_per_call(run, n_blocks, min_block_s), 0};
     t.gflops = c.flops() / t.seconds / 1e9;
     p.flops += c.count * c.flops();
     p.seconds += c.count * t.seconds;

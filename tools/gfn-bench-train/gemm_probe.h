@@ -11,7 +11,8 @@
 //    aten::addmm_ and aten::mm seen by an ATen RecordFunction callback), to check the
 //    shape list against and to probe exactly those calls.
 // All float32. Timings repeat a call in blocks of at least `min_block_s` seconds and take
-// the median over `n_blocks` blocks. Blocking. Not thread-safe with other LibTorch work in
+// the median over `n_blocks` blocks (harness::seconds_per_call,
+// tools/common/harness/timing.h). Blocking. Not thread-safe with other LibTorch work in
 // the process (shares the BLAS pool; record_gemm_calls installs a global callback).
 
 #include <cstdint>

@@ -4,12 +4,14 @@
 //   build/bin/gfn-bench-train --all                      # the three configs/bench configs
 //   ... --set train.num_threads=2 --warmup 20 --iters 200
 //
-// Prints, per config, ms/iteration (median, p90), the split by phase, trajectories/s,
-// the GEMM FLOPs per iteration and achieved GFLOP/s, the loaded BLAS, the thread count
-// and two GEMM probes (the iteration's own GEMM calls -- the goal's basis -- and the
-// single hidden-layer shape); with --all also a side-by-side table with the goals and
-// torchgfn's figures. Exit codes: 0 success, 2 bad command line or
-// configuration, 1 failure while running.
+// Prints the method statement (timing, counts, machine, loaded BLAS, date, commit), then
+// per config ms/iteration (median, p90), the split by phase, trajectories/s, the GEMM
+// FLOPs per iteration and achieved GFLOP/s, the thread count and two GEMM probes (the
+// iteration's own GEMM calls -- the goal's basis -- and the single hidden-layer shape);
+// with --all also a side-by-side table with the goals and torchgfn's figures. Shared
+// benchmark flags (tools/common/harness/front.h): --json FILE (every figure, the method
+// statement and the goals), --quick, and --repeats for --iters. Exit codes: 0 success,
+// 2 bad command line or configuration, 1 failure while running.
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -21,11 +23,13 @@
 #include <string>
 #include <vector>
 
-#include "runtime/process/blas_kernels.h"
+#include "runtime/blas_kernels.h"
 #include "runtime/config/cli.h"
 #include "roles/experiment/experiment.h"
-#include "runtime/process/malloc_tuning.h"
+#include "runtime/malloc_tuning.h"
+#include "tools/common/harness/front.h"
 #include "tools/gfn-bench-train/bench.h"
+#include "tools/gfn-bench-train/cases.h"
 #include "tools/gfn-bench-train/goals.h"
 
 namespace {
@@ -44,18 +48,18 @@ void print_table(const std::vector<BenchResult>& results) {
   for (const auto& r : results) {
     const auto g = gfn::bench::goal_for(r.label);
     const bool ratio_goal = g && g->min_probe_ratio > 0;
-    const bool met = g && r.median_ms <= g->max_ms;
-    const bool ratio_met = ratio_goal && r.paired_ratio_median >= g->min_probe_ratio;
+    const bool met = g && r.ms.median <= g->max_ms;
+    const bool ratio_met = ratio_goal && r.paired_ratio.median >= g->min_probe_ratio;
     fmt::print(
         std::cout,
         "   {:<20} {:>6} {:>9.2f} {:>8} {:>8} {:>9} {:>8} {:>8.0f} {:>8.3f} {:>9.2f} {:>6.1f}% "
         "{:>6.1f}% {:>10} {:>8.2f} {:>6.1f}% {:>8.1f}%\n",
-        g ? g->name : r.label, r.config.train.batch_size, r.median_ms,
+        g ? g->name : r.label, r.config.train.batch_size, r.ms.median,
         g ? fmt::format("{:.1f}", g->max_ms) : "-", g ? (met ? "yes" : "NO") : "-",
         g ? fmt::format("{:.1f}", g->torchgfn_ms) : "-",
-        g ? fmt::format("{:.1f}x", g->torchgfn_ms / r.median_ms) : "-", r.trajectories_per_s,
+        g ? fmt::format("{:.1f}x", g->torchgfn_ms / r.ms.median) : "-", r.trajectories_per_s,
         r.achieved_gflops, r.same_shapes.gflops, 100.0 * r.same_shapes_ratio,
-        100.0 * r.paired_ratio_median,
+        100.0 * r.paired_ratio.median,
         ratio_goal
             ? fmt::format(">={:.0f}% {}", 100.0 * g->min_probe_ratio, ratio_met ? "yes" : "NO")
             : "-",
@@ -75,17 +79,17 @@ void print_table(const std::vector<BenchResult>& results) {
 int main(int argc, char** argv) {
   using namespace gfn;
   CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
+  app.footer("Method and figures: docs/performance.md \"Trainer throughput\".");
   config::CommandLine cl;
   config::add_config_options(app, cl);
   bench::BenchOptions options;
   bool all = false;
   std::string bench_dir = "configs/bench";
-  app.add_option("--warmup", options.warmup, "Warm-up iterations (not measured)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--iters", options.iters, "Measured iterations")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  harness::Front front(app, "gfn-bench-train",
+                       "--warmup 2 --iters 20 --row-batches 2 --record-iters 1 --paired-rounds 3 "
+                       "--paired-iters 5");
+  front.add_warmup(options.warmup, "--warmup", "Warm-up iterations (not measured)");
+  front.add_repetitions(options.iters, "--iters", "Measured iterations");
   app.add_option("--row-batches", options.row_batches,
                  "Extra batches sampled to count the rows the network evaluates")
       ->check(CLI::PositiveNumber)
@@ -117,6 +121,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  front.quick_default("--warmup", options.warmup, 2);
+  front.quick_default("--iters", options.iters, 20);
+  front.quick_default("--row-batches", options.row_batches, 2);
+  front.quick_default("--record-iters", options.record_iters, 1);
+  front.quick_default("--paired-rounds", options.paired_rounds, 3);
+  front.quick_default("--paired-iters", options.paired_iters, 5);
 
   std::vector<std::pair<std::string, roles::ExperimentConfig>> runs;
   try {
@@ -145,14 +155,21 @@ int main(int argc, char** argv) {
   }
 
   try {
+    harness::Report report{
+        front.tool(), bench::bench_method(front.method(argc, argv), options), {}, {}};
+    std::cout << harness::method_statement(report.method)
+              << bench::blas_kernel_warning(report.method.machine) << "#\n";
     std::vector<BenchResult> results;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (i > 0) std::cout << "#\n";
       results.push_back(bench::run_bench(runs[i].second, runs[i].first, options));
       bench::print_report(results.back(), std::cout);
       std::cout.flush();
+      report.cases.push_back(bench::bench_case(results.back()));
+      for (auto& g : bench::bench_goals(results.back())) report.goals.push_back(std::move(g));
     }
     if (all || bench::goal_for(runs.front().first)) print_table(results);
+    front.write_json(report);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 1;

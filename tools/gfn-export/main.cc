@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
   std::string run_dir;
   std::string out_dir;
   CLI::App app{"gfn-export: write a finished run's model for PyTorch / torchgfn"};
+  app.footer(
+      "Writes model_state_dict.pt, model.json and model_check.pt from the run's config.yaml and "
+      "model.pt. Exit code 1 when a file cannot be read or written, 2 on a bad command line. "
+      "See docs/export.md \"gfn-export\".");
   app.add_option("run_dir", run_dir, "run directory (config.yaml and model.pt)")->required();
   app.add_option("--out", out_dir, "output directory (default: the run directory)");
   CLI11_PARSE(app, argc, argv);

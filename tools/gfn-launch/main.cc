@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Start N local processes with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, "
       "MASTER_ADDR and MASTER_PORT set (like torchrun --standalone)."};
+  app.footer(
+      "Example: gfn-launch -n 4 -- build/bin/gfn-train --config configs/hypergrid_demo.yaml "
+      "--set transport.backend=torch. See docs/launchers.md \"gfn-launch\".");
   app.add_option("-n,--nproc-per-node", opts.nproc, "number of processes")
       ->required()
       ->check(CLI::Range(1, 4096));

@@ -9,27 +9,29 @@
 // Methods: raw-mpi, mpi (recv_into, one reused buffer), mpi-fresh (plain recv), raw-gloo,
 // torch (recv_into), and the submission pattern.
 //
+// Shared benchmark flags (tools/common/harness/front.h): --json FILE (every figure, the
+// method and the goals), --quick, and --warmup / --repeats for -w / -n.
+//
 // Exactly 2 ranks on one host. Exit codes: 0 success; 1 a payload was wrong or a
 // method failed; 2 bad command line; 3 a transport goal failed (with --require-goals).
 
 #include <fmt/format.h>
 #include <mpi.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "tools/common/harness/front.h"
 #include "tools/gfn-transport-bench/raw_gloo.h"
 #include "tools/gfn-transport-bench/raw_mpi.h"
 #include "tools/gfn-transport-bench/report.h"
+#include "tools/gfn-transport-bench/sizes.h"
 #include "tools/gfn-transport-bench/submission.h"
 #include "tools/gfn-transport-bench/sweep.h"
 #include "tools/gfn-transport-bench/transport_method.h"
@@ -38,6 +40,7 @@
 namespace {
 
 using namespace gfn::tbench;
+namespace harness = gfn::harness;
 
 const std::string kSubmission = "submission";
 
@@ -53,7 +56,7 @@ struct Options {
   bool require_goals = false;
 };
 
-void add_options(CLI::App& app, Options& o) {
+void add_options(CLI::App& app, harness::Front& front, Options& o) {
   app.add_option("-b,--minbytes", o.min_bytes, "Smallest message size (bytes; K/M suffixes = 1024)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
@@ -65,12 +68,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("-f,--stepfactor", o.factor, "Multiplication factor between sizes")
       ->check(CLI::Range(std::size_t{2}, std::size_t{1} << 20))
       ->capture_default_str();
-  app.add_option("-w,--warmup_iters", o.loop.warmup, "Untimed round trips per size and method")
-      ->check(CLI::Range(0, 1000000))
-      ->capture_default_str();
-  app.add_option("-n,--iters", o.loop.iters, "Timed round trips per size and method")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
+  front.add_warmup(o.loop.warmup, "-w,--warmup_iters", "Untimed round trips per size and method");
+  front.add_repetitions(o.loop.iters, "-n,--iters", "Timed round trips per size and method");
   app.add_option("-c,--check", o.loop.check, "Check every received payload (0/1)")
       ->capture_default_str();
   app.add_option("-m,--methods", o.methods, "Methods to run (comma-separated)")
@@ -93,19 +92,8 @@ bool wants(const Options& o, const std::string& method) {
   return std::find(o.methods.begin(), o.methods.end(), method) != o.methods.end();
 }
 
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
-
-std::vector<std::string> environment_lines() {
-  std::vector<std::string> lines;
-  char host[256] = {0};
-  gethostname(host, sizeof(host) - 1);
-  lines.push_back(fmt::format("host {}: {} cores, load average {} (1/5/15 min) at start", host,
-                              std::thread::hardware_concurrency(), load_average()));
+// The MPI library and how its waiting calls wait.
+std::string mpi_line() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;
   MPI_Get_library_version(version, &len);
@@ -113,11 +101,10 @@ std::vector<std::string> environment_lines() {
   v = v.substr(0, v.find_first_of(",\n"));
   const char* yield = std::getenv("OMPI_MCA_mpi_yield_when_idle");
   const std::string y = yield ? yield : "unset";
-  lines.push_back(fmt::format(
+  return fmt::format(
       "{}; OMPI_MCA_mpi_yield_when_idle={} ({})", v, y,
       y == "1" ? "waiting MPI calls yield the core: raw-mpi latency is higher than busy-polling"
-               : "waiting MPI calls busy-poll"));
-  return lines;
+               : "waiting MPI calls busy-poll");
 }
 
 int run(int argc, char** argv) {
@@ -128,10 +115,15 @@ int run(int argc, char** argv) {
 
   CLI::App app("Transport latency / bandwidth benchmark (nccl-tests style), 2 ranks.",
                "gfn-transport-bench");
+  app.footer("Method and figures: docs/performance.md \"Transport benchmark\".");
   Options o;
-  add_options(app, o);
+  harness::Front front(app, "gfn-transport-bench", "--maxbytes 64K --warmup_iters 2 --iters 20");
+  add_options(app, front, o);
   try {
     app.parse(argc, argv);
+    front.quick_default("--maxbytes", o.max_bytes, std::size_t{64} << 10);
+    front.quick_default("--warmup_iters", o.loop.warmup, 2);
+    front.quick_default("--iters", o.loop.iters, 20);
     if (o.max_bytes < o.min_bytes) {
       throw CLI::ValidationError("--maxbytes", fmt::format("--maxbytes {} is below --minbytes {}",
                                                            o.max_bytes, o.min_bytes));
@@ -190,9 +182,8 @@ int run(int argc, char** argv) {
   info.max_bytes = o.max_bytes;
   info.factor = o.factor;
   info.loop = o.loop;
-  info.shape = o.shape;
-  for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
-  info.environment = environment_lines();
+  info.method = run_method(front.method(argc, argv), o.loop);
+  info.mpi = mpi_line();
   if (raw_mpi) info.descriptions[kRawMpi] = raw_mpi->description();
   if (raw_gloo) info.descriptions[kRawGloo] = raw_gloo->description();
   for (const auto& slot : sweep_methods) {
@@ -256,12 +247,14 @@ int run(int argc, char** argv) {
 
   const auto goals = evaluate_goals(sweep, submission);
   bool goals_pass = true;
-  for (const auto& g : goals) {
-    goals_pass = goals_pass && (g.informational || !g.evaluated || g.pass);
-  }
+  for (const auto& g : goals) goals_pass = goals_pass && g.verdict != harness::Verdict::kFail;
   if (rank == 0) {
     print_goals(goals, wrong, checked);
-    fmt::print("# load average at end: {}\n", load_average());
+    const auto load = harness::load_averages();
+    fmt::print("# load average at end: {}\n",
+               load.size() == 3 ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2])
+                                : "unknown");
+    front.write_json({front.tool(), info.method, report_cases(sweep, submission), goals});
   }
 
   // Gloo objects go before MPI is finalized (by the caller).

@@ -1,13 +1,15 @@
 #pragma once
 // Printing of gfn-transport-bench (nccl-tests style: '#' comment lines, one row per
-// size printed as soon as it is measured) and the transport goals evaluated on the
-// figures of the same run. Rank 0 only; not thread-safe (writes stdout).
+// size printed as soon as it is measured), the transport goals evaluated on the figures
+// of the same run, and the cases of its JSON report (tools/common/harness/report.h).
+// Rank 0 only; not thread-safe (writes stdout).
 
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "tools/common/harness/report.h"
 #include "tools/gfn-transport-bench/submission.h"
 #include "tools/gfn-transport-bench/sweep.h"
 
@@ -34,25 +36,19 @@ struct RunInfo {
   std::size_t max_bytes = 0;
   std::size_t factor = 2;
   LoopOptions loop;
-  SubmissionShape shape;
-  std::string command_line;
-  std::vector<std::string> environment;             ///< machine and MPI settings, one line each
+  harness::Method method;                           ///< run_method(): timing, machine, command
+  std::string mpi;                                  ///< MPI library and its waiting mode
   std::map<std::string, std::string> descriptions;  ///< method name -> what it calls
 };
+
+/// `base` (command line, machine; harness::Front::method) with what is timed, the counts
+/// of `loop` and the formulas of the tables.
+harness::Method run_method(harness::Method base, const LoopOptions& loop);
 
 /// Figures of one size: method name -> measurement (only the methods that ran).
 using SizeRow = std::map<std::string, Measurement>;
 
-/// One transport goal and its value in this run.
-struct GoalResult {
-  std::string name;        ///< e.g. "small-message round trip"
-  std::string criterion;   ///< e.g. "mpi / raw-mpi median round trip <= 2.00x for sizes <= 4 KiB"
-  bool evaluated = false;  ///< false when the run had no figure for it
-  bool pass = false;
-  std::string worst;           ///< the worst value and where, e.g. "1.31x at 512 B"
-  bool informational = false;  ///< printed as "info", never fails the run
-};
-
+/// The first line (nccl-tests style), the method statement, the MPI line, the methods.
 void print_header(const RunInfo& info);
 /// Column heads of the sweep table.
 void print_sweep_head();
@@ -65,11 +61,19 @@ void print_submission(const SubmissionShape& shape, const SubmissionBytes& bytes
                       const std::map<std::string, Measurement>& rows);
 
 /// The three transport goals from the sweep rows (sizes -> row) and the submission rows,
-/// then one informational line: the bandwidth share of mpi-fresh (plain recv).
-std::vector<GoalResult> evaluate_goals(const std::map<std::size_t, SizeRow>& sweep,
-                                       const std::map<std::string, Measurement>& submission);
+/// then one informational line (verdict "info"): the bandwidth share of mpi-fresh (plain
+/// recv). A goal's value is the worst ratio of the run; its detail says where.
+std::vector<harness::Goal> evaluate_goals(const std::map<std::size_t, SizeRow>& sweep,
+                                          const std::map<std::string, Measurement>& submission);
 /// Prints the goals and the correctness total ("# Out of bounds values : N OK").
-void print_goals(const std::vector<GoalResult>& goals, std::int64_t wrong, std::int64_t checked);
+void print_goals(const std::vector<harness::Goal>& goals, std::int64_t wrong, std::int64_t checked);
+
+/// The figures of the run as cases of the JSON report: "<method>/<bytes>" per sweep size
+/// and method, and one per submission-pattern row (kSubmissionMpi, kSubmissionTorch, and
+/// "submission-bytes/<method>" for the plain round trips of the same byte counts); each with
+/// round_trip_us (statistics), gb_per_s (sweep only), wrong and checked payloads.
+std::vector<harness::Case> report_cases(const std::map<std::size_t, SizeRow>& sweep,
+                                        const std::map<std::string, Measurement>& submission);
 
 /// "512 B", "4 KiB", "64 MiB".
 std::string format_bytes(std::size_t bytes);

@@ -3,11 +3,11 @@
 #include <mpi.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cmath>
 
 #include "roles/protocol/codec.h"  // header-only parts: encode, MessageSpec, type comparison
 #include "roles/protocol/messages.h"
+#include "tools/common/harness/timing.h"
 #include "tools/gfn-transport-bench/method.h"
 #include "transport/framing/message.h"
 
@@ -16,7 +16,6 @@ namespace gfn::tbench {
 namespace {
 
 using protocol::MessageType;
-using Clock = std::chrono::steady_clock;
 
 // The batch of iteration `it`: coordinates in 0..7 and log rewards depending on both.
 protocol::Submission make_batch(const SubmissionShape& shape, std::int64_t it) {
@@ -72,7 +71,7 @@ Measurement measure_submission(transport::Transport& transport, const Submission
     if (transport.rank() == kInitiator) {
       protocol::Score score;
       bool decoded = true;
-      const auto t0 = Clock::now();
+      const harness::Stopwatch watch;
       transport.send(protocol::encode(want), kResponder, tag);
       const auto in = transport.recv(kResponder, tag);
       try {
@@ -83,8 +82,8 @@ Measurement measure_submission(transport::Transport& transport, const Submission
         spdlog::error("trainer: bad SCORE at iteration {}: {}", it, e.what());
         decoded = false;
       }
-      const auto t1 = Clock::now();
-      if (it >= 0) seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+      const double elapsed = watch.seconds();
+      if (it >= 0) seconds.push_back(elapsed);
       ++checked;
       const bool ok = decoded && score.iteration == it && score.retained == shape.states &&
                       score.reward_sum == reward_sum(want);
@@ -113,7 +112,7 @@ Measurement measure_submission(transport::Transport& transport, const Submission
   }
   MPI_Allreduce(&wrong, &m.wrong, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&checked, &m.checked, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (transport.rank() == kInitiator) m.rtt = summarize(std::move(seconds));
+  if (transport.rank() == kInitiator) m.rtt = harness::summarize(std::move(seconds)).scaled(1e6);
   return m;
 }
 

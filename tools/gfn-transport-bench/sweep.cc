@@ -3,8 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 
+#include "tools/common/harness/timing.h"
 #include "tools/gfn-transport-bench/pattern.h"
 
 namespace gfn::tbench {
@@ -18,7 +18,6 @@ Buffers::Buffers(std::size_t bytes) : out(bytes, 1), in(bytes, 2) {}
 std::vector<Measurement> measure(const std::vector<MethodSlot>& methods, std::size_t ping_bytes,
                                  std::size_t pong_bytes, const LoopOptions& options,
                                  Buffers& buffers) {
-  using Clock = std::chrono::steady_clock;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const bool initiator = rank == kInitiator;
@@ -42,10 +41,10 @@ std::vector<Measurement> measure(const std::vector<MethodSlot>& methods, std::si
     fill_pattern(buffers.out.data(), out_bytes, pattern_seed(out_bytes, it, out_dir, id));
     View in;
     if (initiator) {
-      const auto t0 = Clock::now();
+      const harness::Stopwatch watch;
       in = method.initiate(buffers.out.data(), out_bytes, buffers.in.data(), in_bytes);
-      const auto t1 = Clock::now();
-      if (timed) seconds[j].push_back(std::chrono::duration<double>(t1 - t0).count());
+      const double elapsed = watch.seconds();
+      if (timed) seconds[j].push_back(elapsed);
     } else {
       in = method.respond(buffers.out.data(), out_bytes, buffers.in.data(), in_bytes);
     }
@@ -80,7 +79,7 @@ std::vector<Measurement> measure(const std::vector<MethodSlot>& methods, std::si
     out[j].pong_bytes = pong_bytes;
     out[j].wrong = wrong_sum[j];
     out[j].checked = checked_sum[j];
-    if (initiator) out[j].rtt = summarize(std::move(seconds[j]));
+    if (initiator) out[j].rtt = harness::summarize(std::move(seconds[j])).scaled(1e6);
   }
   return out;
 }

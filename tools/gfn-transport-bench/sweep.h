@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tools/common/harness/stats.h"
 #include "tools/gfn-transport-bench/method.h"
-#include "tools/gfn-transport-bench/stats.h"
 
 namespace gfn::tbench {
 
@@ -22,7 +22,8 @@ struct LoopOptions {
 struct Measurement {
   std::size_t ping_bytes = 0;
   std::size_t pong_bytes = 0;
-  Summary rtt;               ///< round trips seen by rank 0 (meaningful on rank 0 only)
+  /// Round trips seen by rank 0, in microseconds (meaningful on rank 0 only).
+  harness::Summary rtt;
   std::int64_t wrong = 0;    ///< bad payloads, summed over both ranks (every rank)
   std::int64_t checked = 0;  ///< payloads checked, summed over both ranks
 };

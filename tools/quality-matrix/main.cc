@@ -13,6 +13,8 @@
 // (validation.interval) and that row of metrics.csv is read and checked (iteration,
 // trajectories, n_visited). With --reuse-runs the cells --only leaves out are read from
 // their previous run directories instead of being dropped, so the table is complete.
+// Shared benchmark flags (tools/common/harness/front.h): --json FILE (every cell's figures
+// over its seeds and its verdict) and --quick (the smoke matrix, 3 iterations).
 // Exit codes: 0 table written (cells may
 // FAIL: the table says so), 1 a run could not be started or the table not written,
 // 2 bad command line.
@@ -28,12 +30,15 @@
 #include <vector>
 
 #include "roles/experiment/experiment_config.h"
+#include "tools/common/harness/front.h"
 #include "tools/quality-matrix/cells.h"
+#include "tools/quality-matrix/json_report.h"
 #include "tools/quality-matrix/run.h"
 #include "tools/quality-matrix/table.h"
 
 namespace fs = std::filesystem;
 using namespace gfn::quality;
+namespace harness = gfn::harness;
 
 namespace {
 
@@ -52,6 +57,7 @@ std::vector<std::string> replay_probe_sets(const ReplaySettings& rs) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Runs gfn-train over the quality matrix and writes a markdown table"};
+  app.footer("Cells, verdicts and the last table: docs/results/quality-matrix.md \"Verdicts\".");
   std::string gfn_train, repo = ".", out_dir = "runs/quality-matrix";
   std::string table_path = "tools/quality-matrix/last_table.md", only;
   int tb_seeds = 3;
@@ -62,6 +68,8 @@ int main(int argc, char** argv) {
   double timeout_s = 1800;
   bool smoke = false, dry_run = false, reuse_runs = false;
   ReplaySettings replay;
+  harness::Front front(app, "gfn-quality-matrix",
+                       "--smoke --iterations 3 --validation-samples 2000");
   app.add_option("--gfn-train", gfn_train, "path of the gfn-train binary")
       ->required()
       ->check(CLI::ExistingFile);
@@ -86,7 +94,7 @@ int main(int argc, char** argv) {
                  "override validation.n_samples (smoke runs)")
       ->check(CLI::Range(1LL, 100000000LL));
   app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
-  std::vector<std::string> buffered_kinds;  // replay.kind's names (runtime/buffer/options.h), but none
+  std::vector<std::string> buffered_kinds;  // replay.kind's names (options.h), but none
   for (const auto& entry : gfn::buffer::kReplayKindNames) {
     if (entry.value != gfn::buffer::ReplayKind::kNone) buffered_kinds.push_back(entry.name);
   }
@@ -99,8 +107,13 @@ int main(int argc, char** argv) {
                "previous run directories under --out-dir are read, and the table lists every "
                "cell");
   CLI11_PARSE(app, argc, argv);
+  front.quick_default("--smoke", smoke, true);
+  front.quick_default("--iterations", iterations, 3LL);
+  front.quick_default("--validation-samples", validation_samples, 2000LL);
 
   try {
+    const harness::Method method = matrix_method(front.method(argc, argv), tb_seeds);
+    if (!dry_run) fmt::print("{}#\n", harness::method_statement(method));
     const fs::path root = fs::weakly_canonical(fs::absolute(repo));
     const fs::path runs_root = fs::path(out_dir).is_absolute() ? fs::path(out_dir) : root / out_dir;
     const fs::path table_file =
@@ -228,6 +241,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     fmt::print("\n{}\ntable written to {}\n", table, table_file.string());
+    front.write_json({front.tool(), method, cell_cases(results), cell_goals(results)});
     return 0;
   } catch (const std::regex_error& e) {
     fmt::print(stderr, "gfn-quality-matrix: error: --only '{}' is not a valid regex: {}\n", only,

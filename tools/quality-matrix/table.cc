@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tools/common/harness/stats.h"
+
 namespace gfn::quality {
 namespace {
 
@@ -36,9 +38,9 @@ std::string with_seeds(const CellResult& r, F field, const char* spec) {
   std::string s = fmt::format(fmt::runtime(spec), field(*m));
   const auto v = over_seeds(r, field);
   if (r.cell.seeds.size() > 1 && v.size() > 1) {
-    const auto [mean, sd] = mean_std(v);
-    s += fmt::format(" ({} ± {}, {} seeds)", fmt::format(fmt::runtime(spec), mean),
-                     fmt::format(fmt::runtime(spec), sd), v.size());
+    const harness::Summary sum = harness::summarize(v);
+    s += fmt::format(" ({} ± {}, {} seeds)", fmt::format(fmt::runtime(spec), sum.mean),
+                     fmt::format(fmt::runtime(spec), sum.stddev), v.size());
   }
   return s;
 }
@@ -57,15 +59,20 @@ std::string target_text(const TorchgfnTarget& t) {
 
 }  // namespace
 
-std::pair<double, double> mean_std(const std::vector<double>& values) {
-  if (values.empty()) throw std::invalid_argument("mean_std: no values");
-  double sum = 0;
-  for (double x : values) sum += x;
-  const double mean = sum / static_cast<double>(values.size());
-  if (values.size() == 1) return {mean, 0.0};
-  double ss = 0;
-  for (double x : values) ss += (x - mean) * (x - mean);
-  return {mean, std::sqrt(ss / static_cast<double>(values.size() - 1))};
+std::vector<double> judged_values(const CellResult& r) {
+  std::vector<double> judged;
+  for (const auto& run : r.runs) {
+    if (run.status != RunStatus::kOk || !run.metrics->judged) continue;
+    judged.push_back(run.metrics->judged->l1_visited);
+  }
+  return judged;
+}
+
+std::optional<double> judged_value(const CellResult& r) {
+  const RunMetrics* m = first_metrics(r);
+  if (m == nullptr || !m->judged) return std::nullopt;
+  const auto judged = judged_values(r);
+  return judged.size() > 1 ? harness::mean(judged) : m->judged->l1_visited;
 }
 
 std::string verdict(const CellResult& r) {
@@ -93,8 +100,8 @@ std::string verdict(const CellResult& r) {
   }
   // Several seeds: judged on the mean over seeds, seed 1 and the spread shown beside it.
   const bool over_seeds = judged.size() > 1;
-  const double value = over_seeds ? mean_std(judged).first : m.judged->l1_visited;
-  const double sampled_value = over_seeds ? mean_std(sampled).first : m.l1_sampled;
+  const double value = *judged_value(r);
+  const double sampled_value = over_seeds ? harness::mean(sampled) : m.l1_sampled;
   const char* what = over_seeds ? "mean l1_visited" : "l1_visited";
   std::string why;
   if (!(value <= bound)) {
@@ -107,10 +114,10 @@ std::string verdict(const CellResult& r) {
   }
   std::string spread;
   if (over_seeds) {
-    const auto [mean, sd] = mean_std(judged);
-    spread =
-        fmt::format("; mean {:.3g} ± {:.3g} over {} seeds, seed 1 {:.3g}, {}/{} seeds ≤ {:.4g}",
-                    mean, sd, judged.size(), m.judged->l1_visited, within, judged.size(), bound);
+    const harness::Summary s = harness::summarize(judged);
+    spread = fmt::format(
+        "; mean {:.3g} ± {:.3g} over {} seeds, seed 1 {:.3g}, {}/{} seeds ≤ {:.4g}", s.mean,
+        s.stddev, judged.size(), m.judged->l1_visited, within, judged.size(), bound);
   }
   if (!why.empty()) {
     // No torchgfn target: the bar is our own (TB's), so this is not a failed target.

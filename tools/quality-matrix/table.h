@@ -32,9 +32,12 @@ struct CellResult {
 /// run failed or has no judged row FAILs.
 std::string verdict(const CellResult& r);
 
-/// Mean and sample standard deviation (n - 1) of `values`; std is 0 for one value.
-/// Throws std::invalid_argument on an empty vector.
-std::pair<double, double> mean_std(const std::vector<double>& values);
+/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first.
+std::vector<double> judged_values(const CellResult& r);
+
+/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds
+/// their mean (harness::mean); nullopt when seed 1 failed or has no judged row.
+std::optional<double> judged_value(const CellResult& r);
 
 /// The markdown block: a header paragraph (definitions, command), the table (one row
 /// per cell, 14 columns: cell, env, loss, buffer, l1_visited at torchgfn's validation,

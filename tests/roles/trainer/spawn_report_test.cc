@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "roles/trainer/spawner.h"
+#include "roles/trainer/spawn/spawn_policy.h"
 
 namespace gfn::roles {
 namespace {

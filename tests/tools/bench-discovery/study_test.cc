@@ -73,5 +73,24 @@ TEST(Table, MediansAndWinnerPerAgentCount) {
   EXPECT_THAT(table, HasSubstr("winner with 2 agent(s): selective (16 modes"));
 }
 
+// The cells in the JSON report: the table's medians, missed milestones null, the winners.
+TEST(Table, JsonCasesCarryTheMediansAndTheWinners) {
+  std::vector<RunResult> runs = {run(1, "average_all", 10, 500), run(1, "selective", 12, 800),
+                                 run(1, "selective", 14, 600), run(1, "selective", 9, 700)};
+  const auto cells = summarise_cells(runs);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_FALSE(cells[0].winner);
+  EXPECT_TRUE(cells[1].winner);
+  const auto cases = cell_cases(cells, 12800);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[1].name, "a1/selective");
+  EXPECT_EQ(cases[1].parameters.at("winner"), true);
+  EXPECT_EQ(cases[1].parameters.at("runs"), 3);
+  EXPECT_EQ(cases[1].parameters.at("budget"), 12800);
+  EXPECT_DOUBLE_EQ(*cases[1].figures.at("modes_at_budget").value, 12);
+  EXPECT_DOUBLE_EQ(*cases[1].figures.at("trajectories_to_50").value, 700);
+  EXPECT_FALSE(cases[1].figures.at("trajectories_to_90").value.has_value());  // never reached
+}
+
 }  // namespace
 }  // namespace gfn::bench_discovery

@@ -1,5 +1,6 @@
 // Units of tools/gfn-transport-bench: the payload pattern (pattern.h) catches every kind
-// of corruption the benchmark must report, and the statistics / size sweep (stats.h).
+// of corruption the benchmark must report, and the size sweep and bandwidth (sizes.h). The
+// round-trip statistics are the harness's (tests/tools/common/stats_test.cc).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 #include <vector>
 
 #include "tools/gfn-transport-bench/pattern.h"
-#include "tools/gfn-transport-bench/stats.h"
+#include "tools/gfn-transport-bench/sizes.h"
 
 namespace gfn::tbench {
 namespace {
@@ -55,28 +56,13 @@ TEST(TransportBenchPattern, DetectsAShiftedPayload) {
   EXPECT_FALSE(check_pattern(v.data() + 8, n, seed));
 }
 
-TEST(TransportBenchStats, MedianAndNearestRankP99) {
-  std::vector<double> s;
-  for (int i = 1; i <= 200; ++i) s.push_back(i * 1e-6);  // 1 .. 200 us, shuffled below
-  std::swap(s[0], s[150]);
-  const Summary sum = summarize(s);
-  EXPECT_EQ(sum.samples, 200u);
-  EXPECT_DOUBLE_EQ(sum.median_us, 100.5);
-  EXPECT_DOUBLE_EQ(sum.p99_us, 198.0);  // ceil(0.99 * 200) = 198th value
-  EXPECT_DOUBLE_EQ(sum.min_us, 1.0);
-  const Summary three = summarize({3e-6, 1e-6, 2e-6});
-  EXPECT_DOUBLE_EQ(three.median_us, 2.0);
-  EXPECT_DOUBLE_EQ(three.p99_us, 3.0);
-  EXPECT_THROW(summarize({}), std::invalid_argument);
-}
-
-TEST(TransportBenchStats, OneWayBandwidthUsesHalfTheRoundTrip) {
+TEST(TransportBenchSizes, OneWayBandwidthUsesHalfTheRoundTrip) {
   // 1 MB in a 2000 us round trip: 1e6 bytes / 1e-3 s = 1 GB/s.
   EXPECT_DOUBLE_EQ(one_way_gbps(1000000, 2000.0), 1.0);
   EXPECT_DOUBLE_EQ(one_way_gbps(10, 0.0), 0.0);
 }
 
-TEST(TransportBenchStats, SweepSizesLikeNcclTests) {
+TEST(TransportBenchSizes, SweepSizesLikeNcclTests) {
   EXPECT_EQ(sweep_sizes(1, 64, 2), (std::vector<std::size_t>{1, 2, 4, 8, 16, 32, 64}));
   EXPECT_EQ(sweep_sizes(1, 100, 8), (std::vector<std::size_t>{1, 8, 64}));
   EXPECT_EQ(sweep_sizes(5, 5, 2), (std::vector<std::size_t>{5}));

@@ -1,6 +1,7 @@
-# Runs the 2-cell smoke matrix and checks the table it writes (structure only).
-# Inputs: TOOL, GFN_TRAIN, REPO, WORK.
-foreach(var TOOL GFN_TRAIN REPO WORK)
+# Runs the 2-cell smoke matrix and checks the table it writes (structure only) and its
+# --json report (CHECK_JSON: tests/tools/common/check_bench_json.cc).
+# Inputs: TOOL, GFN_TRAIN, REPO, WORK, CHECK_JSON.
+foreach(var TOOL GFN_TRAIN REPO WORK CHECK_JSON)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_table.cmake: -D${var}=... is required")
   endif()
@@ -10,6 +11,7 @@ file(REMOVE_RECURSE ${WORK})
 execute_process(
   COMMAND ${TOOL} --gfn-train ${GFN_TRAIN} --repo ${REPO} --smoke --iterations 3
           --validation-samples 2000 --out-dir ${WORK}/runs --table ${table}
+          --json ${WORK}/report.json
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "gfn-quality-matrix exited ${rc}\n${out}\n${err}")
@@ -87,4 +89,10 @@ list(GET csv_lines 1 first_row)
 if(NOT first_row MATCHES "^1,128,.*,128$")
   message(FATAL_ERROR "metrics.csv: first row is not iteration 1 with 128 visited: ${first_row}")
 endif()
-message(STATUS "quality-matrix smoke table OK: ${n_rows} rows")
+# The JSON report: the common schema, a case per cell with its judged l1_visited.
+execute_process(COMMAND ${CHECK_JSON} ${WORK}/report.json gfn-quality-matrix 2 l1_visited_judged
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the --json report is wrong:\n${out}\n${err}")
+endif()
+message(STATUS "quality-matrix smoke table OK: ${n_rows} rows; ${out}")

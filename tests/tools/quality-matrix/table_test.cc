@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tools/quality-matrix/json_report.h"
+
 #include <string>
 #include <vector>
 
@@ -76,6 +78,37 @@ TEST(QualityVerdict, OwnBarWithoutTorchgfnTargetIsNotAFailedTarget) {
   r.runs = {judged_run(0.00416)};
   r.cell.target.published = true;
   EXPECT_EQ(verdict(r).rfind("**FAIL** (l1_visited 0.00416 > 0.004136", 0), 0u);
+}
+
+// The JSON report (json_report.h): a case per cell with its figures over the seeds, a goal
+// per cell with the verdict judged on the same value.
+TEST(QualityJson, CasesAndGoalsFollowTheVerdict) {
+  CellResult several = cell_with_runs({0.106, 0.087, 0.0852, 0.0970});
+  several.cell.n_terminating_states = 16;
+  CellResult failed = cell_with_runs({0.05});
+  failed.cell.id = "hypergrid_2d/tb/none";
+  failed.runs = {RunOutcome{}};  // seed 1 failed
+  const auto cases = cell_cases({several, failed});
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].name, "discrete_ebm_4d_a1.0/fm");
+  const auto& judged = cases[0].figures.at("l1_visited_judged");
+  ASSERT_TRUE(judged.summary.has_value());
+  EXPECT_EQ(judged.summary->n, 4u);
+  EXPECT_NEAR(judged.summary->mean, 0.0938, 1e-4);
+  EXPECT_DOUBLE_EQ(judged.summary->max, 0.106);
+  EXPECT_FALSE(cases[1].figures.at("l1_exact").summary.has_value());  // no successful seed
+  EXPECT_FALSE(cases[1].figures.at("l1_exact").value.has_value());
+
+  const auto goals = cell_goals({several, failed});
+  ASSERT_EQ(goals.size(), 2u);
+  EXPECT_EQ(goals[0].verdict, harness::Verdict::kPass);
+  EXPECT_NEAR(*goals[0].value, 0.0938, 1e-4);  // the mean over seeds, as the verdict
+  EXPECT_EQ(goals[0].detail, verdict(several));
+  EXPECT_EQ(goals[1].verdict, harness::Verdict::kFail);
+  EXPECT_FALSE(goals[1].value.has_value());
+  CellResult own_bar = cell_with_runs({0.00416});
+  own_bar.cell.target = {0.003136, 0.001, "test_hypergrid_tb", false};
+  EXPECT_EQ(cell_goals({own_bar})[0].verdict, harness::Verdict::kInfo);
 }
 
 }  // namespace

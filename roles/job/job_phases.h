@@ -1,0 +1,72 @@
+#pragma once
+// The phases of one job on one rank after its context exists (roles/run_job.h; run_roles in
+// roles/run_job.cc calls them in this order):
+//   1. announce       logging set up, rank 0 describes the world and the layout;
+//   2. run this rank's role: run_trainer_rank | run_manager_rank | run_coordinator_rank
+//                     (role_runs.cc; each writes what its role reports);
+//   3. report_timings every rank's step timings to rank 0: time and load-imbalance reports,
+//                     timing.json (reports.cc; collective over WORLD);
+//   4. write_summary  trainer-group rank 0: summary.json, modes_timeline.csv, config.yaml
+//                     (reports.cc).
+// Blocking and collective as each says. Not thread-safe. Errors: the roles' errors,
+// std::runtime_error when a file cannot be written.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "roles/context/distributed_context.h"
+#include "roles/trainer/trainer.h"
+#include "roles/experiment/experiment_config.h"
+
+namespace gfn::checkpoint {
+struct OpenedCheckpoint;
+}
+namespace gfn::signals {
+class StopSignal;
+}
+namespace gfn::timing {
+class TimingTable;
+}
+
+namespace gfn::roles {
+
+/// What a trainer rank's run gives the reports.
+struct TrainerOutcome {
+  TrainerResult result;
+  double train_s = 0;  ///< run_trainer's wall time, max over trainers (summary.json train_s)
+  /// Sums over the trainers: submissions, items sent, items filtered, remote items trained
+  /// on, of which as the submitted trajectories, baseline updates pushed to trainers.
+  std::array<std::int64_t, 6> totals{};
+  /// Every trainer's median ms/iteration, in trainer-group order.
+  std::vector<double> trainer_ms;
+};
+
+/// Logging for this rank's role; rank 0 logs the world, the transport, the config file and
+/// the layout.
+void announce(DistributedContext& ctx, const roles::ExperimentConfig& config);
+
+/// run_trainer with this rank's setup (`resume`, `stop` and `timing` optional), then the
+/// trainer group's totals and medians (collective over the trainer group).
+TrainerOutcome run_trainer_rank(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                                const checkpoint::OpenedCheckpoint* resume,
+                                signals::StopSignal* stop, timing::TimingTable* timing);
+/// The buffer manager, restored from `resume` if given; logs its summary and writes
+/// buffer_manager_<rank>.json.
+void run_manager_rank(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                      const checkpoint::OpenedCheckpoint* resume, timing::TimingTable* timing);
+/// The coordinator, restored from `resume` if given; logs its summary.
+void run_coordinator_rank(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                          const checkpoint::OpenedCheckpoint* resume);
+
+/// Every rank's `timing` to rank 0 (collective over WORLD), which logs the time and
+/// load-imbalance reports of the trainers (and managers) and writes timing.json.
+void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                    const timing::TimingTable& timing);
+/// Trainer-group rank 0: summary.json (README "summary.json"), modes_timeline.csv and
+/// config.yaml; `t_start` is the job's start (wall_s).
+void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start);
+
+}  // namespace gfn::roles

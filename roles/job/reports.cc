@@ -1,0 +1,150 @@
+// announce, report_timings and write_summary (roles/job/job_phases.h).
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "roles/job/job_phases.h"
+#include "roles/trainer/spawn_report.h"
+#include "roles/experiment/experiment.h"
+#include "runtime/log/logging.h"
+#include "runtime/output/run_output.h"
+#include "runtime/output/timing_json.h"
+#include "runtime/timing/gather.h"
+#include "runtime/timing/reports.h"
+#include "runtime/timing/timing_table.h"
+
+namespace gfn::roles {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// summary.json "engine": the paths the trainer's engine took (Learner::engine_paths, e.g.
+// state_table auto -> on | off) and the process set-up (OpenBLAS core type in effect,
+// malloc tuning) from the `engine:` options.
+nlohmann::json engine_summary(const core::EngineOptions& engine,
+                              const std::map<std::string, std::string>& paths) {
+  nlohmann::json out = paths;
+  const char* core = std::getenv("OPENBLAS_CORETYPE");  // set by select_blas_kernels or the user
+  out["blas_kernels"] = config::enum_name(engine.blas_kernels);
+  out["openblas_coretype"] = core != nullptr ? core : "";
+  out["malloc_tune"] =
+      engine.malloc_tune && std::getenv("GLIBC_TUNABLES") == nullptr ? "on" : "off";
+  return out;
+}
+
+/// The validation metrics of summary.json: null when validation is disabled or the run
+/// stopped early; modes are tracked while training, with or without validation.
+void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
+  for (const char* key : {"l1_exact", "l1_sampled", "l1_visited", "spearman_logp_logr", "jsd",
+                          "logz_error", "logz", "modes_found", "n_modes"}) {
+    summary[key] = nullptr;
+  }
+  const auto& f = result.final_metrics;
+  if (result.has_final_metrics) {
+    summary["l1_exact"] = f.l1_exact;
+    summary["l1_sampled"] = f.l1_sampled;
+    summary["l1_visited"] = f.l1_visited;  // NaN (not enumerable) is written as null
+    summary["spearman_logp_logr"] = f.spearman_logp_logr;
+    summary["jsd"] = f.jsd;
+    summary["logz_error"] = f.logz_error;
+    summary["logz"] = f.logz;
+  }
+  summary["modes_found"] = f.modes_found;
+  summary["n_modes"] = f.n_modes;
+}
+
+/// The run's counts and times in summary.json.
+void put_run(nlohmann::json& summary, DistributedContext& ctx,
+             const roles::ExperimentConfig& config, const TrainerOutcome& trainer, double wall_s) {
+  const auto& layout = ctx.layout();
+  const std::map<std::string, std::int64_t> role_counts{
+      {"trainer", static_cast<std::int64_t>(layout.trainer_ranks().size())},
+      {"buffer_manager", static_cast<std::int64_t>(layout.buffer_ranks().size())},
+      {"coordinator", layout.coordinator_rank() >= 0 ? 1 : 0}};
+  const auto& result = trainer.result;
+  summary["iterations"] = result.iterations;
+  summary["trajectories"] = result.iterations * config.train.batch_size;
+  summary["wall_s"] = wall_s;
+  summary["train_s"] = trainer.train_s;
+  summary["ms_per_iteration"] = median(trainer.trainer_ms);
+  summary["ms_per_iteration_per_trainer"] = trainer.trainer_ms;
+  summary["world_size"] = ctx.world_size();
+  summary["roles"] = role_counts;
+  summary["backend"] = ctx.transport().backend();
+  summary["stopped_by_signal"] = result.stopped_by_signal;
+  summary["submissions"] = trainer.totals[0];  // DATA messages, all trainers
+  summary["items_submitted"] = trainer.totals[1];
+  summary["items_filtered"] = trainer.totals[2];
+  summary["remote_items_trained"] = trainer.totals[3];         // remote sampling, all trainers
+  summary["remote_trajectories_trained"] = trainer.totals[4];  // of which as submitted
+  summary["baseline_updates"] = trainer.totals[5];             // fire-and-forget baseline feed
+}
+
+}  // namespace
+
+void announce(DistributedContext& ctx, const roles::ExperimentConfig& config) {
+  log::setup_logging(ctx.rank(), to_string(ctx.role()));
+  if (ctx.rank() != 0) return;
+  spdlog::info("world of {} rank(s), {} transport, config '{}'\n{}", ctx.world_size(),
+               ctx.transport().backend(),
+               config.source_file.empty() ? "(defaults)" : config.source_file,
+               ctx.layout().summary());
+}
+
+void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                    const timing::TimingTable& timing) {
+  const auto tables = timing::gather_timing_tables(ctx.world(), timing, 0);
+  if (ctx.rank() != 0) return;
+  const auto& layout = ctx.layout();
+  std::vector<timing::TimingTable> trainer_tables;
+  for (int r : layout.trainer_ranks()) trainer_tables.push_back(tables.at(r));
+  const auto trainer_times = timing::report_time_info(trainer_tables, layout.trainer_ranks());
+  const auto imbalance = timing::report_load_imbalance(trainer_tables);
+  spdlog::info("time report (trainers):\n{}", trainer_times.to_string());
+  spdlog::info("load-imbalance report (trainers):\n{}", imbalance.to_string());
+  // timing.json (runtime/output/timing_json.h): the same reports for tools/gfn-plot.
+  nlohmann::json timing_out;
+  timing_out["trainers"] = output::time_report_json(trainer_times);
+  timing_out["trainers"]["load_imbalance"] = output::load_imbalance_json(imbalance);
+  std::vector<timing::TimingTable> manager_tables;
+  for (int r : layout.buffer_ranks()) manager_tables.push_back(tables.at(r));
+  if (!manager_tables.empty()) {
+    const auto manager_times = timing::report_time_info(manager_tables, layout.buffer_ranks());
+    spdlog::info("time report (buffer managers):\n{}", manager_times.to_string());
+    timing_out["buffer_managers"] = output::time_report_json(manager_times);
+  }
+  output::ensure_directory(config.output.dir);
+  output::write_json(config.output.dir + "/timing.json", timing_out);
+}
+
+void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start) {
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const auto& result = trainer.result;
+  nlohmann::json summary;
+  put_final_metrics(summary, result);
+  put_run(summary, ctx, config, trainer, wall_s);
+  summary["config"] = config.source_file;
+  summary["engine"] = engine_summary(config.engine, result.engine);
+  summary["spawn"] = nlohmann::json::parse(spawn_summary_json(config.spawn, result.agent_reports));
+  const auto& dir = config.output.dir;
+  output::ensure_directory(dir);
+  output::write_text(dir + "/modes_timeline.csv",
+                     modes_timeline_csv(result.agent_reports, config.train.batch_size));
+  output::write_json(dir + "/summary.json", summary);
+  output::write_text(dir + "/config.yaml", roles::to_yaml(config) + "\n");
+  spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)", dir,
+               result.iterations, wall_s, median(trainer.trainer_ms));
+}
+
+}  // namespace gfn::roles

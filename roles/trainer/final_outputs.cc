@@ -1,0 +1,59 @@
+// write_final_files and global_modes_found (roles/trainer/final_outputs.h).
+#include "roles/trainer/final_outputs.h"
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "roles/trainer/final_model.h"
+#include "roles/trainer/model_export.h"
+#include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/learner.h"
+#include "runtime/gfn/validation.h"
+#include "runtime/output/distribution_csv.h"
+#include "transport/gather.h"
+#include "transport/transport.h"
+
+namespace gfn::roles {
+namespace {
+
+/// distribution.csv: the exact terminating-state distribution of `learner`'s model (the
+/// mean policy: NoisyNet layers in eval mode, as validation uses) against the true one.
+void write_distribution(core::Learner& learner, const std::string& path) {
+  at::NoGradGuard no_grad;
+  const auto& env = learner.env();
+  auto& module = learner.model();
+  const bool was_training = module.is_training();
+  module.eval();
+  const auto learned =
+      core::exact_terminating_distribution(learner.gflownet(), learner.preprocessor(), env);
+  module.train(was_training);
+  output::write_distribution_csv(path, env.terminating_states(), learned, env.true_distribution());
+}
+
+}  // namespace
+
+void write_final_files(const roles::ExperimentConfig& config, core::Learner& learner) {
+  if (config.validation.enabled && learner.env().enumerable()) {
+    write_distribution(learner, config.output.dir + "/distribution.csv");
+  }
+  write_final_model(learner, config.output.dir + "/" + kFinalModelFile);
+  if (config.output.export_model) export_model(learner, config);
+}
+
+std::int64_t global_modes_found(transport::Group& trainers, const core::ModeTracker* tracker) {
+  const auto mine = tracker ? tracker->found() : std::vector<std::int64_t>{};
+  transport::Bytes bytes(mine.size() * sizeof(std::int64_t));
+  std::copy_n(reinterpret_cast<const std::uint8_t*>(mine.data()), bytes.size(), bytes.data());
+  std::set<std::int64_t> all;
+  for (const auto& b : transport::all_gather_bytes(trainers, bytes)) {
+    const auto* p = reinterpret_cast<const std::int64_t*>(b.data());
+    all.insert(p, p + b.size() / sizeof(std::int64_t));
+  }
+  return static_cast<std::int64_t>(all.size());
+}
+
+}  // namespace gfn::roles

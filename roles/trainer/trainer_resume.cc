@@ -1,0 +1,58 @@
+// Trainer: resume and checkpoint (roles/trainer/trainer_loop.h; the file's contents:
+// roles/trainer/trainer_checkpoint.h).
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <vector>
+
+#include "roles/trainer/trainer_checkpoint.h"
+#include "roles/trainer/trainer_loop.h"
+#include "runtime/checkpoint/store.h"
+#include "transport/transport.h"
+
+namespace gfn::roles {
+
+// After every set-up step that draws from LibTorch's default generator (the constructor).
+void Trainer::resume() {
+  const auto loop = decode_trainer_state(
+      checkpoint::read_rank_file(*setup_.resume, transport_.rank()), learner_, visited());
+  first_it_ = loop.iteration + 1;
+  result_.trajectories = loop.trajectories;
+  result_.iterations = loop.iteration;
+  result_.remote_items = loop.remote_items;
+  result_.remote_refused = loop.remote_refused;
+  last_loss_ = loop.last_loss;
+  if (buffer_) buffer_->restore(loop);
+  timeline_.restore(loop.firsts);
+  spawn_->restore_state(loop.spawn, loop.iteration);
+  t_start_ -= std::chrono::duration_cast<TrainerClock::duration>(
+      std::chrono::duration<double>(loop.elapsed_s));
+  last_checkpoint_ = loop.iteration;
+  if (leader_) {
+    spdlog::info("resumed from '{}' after iteration {}", setup_.resume->directory, loop.iteration);
+  }
+}
+
+// Collective over the trainers: every trainer saves its state at iteration `at`; with a
+// buffer manager, after the manager has saved its own (BufferClient::checkpoint).
+void Trainer::checkpoint(std::int64_t at) {
+  const auto t0 = TrainerClock::now();
+  TrainerLoopState loop;
+  loop.iteration = at;
+  loop.trajectories = result_.trajectories;
+  loop.last_loss = last_loss_;
+  loop.elapsed_s = seconds_since(t_start_);
+  loop.firsts = timeline_.firsts();
+  loop.remote_items = result_.remote_items;
+  loop.remote_refused = result_.remote_refused;
+  std::vector<checkpoint::FileEntry> others;  // the manager's (and coordinator's) files
+  if (buffer_) others = buffer_->checkpoint(at, loop);
+  loop.spawn = spawn_->save_state(at);
+  const auto dir = write_trainer_checkpoint(
+      config_, setup_, at, encode_trainer_state(learner_, loop, visited()), others);
+  last_checkpoint_ = at;
+  add_time(setup_.timing, "checkpoint", seconds_since(t0));
+  if (leader_) spdlog::info("checkpoint after iteration {}: {}", at, dir);
+}
+
+}  // namespace gfn::roles
