@@ -5,8 +5,8 @@
 // coordinator), then gather every rank's step timings to rank 0 for the time and
 // load-imbalance reports, and write <output.dir>/summary.json (trainer-group rank 0).
 
-#include "roles/planner/rank_layout.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/planner/rank_layout.h"
 #include "runtime/launch/launch_env.h"
 
 namespace gfn::checkpoint {

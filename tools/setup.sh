@@ -3,10 +3,15 @@
 # configures and builds the project into build/ (Release, Ninja, ccache, -j2).
 # Idempotent: a second run only rebuilds what changed. Used by run_demo.sh and
 # run_tests.sh (the README's two commands) and by .ci/run. With --install-only it
-# installs and stops before the build (run_tests.sh checks formatting in between).
+# installs and stops before the build (run_tests.sh checks formatting in between); with
+# --target T it builds only T and what T needs (run_demo.sh: gfn-train).
 set -euo pipefail
 install_only=0
-if [ "${1:-}" = "--install-only" ]; then install_only=1; fi
+target=()
+case "${1:-}" in
+  --install-only) install_only=1 ;;
+  --target) target=(--target "$2") ;;
+esac
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(g++ cmake ninja-build ccache libtorch-dev libgloo-dev libopenblas0-pthread
@@ -36,4 +41,4 @@ build="$repo/build"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build "$build" -j 2
+cmake --build "$build" -j 2 "${target[@]}"

@@ -1,5 +1,5 @@
 #pragma once
-// One-sided parameter windows (spawn.policy donor_pull; README "Spawn policies"): every
+// One-sided parameter windows (spawn.policy donor_pull; docs/spawn.md "Spawn policies"): every
 // member of a group exposes `count` float32 values (its flat parameters and a small header)
 // that any other member reads without the owner's participation. MPI backend only: an MPI
 // window (MPI_Alloc_mem + MPI_Win_create over the group's communicator); reads are

@@ -20,7 +20,8 @@
 //                    refused by the rate limiter; an unknown sampler name gets ERROR;
 //   BASELINE_SYNC -> (from the coordinator only) adopt the global baseline (and push it
 //                    to the trainers that asked for pushes);
-//   CHECKPOINT    -> (README "Checkpoint and resume") once every running trainer has sent
+//   CHECKPOINT    -> (docs/checkpoints.md "Checkpoint and resume") once every running trainer has
+//   sent
 //                    it for the same iteration, with counts matching the DATA that arrived,
 //                    (with a coordinator, first MANAGER_CHECKPOINT to it and the wait for
 //                    COORDINATOR_CHECKPOINT_DONE and the BASELINE_SYNCs it counts), then
@@ -50,10 +51,10 @@
 #include <string>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "runtime/buffer/baseline.h"
 #include "runtime/buffer/rate_limiter.h"
 #include "runtime/buffer/scorer.h"
-#include "roles/experiment/experiment_config.h"
 #include "transport/transport.h"
 
 namespace gfn::timing {

@@ -50,8 +50,8 @@ void add_baseline_fields(config::Fields<B>& f) {
       .add("baseline_sync", &B::baseline_sync,
            "The coordinator sends the global baseline back to every manager (BASELINE_SYNC).")
       .add("baseline_report_interval", &B::baseline_report_interval,
-           "A manager reports its baseline at most once per this many DATA messages.",
-           at_least(1), {"messages"})
+           "A manager reports its baseline at most once per this many DATA messages.", at_least(1),
+           {"messages"})
       .add("baseline_tolerance", &B::baseline_tolerance,
            "Log-reward change below which a baseline counts as unchanged (reports, syncs, "
            "pushes).",
@@ -64,8 +64,7 @@ void add_score_fields(config::Fields<B>& f) {
         non_negative())
       .add("score_w_novelty", &B::score_w_novelty,
            "Score weight of the novelty (distance to the nearest stored state).", non_negative())
-      .add("score_w_reward", &B::score_w_reward, "Score weight of the reward sum.",
-           non_negative())
+      .add("score_w_reward", &B::score_w_reward, "Score weight of the reward sum.", non_negative())
       .add("score_w_mode_bonus", &B::score_w_mode_bonus, "Score weight of new modes.",
            non_negative())
       .add("score_p_norm", &B::score_p_norm, "Minkowski p of the novelty distances.",
@@ -106,14 +105,12 @@ void add_service_fields(config::Fields<B>& f) {
            "fresh data.",
            non_negative(), {"s"})
       .add("samples_per_insert", &B::samples_per_insert,
-           "Rate limiter (Reverb): sampled items per inserted item; 0: no ratio.",
-           non_negative())
+           "Rate limiter (Reverb): sampled items per inserted item; 0: no ratio.", non_negative())
       .add("min_size_to_sample", &B::min_size_to_sample,
-           "Rate limiter: items the table must hold before sampling.",
-           at_least(std::int64_t{1}), {"items"})
+           "Rate limiter: items the table must hold before sampling.", at_least(std::int64_t{1}),
+           {"items"})
       .add("rate_error_buffer", &B::rate_error_buffer,
-           "Rate limiter: allowed deviation from samples_per_insert.", non_negative(),
-           {"items"});
+           "Rate limiter: allowed deviation from samples_per_insert.", non_negative(), {"items"});
 }
 
 config::Fields<B> make_buffer_fields() {

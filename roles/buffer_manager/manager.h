@@ -28,7 +28,7 @@
 // rank); the transport may be shared with other threads as the transport allows.
 // Blocking: run(), serve_one() and finish() block on the transport (each wait bounded by
 // BufferManagerOptions::idle_timeout_s); the handlers never block (replies are isend).
-// Liveness (README "Shutdown and failures"): while serving, a manager that has sent its
+// Liveness (docs/protocol.md "Shutdown and failures"): while serving, a manager that has sent its
 // coordinator nothing for idle_timeout_s / 4 sends it MANAGER_ALIVE, also while it waits
 // for its trainers, so the coordinator's bounded wait only fires for a stopped manager.
 // Errors: see each method. A transport::MessageError thrown by a handler is a malformed
@@ -132,7 +132,7 @@ class BufferManager {
   /// manager) when the file cannot be written. manager_checkpoint.cc.
   void on_checkpoint(int src, const transport::MessageView& message);
 
-  // ---- Checkpoints (README "Checkpoint and resume"; manager_state.cc, written by
+  // ---- Checkpoints (docs/checkpoints.md "Checkpoint and resume"; manager_state.cc, written by
   // on_checkpoint at the boundary the trainers agreed on, restored by run_job on --resume).
   /// Everything the next answers depend on, as bytes (cereal portable binary, format
   /// version first): the replay table (ReplayTable::save_state: items, samplers' order,
@@ -233,7 +233,7 @@ class BufferManager {
 
   std::set<int> running_;  // assigned trainers that have not sent TRAINER_EXIT yet
   // When each assigned trainer's last message arrived (the start for a silent one): an idle
-  // timeout names the trainers silent longest (README "Shutdown and failures").
+  // timeout names the trainers silent longest (docs/protocol.md "Shutdown and failures").
   std::map<int, Clock::time_point> last_heard_;
   // MANAGER_ALIVE: sent when nothing went to the coordinator for alive_every_ (idle_ / 4).
   const transport::Seconds alive_every_;

@@ -1,5 +1,5 @@
 // BufferManager::save_state / restore_state (manager.h): the manager's part of a checkpoint
-// (README "Checkpoint and resume"), as cereal portable binary bytes.
+// (docs/checkpoints.md "Checkpoint and resume"), as cereal portable binary bytes.
 #include <cereal/types/map.hpp>
 #include <cereal/types/optional.hpp>
 #include <cereal/types/set.hpp>

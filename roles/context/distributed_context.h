@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "roles/planner/rank_layout.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/planner/rank_layout.h"
 #include "runtime/launch/launch_env.h"
 #include "transport/transport.h"
 

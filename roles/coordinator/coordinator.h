@@ -15,7 +15,7 @@
 //                        manager has exited;
 //   MANAGER_ALIVE        (managers) liveness only: a serving manager sends it when it has
 //                        sent nothing else for idle_timeout_s / 4;
-//   MANAGER_CHECKPOINT   (managers, README "Checkpoint and resume") once every running
+//   MANAGER_CHECKPOINT   (managers, docs/checkpoints.md "Checkpoint and resume") once every running
 //                        manager has sent it for the same iteration, the coordinator writes
 //                        its state (coordinator_state.h) as its rank file of that checkpoint
 //                        and answers each COORDINATOR_CHECKPOINT_DONE on kCheckpoint (size,
@@ -47,8 +47,8 @@
 #include <string>
 #include <vector>
 
-#include "roles/protocol/codec.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/protocol/codec.h"
 #include "transport/framing/envelope.h"
 #include "transport/transport.h"
 

@@ -1,10 +1,9 @@
 #pragma once
-// The coordinator's part of a checkpoint (README "Checkpoint and resume"): everything its
-// later answers depend on, as bytes (cereal portable binary, format version first), written
-// by run_coordinator at MANAGER_CHECKPOINT and read back on --resume (roles/run_job.cc).
-// Not saved: who is still running, the liveness clocks, pending sends (a checkpoint is taken
-// while every manager waits for its answer). Thread-safe (pure functions). O(modes +
-// discoveries).
+// The coordinator's part of a checkpoint (docs/checkpoints.md "Checkpoint and resume"): everything
+// its later answers depend on, as bytes (cereal portable binary, format version first), written by
+// run_coordinator at MANAGER_CHECKPOINT and read back on --resume (roles/run_job.cc). Not saved:
+// who is still running, the liveness clocks, pending sends (a checkpoint is taken while every
+// manager waits for its answer). Thread-safe (pure functions). O(modes + discoveries).
 
 #include <cstdint>
 #include <map>

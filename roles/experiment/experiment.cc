@@ -24,8 +24,7 @@ void add_env_section(config::TypedSchema<E>& schema) {
   for (const auto& entry : core::environment_catalog()) {
     const std::string name = entry.name;
     schema.extend_fields(
-        "env", entry.fields, entry.renamed,
-        [name](E& c) -> void* { return c.env.object(name); },
+        "env", entry.fields, entry.renamed, [name](E& c) -> void* { return c.env.object(name); },
         [name](const E& c) { return c.env.name == name; }, name);
   }
 }
@@ -42,8 +41,8 @@ config::TypedSchema<E> make_schema() {
   add_env_section(s);
   s.section("model", "The estimators PF, PB, logF (runtime/gfn/estimators.h).", &E::model,
             core::model_fields());
-  s.section("train", "The loss, the optimizer, sampling and the budget (runtime/gfn/).",
-            &E::train, core::train_fields());
+  s.section("train", "The loss, the optimizer, sampling and the budget (runtime/gfn/).", &E::train,
+            core::train_fields());
   s.section("buffer",
             "The replay-buffer managers and how trainers talk to them (roles/buffer_manager/, "
             "docs/protocol.md).",
@@ -102,6 +101,8 @@ ExperimentConfig resume_config(const std::string& checkpoint_config_path,
 }
 
 std::string configuration_reference() {
+  std::vector<std::string> resumable;
+  for (const auto& key : experiment_schema().resumable_keys()) resumable.push_back("`" + key + "`");
   return fmt::format(
       "# Configuration reference\n\n"
       "Every key of an experiment file, generated from the schema by `gfn-train "
@@ -110,7 +111,7 @@ std::string configuration_reference() {
       "overrides one key on the command line (the last one wins). Defaults are the demo's. "
       "Unknown keys, wrong types and values outside \"allowed\" are refused with a message "
       "naming the key and the file. A resumed run (`--resume`) may change only {}.\n\n{}",
-      fmt::join(experiment_schema().resumable_keys(), ", "), experiment_schema().reference());
+      fmt::join(resumable, ", "), experiment_schema().reference());
 }
 
 }  // namespace gfn::roles

@@ -49,7 +49,8 @@ std::string score_needs_replies(const E& c) {
 
 /// A policy that replaces agents needs them to differ: averaged gradients keep them equal.
 std::string replacing_needs_model_averages(const E& c) {
-  if (c.spawn.policy == SpawnPolicy::kAverageAll || c.train.average == core::TrainAverage::kModels) {
+  if (c.spawn.policy == SpawnPolicy::kAverageAll ||
+      c.train.average == core::TrainAverage::kModels) {
     return "";
   }
   return "needs train.average = models (averaged gradients keep every agent identical)";
@@ -57,7 +58,8 @@ std::string replacing_needs_model_averages(const E& c) {
 
 /// donor_pull reads MPI one-sided windows.
 std::string donor_pull_needs_mpi(const E& c) {
-  if (c.spawn.policy != SpawnPolicy::kDonorPull || c.transport.backend == transport::Backend::kMpi) {
+  if (c.spawn.policy != SpawnPolicy::kDonorPull ||
+      c.transport.backend == transport::Backend::kMpi) {
     return "";
   }
   return fmt::format(

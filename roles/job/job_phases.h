@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "roles/context/distributed_context.h"
-#include "roles/trainer/trainer.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/trainer/trainer.h"
 
 namespace gfn::checkpoint {
 struct OpenedCheckpoint;
@@ -64,7 +64,7 @@ void run_coordinator_rank(DistributedContext& ctx, const roles::ExperimentConfig
 /// load-imbalance reports of the trainers (and managers) and writes timing.json.
 void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
                     const timing::TimingTable& timing);
-/// Trainer-group rank 0: summary.json (README "summary.json"), modes_timeline.csv and
+/// Trainer-group rank 0: summary.json (docs/outputs.md "summary.json"), modes_timeline.csv and
 /// config.yaml; `t_start` is the job's start (wall_s).
 void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
                    const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start);

@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
+#include "roles/experiment/experiment.h"
 #include "roles/job/job_phases.h"
 #include "roles/trainer/spawn_report.h"
-#include "roles/experiment/experiment.h"
 #include "runtime/log/logging.h"
 #include "runtime/output/run_output.h"
 #include "runtime/output/timing_json.h"

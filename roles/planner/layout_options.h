@@ -25,9 +25,9 @@ inline constexpr config::EnumName<Placement> kPlacementNames[] = {
 inline constexpr const auto& enum_names(Placement) { return kPlacementNames; }
 
 struct LayoutOptions {
-  int num_buffers = 0;                     ///< replay-buffer manager ranks (0 = no remote buffer)
-  int num_agent_groups = 1;                ///< trainers are split into this many averaging groups
-  bool coordinator = false;                ///< last rank becomes the coordinator
+  int num_buffers = 0;       ///< replay-buffer manager ranks (0 = no remote buffer)
+  int num_agent_groups = 1;  ///< trainers are split into this many averaging groups
+  bool coordinator = false;  ///< last rank becomes the coordinator
   Placement placement = Placement::kAuto;
 };
 

@@ -38,8 +38,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/buffer/packed_trajectories.h"
 #include "runtime/buffer/options.h"
+#include "runtime/buffer/packed_trajectories.h"
 
 namespace gfn::protocol {
 
@@ -189,8 +189,8 @@ struct TrainerExit {
 };
 
 /// CHECKPOINT (trainer -> manager, tag kData): the trainers agreed on a checkpoint after
-/// iteration `iteration` (README "Checkpoint and resume"); this trainer has drained its
-/// submissions (no SCORE outstanding, every DATA send complete) and sends nothing more until
+/// iteration `iteration` (docs/checkpoints.md "Checkpoint and resume"); this trainer has drained
+/// its submissions (no SCORE outstanding, every DATA send complete) and sends nothing more until
 /// CHECKPOINT_DONE. The counts are the trainer's so far (as in TRAINER_EXIT): the manager
 /// checks it has processed every DATA of this trainer before it saves its state.
 struct CheckpointRequest {

@@ -15,12 +15,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/protocol/messages.h"
 #include "roles/trainer/submitter.h"
 #include "roles/trainer/trainer.h"
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/checkpoint/manifest.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
 class Learner;

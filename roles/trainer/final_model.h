@@ -1,5 +1,5 @@
 #pragma once
-// The trained parameters of a run (README "The run directory and plots": model.pt):
+// The trained parameters of a run (docs/outputs.md "The run directory": model.pt):
 // trainer rank 0 writes them at the end of every run, so that gfn-export (tools/gfn-export)
 // can rebuild the model from the run's config.yaml later. A dict {our parameter name:
 // float32 tensor} (runtime/gfn/estimators.h names, NoisyNet layers included) written by

@@ -18,7 +18,8 @@ namespace gfn::roles {
 namespace {
 
 // torchgfn's MLP(input_dim, output_dim, hidden_dim, n_hidden_layers): its trunk has
-// n_hidden_layers + 1 Linear layers, ours model.n_hidden (README "Quality reference").
+// n_hidden_layers + 1 Linear layers, ours model.n_hidden (docs/results/quality.md "Quality
+// reference").
 nlohmann::json mlp_json(std::int64_t input_dim, std::int64_t output_dim,
                         const core::ModelOptions& m) {
   return {{"class", "gfn.utils.modules.MLP"},  {"input_dim", input_dim},

@@ -1,6 +1,6 @@
 #pragma once
-// output.export (README "Export to PyTorch"): trainer rank 0 writes, at the end of the run,
-// into output.dir:
+// output.export (docs/export.md "Export to PyTorch and torchgfn"): trainer rank 0 writes, at the
+// end of the run, into output.dir:
 //   model_state_dict.pt  the estimators as torchgfn's state dict (runtime/output/
 //                        torchgfn_export.h), a dict of float32 tensors for torch.load;
 //   model.json           the sidecar: environment, preprocessor, architecture (torchgfn MLP

@@ -1,5 +1,6 @@
 #pragma once
-// Reports of the spawn policy and of mode discovery (README "Spawn policies", "summary.json"):
+// Reports of the spawn policy and of mode discovery (docs/spawn.md "Spawn policies",
+// "summary.json"):
 //  - every trainer records when it first sampled each mode (ModeTimeline) and its own
 //    spawn history (SpawnPolicy::events, roles/trainer/spawn/spawn_policy.h: its metric at
 //    every decision point, the replacements it underwent, with donors and weights);

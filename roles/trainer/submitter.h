@@ -20,8 +20,8 @@
 // BASELINE_FEED_END on kBaseline, so nothing is left in flight. Any other type on
 // kBaseline is refused with transport::MessageError.
 // Every wait is bounded by `timeout_s` and ends in transport::TimeoutError naming
-// the buffer manager's rank, the tag and the message type (README "Shutdown and failures":
-// a stopped manager is named by the trainers waiting for it). The sync DATA send is an
+// the buffer manager's rank, the tag and the message type (docs/protocol.md "Shutdown and
+// failures": a stopped manager is named by the trainers waiting for it). The sync DATA send is an
 // isend waited for with that bound too, so a manager that does not receive cannot block
 // a trainer forever. A Submitter destroyed while an exception propagates (the rank is
 // failing) abandons its pending sends with their buffers instead of waiting for them
@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "roles/protocol/messages.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/protocol/messages.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
@@ -107,7 +107,7 @@ class Submitter {
   /// Baseline updates (BASELINE_PUSH on kBaseline) received so far (fire-and-forget).
   std::int64_t baseline_updates() const { return state_.baseline_updates; }
 
-  // ---- Checkpoints (README "Checkpoint and resume"; submitter_state.cc).
+  // ---- Checkpoints (docs/checkpoints.md "Checkpoint and resume"; submitter_state.cc).
   /// The trainer's side of a checkpoint after iteration `iteration`: drain() (the SCORE
   /// still outstanding, every pending DATA send), CHECKPOINT with this submitter's counts to
   /// the manager on kData, the wait for its CHECKPOINT_DONE on kCheckpoint (the manager

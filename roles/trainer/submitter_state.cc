@@ -1,6 +1,6 @@
 // Submitter::checkpoint / save_state / restore_state (submitter.h): the submitter's part of a
-// checkpoint (README "Checkpoint and resume"), the CHECKPOINT exchange with the manager and
-// the counters as cereal portable binary bytes.
+// checkpoint (docs/checkpoints.md "Checkpoint and resume"), the CHECKPOINT exchange with the
+// manager and the counters as cereal portable binary bytes.
 #include <fmt/format.h>
 
 #include <cereal/types/optional.hpp>

@@ -19,8 +19,8 @@
 //      end, logs progress, and writes metrics.csv.
 // At the end (or after SIGINT/SIGTERM/SIGUSR1: the current iteration finishes) it drains,
 // and sends TRAINER_EXIT to its manager.
-// Checkpoints (README "Checkpoint and resume"; roles/trainer/trainer_checkpoint.h): every
-// checkpoint.every iterations, and with checkpoint.on_signal before a stop by signal, at the
+// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; roles/trainer/trainer_checkpoint.h):
+// every checkpoint.every iterations, and with checkpoint.on_signal before a stop by signal, at the
 // iteration boundary the trainers agree on; a resumed trainer restores its state and
 // continues with the next iteration.
 // The loop itself: roles/trainer/trainer_loop.h (class Trainer, one call per step).
@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/protocol/messages.h"
 #include "roles/trainer/spawn_report.h"
-#include "roles/experiment/experiment_config.h"
 #include "runtime/timing/median_sample.h"
 #include "transport/transport.h"
 
@@ -49,7 +49,7 @@ class TimingTable;
 
 namespace gfn::roles {
 
-/// Final validation metrics (trainer-group rank 0 only), README "summary.json".
+/// Final validation metrics (trainer-group rank 0 only), docs/outputs.md "summary.json".
 struct FinalMetrics {
   double l1_exact = 0;    ///< Σ_x |P_θ(x) − P_true(x)|, exact terminating distribution
   double l1_sampled = 0;  ///< Σ_x |empirical(x) − P_true(x)| over validation.n_samples
@@ -111,8 +111,8 @@ struct TrainerSetup {
   std::function<void(const protocol::SampleBatch&)> replay_consumer;
   signals::StopSignal* stop = nullptr;    ///< optional
   timing::TimingTable* timing = nullptr;  ///< optional; steps in seconds
-  /// Resume (README "Checkpoint and resume"): the verified checkpoint this trainer continues
-  /// from (its rank's file), or null for a fresh start. Optional.
+  /// Resume (docs/checkpoints.md "Checkpoint and resume"): the verified checkpoint this trainer
+  /// continues from (its rank's file), or null for a fresh start. Optional.
   const checkpoint::OpenedCheckpoint* resume = nullptr;
   /// The role of every rank ("trainer", "manager", "coordinator": to_string(Role)), for the
   /// checkpoint manifest. Empty: every rank a trainer.

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "runtime/checkpoint/store.h"
 #include "roles/experiment/experiment.h"
+#include "runtime/checkpoint/store.h"
 #include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
@@ -189,8 +189,8 @@ std::string write_trainer_checkpoint(const roles::ExperimentConfig& config,
   if (trainers.rank() == 0) {
     std::vector<std::string> roles = setup.world_roles;
     if (roles.empty()) roles.assign(static_cast<std::size_t>(transport.world_size()), "trainer");
-    auto manifest = checkpoint::make_manifest(iteration, roles::to_yaml(config),
-                                              transport.world_size(), roles);
+    auto manifest =
+        checkpoint::make_manifest(iteration, roles::to_yaml(config), transport.world_size(), roles);
     manifest.files = parse_entries(all);
     store.commit(manifest);
   }

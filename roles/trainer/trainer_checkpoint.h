@@ -1,6 +1,7 @@
 #pragma once
-// The trainer's part of a checkpoint (README "Checkpoint and resume"): what run_trainer
-// (roles/trainer/trainer.h) writes at an agreed iteration boundary and reads on --resume.
+// The trainer's part of a checkpoint (docs/checkpoints.md "Checkpoint and resume"): what
+// run_trainer (roles/trainer/trainer.h) writes at an agreed iteration boundary and reads on
+// --resume.
 //
 // A trainer's file (rank_<global rank>.pt, runtime/checkpoint/store.h) is a LibTorch archive
 // (torch::serialize, the format of torch::save) holding the Learner's state
@@ -32,11 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn_report.h"
 #include "roles/trainer/trainer.h"
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/checkpoint/manifest.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
 class Learner;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/buffer_client.h"
 #include "roles/trainer/spawn/exploration.h"
 #include "roles/trainer/spawn/spawn_policy.h"
@@ -27,7 +28,6 @@
 #include "roles/trainer/step_timer.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/training_monitor.h"
-#include "roles/experiment/experiment_config.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
 

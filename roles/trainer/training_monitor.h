@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/step_timer.h"
 #include "roles/trainer/trainer.h"
-#include "roles/experiment/experiment_config.h"
 #include "runtime/output/progress.h"
 #include "runtime/output/run_output.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/buffer/table.h"
 #include "runtime/buffer/options.h"
+#include "runtime/buffer/table.h"
 
 namespace gfn::buffer {
 

@@ -324,8 +324,7 @@ void ReplayTable::select_into(std::optional<SamplerKind> kind, std::int64_t n,
   sampler->select(n, rng_, out);
 }
 
-std::vector<Slot> ReplayTable::sample_slots(std::int64_t n,
-                                            std::optional<SamplerKind> sampler) {
+std::vector<Slot> ReplayTable::sample_slots(std::int64_t n, std::optional<SamplerKind> sampler) {
   std::vector<Slot> out;
   select_into(sampler, n, out);
   return out;

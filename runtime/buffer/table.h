@@ -46,11 +46,11 @@
 #include <vector>
 
 #include "runtime/buffer/insert_filter.h"
+#include "runtime/buffer/options.h"
 #include "runtime/buffer/packed_trajectories.h"
 #include "runtime/buffer/selectors/selector.h"
 #include "runtime/buffer/state_index.h"
 #include "runtime/buffer/table_state.h"
-#include "runtime/buffer/options.h"
 
 namespace gfn::buffer {
 
@@ -76,7 +76,7 @@ struct TableOptions {
   std::uint64_t seed = 0;  ///< of the sampling generator
 };
 
-/// The buffer manager's store (README "Replay-buffer protocol"): see the header comment.
+/// The buffer manager's store (docs/protocol.md "Replay-buffer protocol"): see the header comment.
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed);
 /// The trainer-local buffer of YAML replay.kind uniform | prioritized | diverse (cutoff and
 /// p_norm for diverse). Throws std::invalid_argument for kind none (no buffer: the caller
@@ -129,8 +129,7 @@ class ReplayTable {
   /// std::logic_error if n > 0 and the table is empty.
   TableBatch sample(std::int64_t n, std::optional<SamplerKind> sampler = std::nullopt);
   /// The slots sample() would gather (same rules); for callers that read items in place.
-  std::vector<Slot> sample_slots(std::int64_t n,
-                                 std::optional<SamplerKind> sampler = std::nullopt);
+  std::vector<Slot> sample_slots(std::int64_t n, std::optional<SamplerKind> sampler = std::nullopt);
   /// True if this table has `sampler`.
   bool has_sampler(SamplerKind sampler) const;
   /// The samplers' names, in TableOptions order.
@@ -191,8 +190,7 @@ class ReplayTable {
                    int ndim, const PackedTrajectories& trajectories) const;
   void store(Slot slot, const std::int64_t* state, float log_reward, const std::int64_t* actions,
              std::int32_t length);
-  void select_into(std::optional<SamplerKind> sampler, std::int64_t n,
-                   std::vector<Slot>& out);
+  void select_into(std::optional<SamplerKind> sampler, std::int64_t n, std::vector<Slot>& out);
   void changed();
 
   TableOptions options_;

@@ -1,5 +1,5 @@
 #pragma once
-// A replay table's state in a checkpoint (README "Checkpoint and resume"): what
+// A replay table's state in a checkpoint (docs/checkpoints.md "Checkpoint and resume"): what
 // ReplayTable::save_state (table.h) returns and restore_state takes back, so that a table
 // restored into a fresh one built with the same TableOptions samples, evicts and refuses
 // exactly as the saved one would have (the same results for the same calls):

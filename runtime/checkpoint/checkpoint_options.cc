@@ -16,8 +16,7 @@ const config::Fields<CheckpointOptions>& checkpoint_fields() {
                "On SIGTERM, SIGINT or SIGUSR1 the trainers stop at the next agreed iteration "
                "boundary and take a checkpoint there; false: they stop without one.",
                config::NoRule{}, resumable)
-          .add("keep", &C::keep, "Checkpoints kept: the latest N.", config::at_least(1),
-               resumable);
+          .add("keep", &C::keep, "Checkpoints kept: the latest N.", config::at_least(1), resumable);
   return fields;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The manifest of one checkpoint (README "Checkpoint and resume"): `manifest.json` in the
-// checkpoint's directory, written LAST (runtime/checkpoint/store.h), so a directory without
-// one is an incomplete checkpoint and is never read.
+// The manifest of one checkpoint (docs/checkpoints.md "Checkpoint and resume"): `manifest.json` in
+// the checkpoint's directory, written LAST (runtime/checkpoint/store.h), so a directory without one
+// is an incomplete checkpoint and is never read.
 //
 //   {"format_version": 1, "iteration": 250, "config_hash": "<crc32 of config>",
 //    "config": "<the effective YAML experiment>", "world_size": 4,

@@ -1,5 +1,5 @@
 #pragma once
-// The checkpoints of one run on disk (README "Checkpoint and resume"):
+// The checkpoints of one run on disk (docs/checkpoints.md "Checkpoint and resume"):
 //
 //   <output.dir>/checkpoints/iteration_00000250/rank_0.pt   one file per rank with state
 //                                              rank_1.pt

@@ -1,7 +1,7 @@
 #pragma once
-// A state kept in a checkpoint's rank file (README "Checkpoint and resume"): a format version,
-// then the state, in cereal's portable binary archive (fixed-width, little-endian), read back
-// strictly. Used by every owner of such a state: the replay table
+// A state kept in a checkpoint's rank file (docs/checkpoints.md "Checkpoint and resume"): a format
+// version, then the state, in cereal's portable binary archive (fixed-width, little-endian), read
+// back strictly. Used by every owner of such a state: the replay table
 // (runtime/buffer/table_state.h), the buffer manager, the coordinator and the trainer's
 // submitter (roles/). Header-only; the caller includes the cereal/types headers its state's
 // members need. Thread-compatible (no shared state). Cost: O(size of the state).

@@ -1,7 +1,7 @@
 #pragma once
-// The process-wide default process group (README "Seed libraries"), with the semantics of
-// helios.core.distributed: init_dist / shutdown_dist / is_dist_active,
-// is_using_torchrun, DistributedInfo and the rank / world-size getters, safe_barrier.
+// The process-wide default process group (docs/seeds.md "Seed libraries → C++"), with the semantics
+// of helios.core.distributed: init_dist / shutdown_dist / is_dist_active, is_using_torchrun,
+// DistributedInfo and the rank / world-size getters, safe_barrier.
 //
 // One Transport per process, created by init_dist over either backend ("mpi" Open MPI,
 // "torch" LibTorch c10d Gloo) and owned here until shutdown_dist. Every helper of

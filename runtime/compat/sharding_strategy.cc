@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "runtime/compat/group_tensor_ops.h"
-#include "runtime/distributed/model_averaging.h"
 #include "runtime/compat/sharding_topology.h"
+#include "runtime/distributed/model_averaging.h"
 
 namespace gfn::compat {
 

@@ -32,8 +32,9 @@ CommandLine parse_command_line(int argc, const char* const* argv, const std::str
   CLI::App app("Trains a GFlowNet across trainer, buffer-manager and coordinator ranks.", program);
   app.footer(
       "Without a launcher: a world of one (one trainer). Several ranks: tools/mpirun.sh -np N "
-      "build/bin/gfn-train ... (README \"Clusters\"). Configuration: README \"Configuration\"; "
-      "what a run writes: docs/outputs.md \"The run directory\".");
+      "build/bin/gfn-train ... (docs/launchers.md \"Backends\"). Every key: "
+      "docs/configuration.md \"Configuration reference\" (--print-schema); what a run writes: "
+      "docs/outputs.md \"The run directory\".");
   add_config_options(app, cl);
   app.add_option("--resume", cl.resume,
                  "Continue from a checkpoint: a run directory (its latest checkpoint) or one "

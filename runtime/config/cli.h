@@ -5,7 +5,7 @@
 //   --print-config       print the effective configuration (YAML) and exit
 //   --print-schema       print the reference of every key (Markdown) and exit
 //   --resume DIR         gfn-train only: continue from a checkpoint (a run directory or one
-//                        checkpoint directory; README "Checkpoint and resume")
+//                        checkpoint directory; docs/checkpoints.md "Checkpoint and resume")
 //   --help               usage
 // The program turns the options into a configuration with its schema (schema.h; gfn-train:
 // roles/experiment/experiment.h).
@@ -25,7 +25,7 @@ struct CommandLine {
   std::vector<std::string> overrides;  ///< each "section.key=value", in command-line order
   bool print_config = false;
   bool print_schema = false;  ///< --print-schema
-  std::string resume;  ///< --resume: "" when not given (parse_command_line only)
+  std::string resume;         ///< --resume: "" when not given (parse_command_line only)
   /// True after --help or a command-line error: the caller returns exit_code from
   /// main (0 for --help; the help or error text has already been printed).
   bool exit_now = false;

@@ -40,10 +40,10 @@ struct FieldTraits {
 
 /// One option, type-erased over a pointer to its options struct.
 struct Field {
-  std::string name;           ///< YAML key within its section
-  std::string type;           ///< "an integer", "one of: a, b", ... (messages, reference)
-  std::string doc;            ///< one or two sentences for the reference
-  std::string rule;           ///< the rule's text for the reference ("" when none)
+  std::string name;  ///< YAML key within its section
+  std::string type;  ///< "an integer", "one of: a, b", ... (messages, reference)
+  std::string doc;   ///< one or two sentences for the reference
+  std::string rule;  ///< the rule's text for the reference ("" when none)
   FieldTraits traits;
   bool as_invalid = false;  ///< an unparsable value is reported as "k = v is invalid"
   /// Reads `node` into the field of `object`; false (unchanged) if it is not of the type.

@@ -70,7 +70,8 @@ void Schema::bind(const std::string& section, const std::vector<Field>& fields,
                                     [&](const Section& s) { return s.name == section; });
   if (!declared) throw std::logic_error("schema: section '" + section + "' is not declared");
   for (const auto& f : fields) bindings_.push_back({section, f, object, applies, note});
-  for (const auto& [old_name, hint] : renamed) renamed_.emplace_back(section + "." + old_name, hint);
+  for (const auto& [old_name, hint] : renamed)
+    renamed_.emplace_back(section + "." + old_name, hint);
 }
 
 void Schema::cross_check(std::string key, Check check) {

@@ -137,8 +137,8 @@ class TypedSchema {
   /// the reference.
   TypedSchema& extend_fields(const std::string& name, const std::vector<Field>& fields,
                              const std::vector<std::pair<std::string, std::string>>& renamed,
-                             std::function<void*(R&)> object,
-                             std::function<bool(const R&)> applies, std::string note) {
+                             std::function<void*(R&)> object, std::function<bool(const R&)> applies,
+                             std::string note) {
     schema_.bind(
         name, fields, renamed,
         [object](void* root) -> void* { return object(*static_cast<R*>(root)); },
@@ -147,9 +147,8 @@ class TypedSchema {
     return *this;
   }
   TypedSchema& cross_check(std::string key, std::function<std::string(const R&)> check) {
-    schema_.cross_check(std::move(key), [check](const void* root) {
-      return check(*static_cast<const R*>(root));
-    });
+    schema_.cross_check(std::move(key),
+                        [check](const void* root) { return check(*static_cast<const R*>(root)); });
     return *this;
   }
 
@@ -159,9 +158,7 @@ class TypedSchema {
     schema_.load(&root, path, overrides);
     return root;
   }
-  void validate(const R& root, const std::string& source) const {
-    schema_.validate(&root, source);
-  }
+  void validate(const R& root, const std::string& source) const { schema_.validate(&root, source); }
   std::string to_yaml(const R& root) const { return schema_.to_yaml(&root); }
   std::vector<std::string> keys() const { return schema_.keys(); }
   std::vector<std::string> differing_keys(const R& a, const R& b) const {

@@ -45,8 +45,8 @@ enum class BlasKernels {
   kAuto,  ///< choose OPENBLAS_CORETYPE from the CPU flags (re-exec at start-up)
   kOff,   ///< let OpenBLAS guess
 };
-inline constexpr config::EnumName<BlasKernels> kBlasKernelsNames[] = {
-    {BlasKernels::kAuto, "auto"}, {BlasKernels::kOff, "off"}};
+inline constexpr config::EnumName<BlasKernels> kBlasKernelsNames[] = {{BlasKernels::kAuto, "auto"},
+                                                                      {BlasKernels::kOff, "off"}};
 
 inline constexpr const auto& enum_names(StateTableMode) { return kStateTableModeNames; }
 inline constexpr const auto& enum_names(TableBackward) { return kTableBackwardNames; }

@@ -12,8 +12,8 @@ namespace {
 
 // torchgfn MLP trunk: Linear(in, h) + ReLU, then (n_hidden - 1) x [Linear(h, h) + ReLU];
 // the last n_noisy of the Linear(h, h) layers are NoisyLinear (appended to `noisy`).
-torch::nn::Sequential make_trunk(std::int64_t input_dim, const ModelOptions& m,
-                                 int n_noisy = 0, std::vector<NoisyLinear>* noisy = nullptr) {
+torch::nn::Sequential make_trunk(std::int64_t input_dim, const ModelOptions& m, int n_noisy = 0,
+                                 std::vector<NoisyLinear>* noisy = nullptr) {
   torch::nn::Sequential trunk;
   trunk->push_back(torch::nn::Linear(input_dim, m.hidden_dim));
   trunk->push_back(torch::nn::ReLU());

@@ -31,8 +31,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/gfn/options.h"
 #include "runtime/gfn/noisy_linear.h"
+#include "runtime/gfn/options.h"
 
 namespace gfn::core {
 

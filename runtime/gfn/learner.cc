@@ -23,9 +23,9 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/flat_adam.h"
-#include "runtime/gfn/flat_parameters.h"
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/flat_parameters.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
@@ -63,9 +63,9 @@ const char* on_off(bool on) { return on ? "on" : "off"; }
 
 }  // namespace
 
-Learner::Learner(const EnvOptions& env, const ModelOptions& model,
-                 const TrainOptions& train, std::uint64_t seed,
-                 const buffer::ReplayOptions& replay, const EngineOptions& engine)
+Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
+                 std::uint64_t seed, const buffer::ReplayOptions& replay,
+                 const EngineOptions& engine)
     : train_(train),
       model_options_(model),
       engine_(engine),

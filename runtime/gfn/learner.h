@@ -68,8 +68,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/engine_options.h"
 #include "runtime/buffer/options.h"
+#include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/options.h"
 #include "runtime/gfn/trajectories.h"
@@ -138,9 +138,9 @@ class Learner {
   /// model.init_from (non-empty): the parameters start from that state dict, torchgfn names
   /// (runtime/output/torchgfn_import.h); throws std::runtime_error / std::invalid_argument
   /// naming the file and the tensor when it cannot be read or does not match the model.
-  Learner(const EnvOptions& env, const ModelOptions& model,
-          const TrainOptions& train, std::uint64_t seed,
-          const buffer::ReplayOptions& replay = {}, const EngineOptions& engine = {});
+  Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
+          std::uint64_t seed, const buffer::ReplayOptions& replay = {},
+          const EngineOptions& engine = {});
   ~Learner();
   Learner(const Learner&) = delete;
   Learner& operator=(const Learner&) = delete;
@@ -236,8 +236,8 @@ class Learner {
   /// on | off, reuse_logprobs on | off (on-policy iterations of the generic path) | unused.
   std::map<std::string, std::string> engine_paths() const;
 
-  /// Checkpoints (README "Checkpoint and resume"; runtime/gfn/learner_state.cc): writes
-  /// everything the next iterations depend on — parameters and buffers of the model, the
+  /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; runtime/gfn/learner_state.cc):
+  /// writes everything the next iterations depend on — parameters and buffers of the model, the
   /// optimizer state (FlatAdamW moments and step, or torch::optim::AdamW's state), the
   /// sampling, validation and LibTorch default CPU generators, the iteration and
   /// trajectory counters, the exploration settings, the mode tracker, the queued remote

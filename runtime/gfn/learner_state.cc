@@ -1,5 +1,5 @@
 // Learner::save_state / load_state (runtime/gfn/learner.h): the Learner's part of a
-// checkpoint (README "Checkpoint and resume"), as entries of a LibTorch archive
+// checkpoint (docs/checkpoints.md "Checkpoint and resume"), as entries of a LibTorch archive
 // (torch::serialize, the format of torch::save). Parameters are copied into the existing
 // tensors, so FlatAdamW's views (fast/flat_adam.h) stay valid. The local replay buffer is
 // one uint8 tensor "replay_table" (runtime/buffer/table_state.h bytes). Queued remote

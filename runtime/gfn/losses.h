@@ -55,8 +55,8 @@
 #include <optional>
 #include <string>
 
-#include "runtime/gfn/options.h"
 #include "runtime/gfn/loss_kind.h"
+#include "runtime/gfn/options.h"
 #include "runtime/gfn/trajectories.h"
 
 namespace gfn::core {

@@ -45,8 +45,7 @@ const config::Fields<TrainOptions>& train_fields() {
           .add("subtb_lambda", &T::subtb_lambda,
                "subtb: sub-trajectories of length l weigh lambda^(l-1).", config::positive())
           .add("fm_alpha", &T::fm_alpha,
-               "fm: weight of the terminating-state reward-matching term.",
-               config::non_negative())
+               "fm: weight of the terminating-state reward-matching term.", config::non_negative())
           .add("batch_size", &T::batch_size,
                "Trajectories per iteration over all trainers (each samples its share).",
                config::positive(), {"trajectories"})

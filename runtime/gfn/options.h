@@ -54,10 +54,10 @@ struct TrainOptions {
   double weight_decay = 0.0;            ///< decoupled (AdamW) weight decay of PF/PB; 0 = Adam
   int average_every = 5;                ///< iterations between decision points (agent group)
   TrainAverage average = TrainAverage::kModels;
-  double epsilon = 0.0;        ///< epsilon-greedy exploration while sampling
-  double temperature = 1.0;    ///< PF logits are divided by this while sampling
-  std::uint64_t seed = 1;      ///< trainer rank r uses seed + r
-  int num_threads = 1;         ///< LibTorch intra-op threads per rank
+  double epsilon = 0.0;      ///< epsilon-greedy exploration while sampling
+  double temperature = 1.0;  ///< PF logits are divided by this while sampling
+  std::uint64_t seed = 1;    ///< trainer rank r uses seed + r
+  int num_threads = 1;       ///< LibTorch intra-op threads per rank
 
   /// Iterations to run: n_iterations if > 0, else ceil(n_trajectories / batch_size).
   std::int64_t iterations() const {

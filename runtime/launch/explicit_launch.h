@@ -2,8 +2,8 @@
 // The YAML `launch:` section (launch_options.h) as explicit launch
 // values for detect_launch_env (runtime/launch/launch_env.h). Pure, thread-safe.
 
-#include "runtime/launch/launch_options.h"
 #include "runtime/launch/launch_env.h"
+#include "runtime/launch/launch_options.h"
 
 namespace gfn::launch {
 
@@ -14,7 +14,6 @@ ExplicitLaunch explicit_launch(const LaunchOptions& options);
 
 /// detect_launch_env with the `launch:` section of an experiment first, then the
 /// launcher's environment variables. Throws LaunchError as detect_launch_env.
-LaunchEnv detect_launch_env(const LaunchOptions& options,
-                            const EnvLookup& getenv = real_getenv);
+LaunchEnv detect_launch_env(const LaunchOptions& options, const EnvLookup& getenv = real_getenv);
 
 }  // namespace gfn::launch

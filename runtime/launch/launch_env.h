@@ -1,6 +1,6 @@
 #pragma once
 // Where this process sits in the job, read from the launcher's environment
-// variables before any communication (README "Launch values"). Mirrors
+// variables before any communication (docs/launchers.md "Launch values"). Mirrors
 // helios.core.distributed (is_using_torchrun, get_local_rank, get_global_rank,
 // get_local_world_size, get_world_size) and torchgfn's `_first_env`.
 
@@ -102,7 +102,7 @@ bool torchrun_environment(const EnvLookup& getenv = real_getenv);
 /// outside 0..65535, or XFFL_FEDERATED_LOCAL_WORLD_SIZE is not a list of integers.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
-/// As above, with explicit values first (README "Launch values": explicit config
+/// As above, with explicit values first (docs/launchers.md "Launch values": explicit config
 /// values, then torchrun, Open MPI, PMI/PMIx, MVAPICH, Slurm):
 /// - explicit rank and world size (both or neither) replace the launcher's; the
 ///   launcher's variables are then not read for rank, world size, local rank or local

@@ -1,6 +1,7 @@
 #pragma once
-// YAML `launch:`: explicit launch values (docs/configuration.md). Each set field takes precedence over the launcher's environment variables
-// (launch_env.h: torchrun, Open MPI, PMI, MVAPICH, Slurm); unset fields (the defaults: -1,
+// YAML `launch:`: explicit launch values (docs/configuration.md). Each set field takes precedence
+// over the launcher's environment variables (launch_env.h: torchrun, Open MPI, PMI, MVAPICH,
+// Slurm); unset fields (the defaults: -1,
 // "" and 0) fall back to them. rank and world_size are given together or not at all.
 // Plain value type, no dependency beyond the standard library.
 

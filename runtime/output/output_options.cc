@@ -24,8 +24,7 @@ const config::Fields<OutputOptions>& output_fields() {
                "off.",
                config::AsInvalid{}, {"", true})
           .add("progress_every_s", &O::progress_every_s,
-               "Seconds between progress lines (progress: lines).", config::positive(),
-               {"s", true})
+               "Seconds between progress lines (progress: lines).", config::positive(), {"s", true})
           .add("export", &O::export_model,
                "At the end, trainer rank 0 writes the trained estimators for PyTorch / torchgfn "
                "(model_state_dict.pt, model.json, model_check.pt).");

@@ -1,5 +1,5 @@
 #pragma once
-// Trainer rank 0's progress display (`output.progress`, README "Progress"): iteration /
+// Trainer rank 0's progress display (`output.progress`, docs/outputs.md "Progress"): iteration /
 // total, iterations/s, trajectories/s of the whole job (all trainers), ETA, latest loss and
 // modes found. `bar`: one line on stderr updated in place (carriage return, at most 5
 // redraws per second); `lines`: one log line (spdlog) every `output.progress_every_s`

@@ -5,7 +5,7 @@
 // upwards as blocks are freed) are mmap'ed and munmap'ed per allocation, and the top of
 // the heap is trimmed back to the OS above 128 KiB free; both turn every iteration into
 // fresh page faults (perf: 14-16 % of the samples in the kernel's page-fault path,
-// README "Trainer throughput"). Raising both thresholds keeps the buffers in the heap,
+// docs/performance.md "Trainer throughput"). Raising both thresholds keeps the buffers in the heap,
 // where they are reused. This is what
 //   GLIBC_TUNABLES=glibc.malloc.mmap_threshold=...:glibc.malloc.trim_threshold=...
 // does from the environment, as a library call so that no launcher has to set it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checkpoint and resume, end to end (README "Checkpoint and resume"): a short HyperGrid 2-D
+# Checkpoint and resume, end to end (docs/checkpoints.md "Checkpoint and resume"): a short HyperGrid 2-D
 # run of 20 iterations in one go, and the same run stopped after 10 (its checkpoint) and
 # resumed for 10 more, must end with bit-identical trainer state (compare_checkpoints:
 # parameters, optimizer, generators, counters) and the same summary metrics and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# checkpoint.on_signal end to end (README "Checkpoint and resume"): SIGUSR1 (what Slurm's
+# checkpoint.on_signal end to end (docs/checkpoints.md "Checkpoint and resume"): SIGUSR1 (what Slurm's
 # --signal=B:USR1@120 sends) to a long HyperGrid 2-D run of NP trainers (mpirun forwards it);
 # the trainers agree on an iteration boundary, checkpoint, stop cleanly (exit 0,
 # summary.json stopped_by_signal); then --resume finishes the run 20 iterations later.

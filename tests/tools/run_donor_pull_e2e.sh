@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of spawn.policy donor_pull (README "Spawn policies"): runs gfn-train through
+# End-to-end test of spawn.policy donor_pull (docs/spawn.md "Spawn policies"): runs gfn-train through
 # run_e2e.sh (every rank exits 0, check_summary passes) with replacement_mode age and
 # age_range [A, A] where A = AVERAGE_EVERY, so every agent is dying at every decision point;
 # then checks summary.json's `spawn` object: every agent respawned at every decision point,

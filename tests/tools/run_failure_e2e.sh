@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failure-of-a-peer test (README "Shutdown and failures"): starts the demo layout (4 ranks:
+# Failure-of-a-peer test (docs/protocol.md "Shutdown and failures"): starts the demo layout (4 ranks:
 # 0, 1 trainers, 2 the buffer manager, 3 the coordinator; --np 3 with
 # --set layout.coordinator=false leaves the coordinator out) under mpirun or
 # gfn-launch with a small transport.timeout_s, waits until it trains, sends SIGKILL or

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# spawn.random_strategies with NoisyNet layers (README "Spawn policies"): 4 trainers in 2
+# spawn.random_strategies with NoisyNet layers (docs/spawn.md "Spawn policies"): 4 trainers in 2
 # agent groups, selective replacement on neg_loss, model.n_noisy_layers = 2. Runs gfn-train
 # through run_e2e.sh (every rank exits 0, check_summary passes), then checks summary.json's
 # spawn.agents: the two members of each agent group report the same number of noisy layers

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of spawn.policy selective (README "Spawn policies"): runs gfn-train through
+# End-to-end test of spawn.policy selective (docs/spawn.md "Spawn policies"): runs gfn-train through
 # run_e2e.sh (every rank exits 0, check_summary passes), then checks summary.json's `spawn`
 # object and modes_timeline.csv:
 #  - every decision point replaced exactly one agent (3 trainers, ratio 0.34, no cooldown):

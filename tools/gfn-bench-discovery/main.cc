@@ -1,5 +1,5 @@
 // gfn-bench-discovery: how fast a population of agents discovers the modes, by spawn policy
-// (README "Spawn policies"; torchgfn's multinode study: HyperGrid ndim 8, height 8, R0 0.01,
+// (docs/spawn.md "Spawn policies"; torchgfn's multinode study: HyperGrid ndim 8, height 8, R0 0.01,
 // TB, batch 256, configs/discovery_8d.yaml). For each layout of 1, 2, 4 agents (trainer
 // ranks, plus one buffer manager whose SCOREs are the agents' metric) and each policy
 // (average_all, selective, selective_random = selective + spawn.random_strategies), over

@@ -25,8 +25,8 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "roles/buffer_manager/mode_predicate.h"
-#include "runtime/buffer/scorer.h"
 #include "roles/experiment/experiment.h"
+#include "runtime/buffer/scorer.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/timing/timing_table.h"

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "roles/protocol/messages.h"
 #include "roles/experiment/experiment_config.h"
+#include "roles/protocol/messages.h"
 
 namespace gfn::mbench {
 

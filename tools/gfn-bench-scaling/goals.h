@@ -1,6 +1,6 @@
 #pragma once
-// The distributed-scaling goals gfn-bench-scaling judges (README "Distributed scaling"):
-// a manager costs little throughput, and 3 trainers + 1 manager reach 4x the reference
+// The distributed-scaling goals gfn-bench-scaling judges (docs/performance.md "Distributed
+// scaling"): a manager costs little throughput, and 3 trainers + 1 manager reach 4x the reference
 // single-trainer rate.
 
 #include <map>

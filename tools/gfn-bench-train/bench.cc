@@ -148,7 +148,8 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "# gfn-bench-train: trainer throughput, single trainer (world of one)\n");
   fmt::print(out, "#  config    {}\n", r.label);
   fmt::print(out, "#  env       HyperGrid ndim {} height {}, reward {}, {} input ({} features)\n",
-             c.env.get<core::HyperGridOptions>().ndim, c.env.get<core::HyperGridOptions>().height, config::enum_name(c.env.get<core::HyperGridOptions>().reward),
+             c.env.get<core::HyperGridOptions>().ndim, c.env.get<core::HyperGridOptions>().height,
+             config::enum_name(c.env.get<core::HyperGridOptions>().reward),
              config::enum_name(c.env.preprocessor), s.input_dim);
   fmt::print(out,
              "#  model     MLP hidden {} x {} Linear layers per trunk, {} PF/PB, {} PB, learned "

@@ -1,6 +1,7 @@
 #pragma once
-// Throughput goals (README "Trainer throughput") and torchgfn's figures on the same machine, keyed
-// by the bench config's file name (configs/bench/<name>.yaml). Data only; thread-safe.
+// Throughput goals (docs/performance.md "Trainer throughput") and torchgfn's figures on the same
+// machine, keyed by the bench config's file name (configs/bench/<name>.yaml). Data only;
+// thread-safe.
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// gfn-bench-train: trainer throughput benchmark (README "Trainer throughput").
+// gfn-bench-train: trainer throughput benchmark (docs/performance.md "Trainer throughput").
 //
 //   build/bin/gfn-bench-train --config configs/bench/hypergrid_2d_b128.yaml
 //   build/bin/gfn-bench-train --all                      # the three configs/bench configs
@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/blas_kernels.h"
-#include "runtime/config/cli.h"
 #include "roles/experiment/experiment.h"
-#include "runtime/malloc_tuning.h"
+#include "runtime/config/cli.h"
+#include "runtime/process/blas_kernels.h"
+#include "runtime/process/malloc_tuning.h"
 #include "tools/common/harness/front.h"
 #include "tools/gfn-bench-train/bench.h"
 #include "tools/gfn-bench-train/cases.h"

@@ -1,4 +1,4 @@
-// gfn-export: the export of output.export (README "Export to PyTorch and torchgfn") for a
+// gfn-export: the export of output.export (docs/export.md "Export to PyTorch and torchgfn") for a
 // finished run. Rebuilds the model from the run's config.yaml, copies in the trained
 // parameters the run left in model.pt (roles/trainer/final_model.h) and writes
 // model_state_dict.pt, model.json and model_check.pt (roles/trainer/model_export.h).
@@ -15,9 +15,9 @@
 #include <exception>
 #include <string>
 
+#include "roles/experiment/experiment.h"
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
-#include "roles/experiment/experiment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
 

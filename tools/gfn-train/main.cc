@@ -35,15 +35,15 @@ int main(int argc, char** argv) {
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
-    if (cli.print_schema) {  // docs/configuration.md
+    if (cli.print_schema) {                  // docs/configuration.md
       std::fputs(roles::configuration_reference().c_str(), stdout);
       return 0;
     }
     if (cli.resume.empty()) {
       config = roles::load_config(cli.config_path, cli.overrides);
     } else {
-      // README "Checkpoint and resume": the checkpoint (verified) brings the config; --set
-      // may change only the resumable options.
+      // docs/checkpoints.md "Checkpoint and resume": the checkpoint (verified) brings the config;
+      // --set may change only the resumable options.
       resume = checkpoint::open_checkpoint(cli.resume);
       config = roles::resume_config(resume->config_path(), cli.overrides);
       if (config.iterations() <= resume->manifest.iteration) {

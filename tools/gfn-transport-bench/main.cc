@@ -1,7 +1,7 @@
 // gfn-transport-bench: latency and bandwidth of the transport backends against raw MPI
 // and raw Gloo, and of the trainer -> manager submission pattern, in the style of
 // nccl-tests (size sweep, warm-up and timed iterations, every payload checked, one
-// table row per size). README "Transport benchmark".
+// table row per size). docs/performance.md "Transport benchmark".
 //
 //   OMPI_MCA_mpi_yield_when_idle=1 mpirun --allow-run-as-root --oversubscribe
 //       --bind-to none -np 2 build/bin/gfn-transport-bench -b 1 -e 64M -f 2 -w 5 -n 100

@@ -1,2 +1,2 @@
 """tools/gfn-plot's modules: run_dir (reading a gfn-train run directory) and figures
-(matplotlib drawings). See README "Plots"."""
+(matplotlib drawings). See docs/outputs.md "Plots"."""

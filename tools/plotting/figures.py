@@ -1,4 +1,4 @@
-"""The figures of tools/gfn-plot (README "Plots"), drawn with matplotlib's Agg backend.
+"""The figures of tools/gfn-plot (docs/outputs.md "Plots"), drawn with matplotlib's Agg backend.
 
 Every figure has a fixed size in pixels (SIZES, at DPI), so a test can check it; curves of
 several run directories are overlaid, labelled by the directory name. Each function takes

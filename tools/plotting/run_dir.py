@@ -1,4 +1,4 @@
-"""Reading a gfn-train run directory for tools/gfn-plot (README "Plots").
+"""Reading a gfn-train run directory for tools/gfn-plot (docs/outputs.md "Plots").
 
 A run directory holds, all written by gfn-train (roles/run_job.cc, roles/trainer/trainer.cc):
   config.yaml       the effective configuration (env.name, env.ndim, ...)

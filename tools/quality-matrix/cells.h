@@ -1,12 +1,11 @@
 #pragma once
-// The cells of the quality matrix (README "Quality matrix"): every loss x {HyperGrid 2D
-// h8, HyperGrid 4D h8} x {no replay buffer, replay buffer}, plus DiscreteEBM ndim 2/4 x
-// alpha 0.1/1.0, each a single-rank `gfn-train` run (world of one), batch 128, seed 1
-// (TB cells: seeds 1..n, mean +- std). Each cell carries torchgfn's published test
-// target for the same configuration (tutorials/examples/test_scripts.py of
-// GFNOrg/torchgfn: test_hypergrid_tb, test_hypergrid_fm, test_discreteebm) and the
-// hyper-parameters that torchgfn's training scripts use for it (train_hypergrid.py,
-// train_discreteebm.py).
+// The cells of the quality matrix (docs/results/quality-matrix.md "Quality matrix"): every loss x
+// {HyperGrid 2D h8, HyperGrid 4D h8} x {no replay buffer, replay buffer}, plus DiscreteEBM ndim 2/4
+// x alpha 0.1/1.0, each a single-rank `gfn-train` run (world of one), batch 128, seed 1 (TB cells:
+// seeds 1..n, mean +- std). Each cell carries torchgfn's published test target for the same
+// configuration (tutorials/examples/test_scripts.py of GFNOrg/torchgfn: test_hypergrid_tb,
+// test_hypergrid_fm, test_discreteebm) and the hyper-parameters that torchgfn's training scripts
+// use for it (train_hypergrid.py, train_discreteebm.py).
 //
 // torchgfn's l1_dist is a MEAN over terminating states of |p - p_true|, p being the
 // empirical distribution of the terminating states visited during training; gfn-train's

@@ -1,5 +1,5 @@
-// gfn-quality-matrix: runs the quality matrix (README "Quality matrix") with gfn-train
-// (one single-rank run per cell and seed) and writes a markdown table.
+// gfn-quality-matrix: runs the quality matrix (docs/results/quality-matrix.md "Quality matrix")
+// with gfn-train (one single-rank run per cell and seed) and writes a markdown table.
 //
 //   build/bin/gfn-quality-matrix --gfn-train build/bin/gfn-train
 //   build/bin/gfn-quality-matrix --gfn-train build/bin/gfn-train --only 'hypergrid_2d/fm'

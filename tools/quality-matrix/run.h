@@ -10,7 +10,7 @@
 
 namespace gfn::quality {
 
-/// The summary.json fields the matrix reports (README "summary.json"; sums over states).
+/// The summary.json fields the matrix reports (docs/outputs.md "summary.json"; sums over states).
 struct RunMetrics {
   double l1_exact = 0;    ///< sum_x |P_theta(x) - P_true(x)|
   double l1_sampled = 0;  ///< sum_x |empirical(x) - P_true(x)|, fresh on-policy samples

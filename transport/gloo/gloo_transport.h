@@ -1,5 +1,5 @@
 #pragma once
-// The torch backend of the transport interface (README "Backends and launchers"): LibTorch
+// The torch backend of the transport interface (docs/launchers.md "Backends"): LibTorch
 // c10d ProcessGroupGloo over a c10d::TCPStore rendezvous.
 //
 // Wire protocol (point-to-point), as torchgfn's gfn.utils.distributed

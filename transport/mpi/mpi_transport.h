@@ -1,5 +1,5 @@
 #pragma once
-// The MPI backend of the transport interface (README "Backends and launchers"), written on
+// The MPI backend of the transport interface (docs/launchers.md "Backends"), written on
 // Open MPI directly (LibTorch's ProcessGroupMPI is not in Debian's LibTorch).
 //
 // - Initialization: calls MPI_Init_thread(MPI_THREAD_MULTIPLE) if MPI is not

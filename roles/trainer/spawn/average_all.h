@@ -1,5 +1,5 @@
 #pragma once
-// spawn.policy average_all, the default (README "Spawn policies"; the table of
+// spawn.policy average_all, the default (docs/spawn.md "Spawn policies"; the table of
 // roles/trainer/spawn/spawn_policy.h; torchgfn tutorials/examples/multinode/spawn_policy.py
 // AverageAllPolicy, gfn.utils.distributed.average_models): with train.average models, every
 // member's parameters are replaced by their mean over the agent group every
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/spawn/spawn_policy.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::roles {
 

@@ -1,5 +1,5 @@
 #pragma once
-// spawn.policy donor_pull (README "Spawn policies"; the table of
+// spawn.policy donor_pull (docs/spawn.md "Spawn policies"; the table of
 // roles/trainer/spawn/spawn_policy.h; torchgfn tutorials/examples/multinode/spawn_policy.py,
 // AsyncSelectiveAveragingPolicympi4pyV2): every
 // agent exposes its flat parameters in a one-sided window (transport/parameter_window.h),
@@ -24,9 +24,9 @@
 #include <memory>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/spawn/spawn_policy.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::transport {
 class Group;

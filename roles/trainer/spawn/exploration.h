@@ -1,5 +1,5 @@
 #pragma once
-// One agent's exploration strategy (spawn.random_strategies; README "Spawn policies";
+// One agent's exploration strategy (spawn.random_strategies; docs/spawn.md "Spawn policies";
 // runtime/distributed/spawn/strategy.h): with random strategies each trainer draws its
 // epsilon, temperature and NoisyNet sigma_0 around the configured values (draw 0 at the
 // start, draw k after its k-th replacement, seeded by train.seed + its rank), and its agent

@@ -30,8 +30,8 @@ void check(const roles::ExperimentConfig& config, const SpawnAgent& agent) {
   if (!agent.agents) refuse("no agent group");
   if (agent.agents->size() <= 1 || policy == dist::spawn::SpawnPolicy::kAverageAll) return;
   if (!agent.metric) refuse(fmt::format("spawn.policy = {} needs the agent's metric", name));
-  if (policy == dist::spawn::SpawnPolicy::kSelective && config.spawn.mode == dist::spawn::SpawnMode::kAsync &&
-      !agent.transport) {
+  if (policy == dist::spawn::SpawnPolicy::kSelective &&
+      config.spawn.mode == dist::spawn::SpawnMode::kAsync && !agent.transport) {
     refuse("spawn.policy = selective with spawn.mode = async needs the agent's transport");
   }
 }

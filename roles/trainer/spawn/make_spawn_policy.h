@@ -8,9 +8,9 @@
 
 #include <memory>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/spawn/spawn_policy.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::roles {
 

@@ -1,5 +1,5 @@
 #pragma once
-// spawn.policy selective, spawn.mode async (README "Spawn policies"; the table of
+// spawn.policy selective, spawn.mode async (docs/spawn.md "Spawn policies"; the table of
 // roles/trainer/spawn/spawn_policy.h). No barrier:
 //   - at a decision point (every train.average_every iteration) a member sends its local
 //     metric to every other member of its agent group (SPAWN_METRIC, tag kSpawn, isend)
@@ -39,9 +39,9 @@
 #include <map>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/spawn/spawn_policy.h"
-#include "roles/experiment/experiment_config.h"
 #include "runtime/distributed/spawn/async_rounds.h"
 #include "runtime/distributed/spawn/decision.h"
 #include "transport/send_handle.h"

@@ -1,5 +1,5 @@
 #pragma once
-// spawn.policy selective, spawn.mode sync (README "Spawn policies"; the table of
+// spawn.policy selective, spawn.mode sync (docs/spawn.md "Spawn policies"; the table of
 // roles/trainer/spawn/spawn_policy.h): at every train.average_every iteration the members of
 // an agent group gather their local metrics (spawn.metric), take the same decision
 // (runtime/distributed/spawn/decision.h), and the replaced members take the donors'
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/spawn/spawn_policy.h"
-#include "roles/experiment/experiment_config.h"
 
 namespace gfn::roles {
 

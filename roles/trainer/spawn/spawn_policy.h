@@ -1,5 +1,5 @@
 #pragma once
-// The spawn policy of an agent group (README "Spawn policies"; docs/architecture.md "One
+// The spawn policy of an agent group (docs/spawn.md "Spawn policies"; docs/architecture.md "One
 // training iteration", step 6): what the members of a group do after their optimizer steps
 // so that they share what they learned. One interface, one class per policy (as Reverb's
 // selectors, runtime/buffer/selectors/), built once per trainer by make_spawn_policy

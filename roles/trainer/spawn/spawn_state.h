@@ -1,6 +1,6 @@
 #pragma once
-// What a spawn policy carries across a checkpoint (README "Checkpoint and resume", "Spawn
-// policies"; roles/trainer/trainer_checkpoint.h; SpawnPolicy::save_state,
+// What a spawn policy carries across a checkpoint (docs/checkpoints.md "Checkpoint and resume",
+// "Spawn policies"; roles/trainer/trainer_checkpoint.h; SpawnPolicy::save_state,
 // roles/trainer/spawn/spawn_policy.h): the member's replacement count, the
 // iteration of its group's last replacement (selective: the cooldown's clock) or of its own
 // last respawn (donor_pull: the age's clock), and every decision point so far (the spawn

@@ -1,7 +1,7 @@
 #pragma once
 // Applies a spawn decision (runtime/distributed/spawn/decision.h) to the members of an
 // agent group: the replaced agents' parameters become the donors' weighted combination,
-// blended with their own by the momentum (README "Spawn policies"; torchgfn
+// blended with their own by the momentum (docs/spawn.md "Spawn policies"; torchgfn
 // tutorials/examples/multinode/spawn_policy.py, AsyncSelectiveAveragingPolicy
 // _handle_donor / _handle_replacer, done here as one collective instead of point-to-point
 // streams).

@@ -9,8 +9,6 @@
 namespace gfn::dist::spawn {
 namespace {
 
-
-
 /// NaN counts as the worst metric.
 double ordered(double m) { return std::isnan(m) ? -std::numeric_limits<double>::infinity() : m; }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Spawn-policy decisions as pure functions (README "Spawn policies"): given every agent's
+// Spawn-policy decisions as pure functions (docs/spawn.md "Spawn policies"): given every agent's
 // local metric (higher is better), which agents of an agent group are replaced, by which
 // donors, with which weights. No communication and no LibTorch: every member of a group
 // takes the same decision from the same gathered metrics (runtime/distributed/spawn/

@@ -24,8 +24,7 @@ double ordered(double m) { return std::isnan(m) ? -std::numeric_limits<double>::
 
 }  // namespace
 
-std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed,
-                          std::int64_t draw) {
+std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed, std::int64_t draw) {
   const auto& r = options.age_range;
   if (r.min < 1 || r.max < r.min) {
     throw std::invalid_argument("spawn.age_range must be [min, max] with 1 <= min <= max, got [" +

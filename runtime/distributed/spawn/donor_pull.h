@@ -24,8 +24,7 @@ namespace gfn::dist::spawn {
 /// Draw number `draw` (0 at start, k after the k-th respawn) of an agent's maximum age,
 /// uniform in [options.age_range.min, options.age_range.max], from `seed` (train.seed +
 /// rank). std::invalid_argument for an empty range or min < 1.
-std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed,
-                          std::int64_t draw);
+std::int64_t draw_max_age(const SpawnOptions& options, std::uint64_t seed, std::int64_t draw);
 
 /// What a donor_pull agent knows when it asks whether it is dying.
 struct DyingInput {

@@ -28,8 +28,7 @@ const config::Fields<SpawnOptions>& spawn_fields() {
                "weighted_mean (better donors weigh more), best_only, reset_weights (a fresh "
                "initialisation).",
                AsInvalid{})
-          .add("momentum", &S::momentum,
-               "A replaced agent keeps this share of its own weights.",
+          .add("momentum", &S::momentum, "A replaced agent keeps this share of its own weights.",
                config::in_unit_interval())
           .add("threshold", &S::threshold,
                "The group replaces only when its lowest metric is below it (.inf: always); "

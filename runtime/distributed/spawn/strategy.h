@@ -1,5 +1,5 @@
 #pragma once
-// Per-agent exploration strategies (spawn.random_strategies; README "Spawn policies";
+// Per-agent exploration strategies (spawn.random_strategies; docs/spawn.md "Spawn policies";
 // torchgfn tutorials/examples/train_hypergrid.py draws each agent's exploration parameters
 // at random in its multinode runs): an agent's epsilon, temperature and NoisyNet sigma_0
 // drawn from normal distributions around the configured means, clamped to valid ranges;
@@ -23,15 +23,13 @@ struct AgentStrategy {
 
 /// The configured strategy (the means), unchanged: train.epsilon, train.temperature,
 /// model.noisy_std_init.
-AgentStrategy configured_strategy(const core::TrainOptions& train,
-                                  const core::ModelOptions& model);
+AgentStrategy configured_strategy(const core::TrainOptions& train, const core::ModelOptions& model);
 
 /// Draw number `draw` (0 at start, k after the k-th respawn) of the agent seeded with `seed`
 /// (train.seed + rank): each parameter ~ Normal(mean, spawn.*_std), clamped as above. With
 /// every std 0 it is configured_strategy().
 AgentStrategy draw_strategy(const SpawnOptions& spawn, const core::TrainOptions& train,
-                            const core::ModelOptions& model, std::uint64_t seed,
-                            std::int64_t draw);
+                            const core::ModelOptions& model, std::uint64_t seed, std::int64_t draw);
 
 /// spawn.random_strategies: the number of noisy layers of an agent group's PF network,
 /// uniform on 0..model.n_noisy_layers, drawn ONCE PER AGENT GROUP from `group_seed` (the

@@ -19,7 +19,7 @@ struct EnvironmentEntry {
   std::string name;
   std::vector<config::Field> fields;
   std::vector<std::pair<std::string, std::string>> renamed;
-  std::any (*make_default)();           ///< the options struct with its defaults
+  std::any (*make_default)();          ///< the options struct with its defaults
   void* (*object)(std::any& options);  ///< the struct inside make_default()'s result
 };
 

@@ -8,9 +8,9 @@
 namespace gfn::core {
 
 const std::vector<EnvironmentEntry>& environment_catalog() {
-#define GFN_CATALOG_ENTRY(ident, Options)                                      \
+#define GFN_CATALOG_ENTRY(ident, Options)                                         \
   EnvironmentEntry{#ident, ident##_fields().fields(), ident##_fields().renamed(), \
-                   [] { return std::any(Options{}); },                         \
+                   [] { return std::any(Options{}); },                            \
                    [](std::any& options) -> void* { return std::any_cast<Options>(&options); }},
   static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(GFN_CATALOG_ENTRY)};
 #undef GFN_CATALOG_ENTRY

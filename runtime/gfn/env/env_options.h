@@ -31,7 +31,7 @@ class Fields;
 namespace gfn::core {
 
 struct EnvOptions {
-  std::string name = "hypergrid";  ///< a name of the registry (registry.h)
+  std::string name = "hypergrid";                           ///< a name of the registry (registry.h)
   PreprocessorKind preprocessor = PreprocessorKind::kKHot;  ///< khot | onehot | identity
 
   /// Every catalogued environment's options, with their defaults.

@@ -19,8 +19,7 @@ const config::Fields<HyperGridOptions>& hypergrid_fields() {
                "bitwise_xor and multiplicative_coprime (R0 and torchgfn's default tiers); "
                "runtime/gfn/env/hypergrid.h documents each.",
                config::AsInvalid{})
-          .add("R0", &H::R0, "Reward term R0 (the floor of every reward).",
-               config::non_negative())
+          .add("R0", &H::R0, "Reward term R0 (the floor of every reward).", config::non_negative())
           .add("R1", &H::R1, "Reward term R1.", config::non_negative())
           .add("R2", &H::R2, "Reward term R2.", config::non_negative());
   return fields;
@@ -31,8 +30,7 @@ const config::Fields<DiscreteEbmOptions>& discrete_ebm_fields() {
   static const auto fields =
       config::Fields<D>()
           .add("ndim", &D::ndim, "Binary variables of the Ising model.", config::at_least(1))
-          .add("alpha", &D::alpha,
-               "Interaction strength: log R(x) = alpha (sum_i (2 x_i - 1))^2.");
+          .add("alpha", &D::alpha, "Interaction strength: log R(x) = alpha (sum_i (2 x_i - 1))^2.");
   return fields;
 }
 
@@ -42,9 +40,8 @@ const config::Fields<BitSequenceOptions>& bit_sequence_fields() {
       config::Fields<B>()
           .add("word_size", &B::word_size, "Bits appended per action (k, 1..16).",
                config::at_least(1), {"bits"})
-          .add("seq_size", &B::seq_size,
-               "Bits per sequence (n, a multiple of word_size and of 8).", config::at_least(1),
-               {"bits"})
+          .add("seq_size", &B::seq_size, "Bits per sequence (n, a multiple of word_size and of 8).",
+               config::at_least(1), {"bits"})
           .add("n_modes", &B::n_modes, "Target sequences (|M|).", config::at_least(1))
           .add("beta", &B::beta, "log R(x) = -beta * the Hamming distance to the nearest mode.")
           .add("mode_threshold", &B::mode_threshold,
@@ -56,9 +53,8 @@ const config::Fields<BitSequenceOptions>& bit_sequence_fields() {
 
 const config::Fields<LineOptions>& line_fields() {
   using L = LineOptions;
-  static const auto fields =
-      config::Fields<L>().add("height", &L::height, "Length of the line: states 0 .. height - 1.",
-                              config::at_least(2));
+  static const auto fields = config::Fields<L>().add(
+      "height", &L::height, "Length of the line: states 0 .. height - 1.", config::at_least(2));
   return fields;
 }
 

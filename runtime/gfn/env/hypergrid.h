@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/hypergrid_reward.h"
 
 namespace gfn::core {

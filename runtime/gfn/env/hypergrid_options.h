@@ -12,8 +12,8 @@ class Fields;
 namespace gfn::core {
 
 struct HyperGridOptions {
-  int ndim = 2;     ///< dimensions of the grid
-  int height = 8;   ///< coordinates in {0..height-1}
+  int ndim = 2;    ///< dimensions of the grid
+  int height = 8;  ///< coordinates in {0..height-1}
   HyperGridReward reward = HyperGridReward::kOriginal;
   double R0 = 0.1;  ///< reward terms (hypergrid.h documents each reward)
   double R1 = 0.5;

@@ -1,8 +1,8 @@
 #pragma once
 // env.reward: the HyperGrid rewards (runtime/gfn/env/hypergrid.h documents each; torchgfn
 // src/gfn/gym/hypergrid.py), with their YAML names written once here.
-// hypergrid.cc maps each enumerator to its reward function. Adding a reward: one enumerator and name here, one
-// function and one case in hypergrid.cc. Header-only, LibTorch-free.
+// hypergrid.cc maps each enumerator to its reward function. Adding a reward: one enumerator and
+// name here, one function and one case in hypergrid.cc. Header-only, LibTorch-free.
 
 #include "runtime/config/enum_names.h"
 

@@ -25,7 +25,7 @@ namespace {
 // full pass over the flat buffers (~140 k floats at 2-D h8) with its own dispatch and
 // temporaries (sqrt, div and add_ allocate `denom`); one pass that reads p, g, m, v once
 // and writes p, m, v once does the same arithmetic in a fraction of the time (0.29 ms ->
-// see README "Trainer throughput").
+// see docs/performance.md "Trainer throughput").
 //
 // Bit-identity with torch::optim::AdamW: each line below is one ATen op of
 // AdamW::step, with the same float32 roundings, in the same order. The only freedom in

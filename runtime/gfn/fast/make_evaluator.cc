@@ -7,8 +7,8 @@
 namespace gfn::core {
 
 std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                          const Environment& env,
-                                          const EngineOptions& engine, bool reusable) {
+                                          const Environment& env, const EngineOptions& engine,
+                                          bool reusable) {
   if (state_table_enabled(env, engine.state_table)) {
     return std::make_unique<StateTableEvaluator>(model, preprocessor, env, engine);
   }

@@ -21,8 +21,8 @@ class Environment;
 class Preprocessor;
 
 std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                          const Environment& env,
-                                          const EngineOptions& engine, bool reusable);
+                                          const Environment& env, const EngineOptions& engine,
+                                          bool reusable);
 
 /// The YAML-style name of a kind: "reference" | "saved_outputs" | "state_table".
 const char* evaluator_name(EvaluatorKind kind);

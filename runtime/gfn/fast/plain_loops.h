@@ -1,5 +1,5 @@
 #pragma once
-// Plain-loop fast paths of the state table's iteration (README "Trainer throughput"):
+// Plain-loop fast paths of the state table's iteration (docs/performance.md "Trainer throughput"):
 // small steps on [64 x 256]-sized float32 buffers (bias rows and ReLU of the MLP forward,
 // bias gradients of the hand-written backward in mlp_backward.cc, the mean of the fused TB
 // node in state_table.cc) written as loops over contiguous buffers instead of ATen ops,

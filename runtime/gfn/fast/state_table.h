@@ -1,5 +1,5 @@
 #pragma once
-// Fast path for small enumerable environments (README "Trainer throughput"): evaluate
+// Fast path for small enumerable environments (docs/performance.md "Trainer throughput"): evaluate
 // the estimators ONCE per iteration on every state of the environment (a "state
 // table"), sample by table lookup, and compute the loss from the same table.
 //
@@ -130,12 +130,12 @@ struct StateTable {
 /// mlp_backward.h, write_leaf_grads on): the loss' backward then writes every plain
 /// parameter's gradient in place into its .grad (FlatAdamW's flat buffer), without ~35
 /// autograd nodes, their transposes and 13 gradient accumulations (with table_log_probs'
-/// node: ~20 % less time per iteration at 2-D h8 batch 128, README "Trainer throughput").
-/// Same table values (bit-identical: same ATen forward ops); gradients equal autograd's up
-/// to GEMM summation order (identical in the 2-D h8 quality run). Caveat: hooks registered on
-/// parameters do not run for these gradients, and torch::autograd::grad() does not return them (use
-/// loss.backward()). false (engine.table_backward autograd): model.forward with autograd
-/// (the reference). The hand-written forward and backward use space.plain_loops.
+/// node: ~20 % less time per iteration at 2-D h8 batch 128, docs/performance.md "Trainer
+/// throughput"). Same table values (bit-identical: same ATen forward ops); gradients equal
+/// autograd's up to GEMM summation order (identical in the 2-D h8 quality run). Caveat: hooks
+/// registered on parameters do not run for these gradients, and torch::autograd::grad() does not
+/// return them (use loss.backward()). false (engine.table_backward autograd): model.forward with
+/// autograd (the reference). The hand-written forward and backward use space.plain_loops.
 StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
                                 const SamplerOptions& options, bool manual_backward);
 

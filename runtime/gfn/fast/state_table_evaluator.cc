@@ -5,8 +5,7 @@
 namespace gfn::core {
 
 StateTableEvaluator::StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                         const Environment& env,
-                                         const EngineOptions& engine)
+                                         const Environment& env, const EngineOptions& engine)
     : model_(model),
       env_(env),
       space_(env, preprocessor, engine.plain_loops),

@@ -189,7 +189,7 @@ TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainersStillExpected) {
   }
 }
 
-// Liveness (README "Shutdown and failures"): a manager waiting for its trainers sends its
+// Liveness (docs/protocol.md "Shutdown and failures"): a manager waiting for its trainers sends its
 // coordinator MANAGER_ALIVE every idle_timeout_s / 4, so the coordinator's bounded wait does
 // not take a quiet manager for a stopped one; a busy exchange with the coordinator needs none.
 TEST_F(ManagerUnitTest, AWaitingManagerSendsManagerAliveEveryQuarterOfTheTimeout) {
@@ -216,7 +216,7 @@ TEST_F(ManagerUnitTest, NoManagerAliveWithoutACoordinator) {
   EXPECT_EQ(waiting(kCoordinator, protocol::tags::kControl), 0u);
 }
 
-// A stopped trainer (README "Shutdown and failures"): each running trainer has its own
+// A stopped trainer (docs/protocol.md "Shutdown and failures"): each running trainer has its own
 // deadline, so a silent one is named while the others keep talking; the error lists the
 // running trainers by silence, longest first.
 TEST_F(ManagerUnitTest, IdleTimeoutNamesTheTrainerSilentLongestFirst) {

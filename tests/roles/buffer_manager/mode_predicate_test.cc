@@ -49,7 +49,8 @@ RC_GTEST_PROP(MemoizedModePredicate, AnswersAsTheEnvironment, ()) {
   for (int b = 0; b < n_batches; ++b) {
     const auto n = *rc::gen::inRange(0, 64);
     const auto states = *rc::gen::container<std::vector<std::int64_t>>(
-        static_cast<std::size_t>(n * env.get<core::HyperGridOptions>().ndim), rc::gen::inRange<std::int64_t>(0, env.get<core::HyperGridOptions>().height));
+        static_cast<std::size_t>(n * env.get<core::HyperGridOptions>().ndim),
+        rc::gen::inRange<std::int64_t>(0, env.get<core::HyperGridOptions>().height));
     RC_ASSERT(memoized(states, static_cast<int>(env.get<core::HyperGridOptions>().ndim)) ==
               reference(states, static_cast<int>(env.get<core::HyperGridOptions>().ndim)));
   }

@@ -25,7 +25,8 @@ TEST(BufferManagerOptions, TakeTheBufferSectionAndTheRank) {
   EXPECT_DOUBLE_EQ(options.baseline.percentile, 25.0);
   EXPECT_DOUBLE_EQ(options.rate_limiter.samples_per_insert, 4.0);
   EXPECT_EQ(options.seed, 42u);
-  EXPECT_EQ(options.n_actions, config.env.get<core::HyperGridOptions>().ndim + 1);  // HyperGrid: ndim increments + exit
+  EXPECT_EQ(options.n_actions, config.env.get<core::HyperGridOptions>().ndim +
+                                   1);  // HyperGrid: ndim increments + exit
   EXPECT_EQ(options.baseline_report_interval, 3);
   ASSERT_NE(options.scorer, nullptr);
 }

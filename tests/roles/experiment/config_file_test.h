@@ -16,8 +16,6 @@
 
 namespace gfn::roles {
 
-
-
 class ConfigFileTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -1,4 +1,4 @@
-// The `output:` keys of the researcher's view (README "The run directory and plots",
+// The `output:` keys of the researcher's view (docs/outputs.md "The run directory",
 // "Progress"): defaults, parsing from a file and --set, refusal naming key and value, and
 // config.yaml round trip.
 
@@ -66,7 +66,7 @@ TEST(OutputOptions, BadValuesNameKeyValueAndFile) {
   EXPECT_THAT(error_of(ok, {"output.plots=maybe"}), HasSubstr("output.plots"));
 }
 
-// output.export and model.init_from (README "Export to PyTorch and torchgfn"): off by
+// output.export and model.init_from (docs/export.md "Export to PyTorch and torchgfn"): off by
 // default, parsed, overridable and written back to config.yaml.
 TEST(OutputOptions, ExportAndInitFromParsedAndWrittenBack) {
   EXPECT_FALSE(OutputOptions{}.export_model);

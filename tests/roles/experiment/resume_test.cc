@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config/cli.h"
 #include "roles/experiment/experiment.h"
-#include "tests/roles/experiment/experiment_test_names.h"
+#include "runtime/config/cli.h"
 #include "runtime/config/resume.h"
+#include "tests/roles/experiment/experiment_test_names.h"
 
 namespace gfn::roles {
 namespace {

@@ -61,8 +61,8 @@ LayoutRequest random_request() {
   // A misspelt placement cannot reach the planner: the config parser refuses it
   // (tests/runtime/config/enum_options_test.cc).
   req.placement = *rc::gen::weightedElement<roles::Placement>({{5, roles::Placement::kAuto},
-                                                                {3, roles::Placement::kArithmetic},
-                                                                {5, roles::Placement::kHostname}});
+                                                               {3, roles::Placement::kArithmetic},
+                                                               {5, roles::Placement::kHostname}});
   const int hosts = *rc::gen::inRange(0, 10);  // 0-3: none given, 9: a wrong count
   if (hosts >= 4 && hosts <= 8) {
     req.hostnames = random_hostnames(room, *rc::gen::inRange(1, 9));

@@ -192,14 +192,14 @@ TEST(RankLayout, SeveralManagersPerNode) {
 
 TEST(RankLayout, HostnamesWithCoordinator) {
   // a x4, b x5 with coordinator 8 on b: [0 1 2 M3] [4 5 6 M7] C8
-  RankLayout l = plan_layout(
-      request(9, 2, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"b", 5}})));
+  RankLayout l =
+      plan_layout(request(9, 2, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"b", 5}})));
   EXPECT_THAT(l.buffer_ranks(), ElementsAre(3, 7));
   EXPECT_THAT(l.assigned_trainers(7), ElementsAre(4, 5, 6));
   EXPECT_EQ(l.coordinator_rank(), 8);
   // A node holding only the coordinator does not count as a node.
-  RankLayout c = plan_layout(
-      request(5, 1, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"c", 1}})));
+  RankLayout c =
+      plan_layout(request(5, 1, 1, true, roles::Placement::kHostname, hosts({{"a", 4}, {"c", 1}})));
   EXPECT_THAT(c.assigned_trainers(3), ElementsAre(0, 1, 2));
   EXPECT_EQ(c.coordinator_rank(), 4);
   expect_consistent(l);

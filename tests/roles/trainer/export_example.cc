@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "roles/trainer/model_export.h"
 #include "roles/experiment/experiment.h"
+#include "roles/trainer/model_export.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
 

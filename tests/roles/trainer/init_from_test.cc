@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <string>
 
+#include "roles/experiment/experiment_config.h"
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
-#include "roles/experiment/experiment_config.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/torchgfn_export.h"
 #include "runtime/output/torchgfn_import.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roles::export_model end to end (README "Export to PyTorch and torchgfn"): a Learner
+# roles::export_model end to end (docs/export.md "Export to PyTorch and torchgfn"): a Learner
 # trained a few iterations is exported (export_example), then Debian's python3-torch loads
 # the state dict under torchgfn's names (strict) and must compute the same PF / PB logits
 # (tools/load_in_torchgfn.py --check).

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   int any_failed = local_failed;
   gfn::compat::world_group().all_reduce(&any_failed, 1, gfn::transport::DType::kInt32,
-                                      gfn::transport::ReduceOp::kMax);
+                                        gfn::transport::ReduceOp::kMax);
   if (any_failed) {
     std::fprintf(stderr, "[rank %d] FAILED: %s\n", rank,
                  local_failed ? "this rank had failures" : "another rank had failures");

@@ -219,8 +219,8 @@ TEST_F(SchemaTest, YamlRoundTripsAndWritesTheSelectedVariant) {
   EXPECT_EQ(schema_.to_yaml(again), yaml);
   EXPECT_EQ(again.two.size, 9);
   EXPECT_THAT(schema_.keys(), ElementsAre("alpha.count", "alpha.rate", "alpha.color", "alpha.name",
-                                          "alpha.flag", "alpha.seed", "alpha.range",
-                                          "variant.kind", "variant.size", "variant.scale"));
+                                          "alpha.flag", "alpha.seed", "alpha.range", "variant.kind",
+                                          "variant.size", "variant.scale"));
   EXPECT_THAT(schema_.differing_keys(r, again), ElementsAre());
   // The selected variants' sizes differ (two's 9, one's 4).
   EXPECT_THAT(schema_.differing_keys(r, schema_.load("")),

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
-#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/discrete_ebm.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/env/registry.h"
@@ -239,7 +239,8 @@ TEST(DiscreteEBM, MasksStepsAndRewards) {
   EXPECT_FALSE(big.enumerable());
   EXPECT_THROW(big.all_states(), std::domain_error);
   EXPECT_EQ(big.n_modes(), 2);
-  EXPECT_THROW(DiscreteEBM(ebm_options(0, 1.0).get<core::DiscreteEbmOptions>()), std::invalid_argument);
+  EXPECT_THROW(DiscreteEBM(ebm_options(0, 1.0).get<core::DiscreteEbmOptions>()),
+               std::invalid_argument);
 }
 
 TEST(BitSequence, ModesMasksStepsAndRewards) {
@@ -264,7 +265,8 @@ TEST(BitSequence, ModesMasksStepsAndRewards) {
     }
   }
   EXPECT_EQ(distinct.size(), 5u);
-  EXPECT_TRUE(at::equal(BitSequence(bitseq_options(16, 4, 5).get<core::BitSequenceOptions>()).modes(), m));
+  EXPECT_TRUE(
+      at::equal(BitSequence(bitseq_options(16, 4, 5).get<core::BitSequenceOptions>()).modes(), m));
   core::EnvOptions other = bitseq_options(16, 4, 5);
   other.get<core::BitSequenceOptions>().modes_seed = 1;
   EXPECT_FALSE(at::equal(BitSequence(other.get<core::BitSequenceOptions>()).modes(), m));
@@ -317,9 +319,12 @@ TEST(BitSequence, ModesMasksStepsAndRewards) {
             true);
 
   // Bad options.
-  EXPECT_THROW(BitSequence(bitseq_options(12, 4, 1).get<core::BitSequenceOptions>()), std::invalid_argument);   // not x8
-  EXPECT_THROW(BitSequence(bitseq_options(16, 3, 1).get<core::BitSequenceOptions>()), std::invalid_argument);   // not x3
-  EXPECT_THROW(BitSequence(bitseq_options(16, 4, 26).get<core::BitSequenceOptions>()), std::invalid_argument);  // > 5^2
+  EXPECT_THROW(BitSequence(bitseq_options(12, 4, 1).get<core::BitSequenceOptions>()),
+               std::invalid_argument);  // not x8
+  EXPECT_THROW(BitSequence(bitseq_options(16, 3, 1).get<core::BitSequenceOptions>()),
+               std::invalid_argument);  // not x3
+  EXPECT_THROW(BitSequence(bitseq_options(16, 4, 26).get<core::BitSequenceOptions>()),
+               std::invalid_argument);  // > 5^2
   // The paper's size: not enumerable, 60 modes, default threshold n / 4.
   core::EnvOptions paper = bitseq_options(120, 4, 60);
   paper.get<core::BitSequenceOptions>().mode_threshold = -1;

@@ -1,5 +1,4 @@
 #include "runtime/gfn/env/hypergrid.h"
-#include "runtime/gfn/env/env_options.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -12,10 +11,10 @@
 namespace gfn::core {
 namespace {
 
-core::EnvOptions grid(int ndim, int height) {
-  core::EnvOptions o;
-  o.get<core::HyperGridOptions>().ndim = ndim;
-  o.get<core::HyperGridOptions>().height = height;
+core::HyperGridOptions grid(int ndim, int height) {
+  core::HyperGridOptions o;
+  o.ndim = ndim;
+  o.height = height;
   return o;
 }
 
@@ -51,11 +50,11 @@ TEST(HyperGrid, OriginalRewardAtHandPickedStates) {
     EXPECT_NEAR(r[i].item<float>(), expected[i], 1e-6) << i;
   EXPECT_NEAR(env.log_reward(states({{1, 1}}))[0].item<float>(), std::log(2.6f), 1e-6);
 
-  core::EnvOptions o = grid(3, 8);
-  o.get<core::HyperGridOptions>().R0 = 0.01;
-  o.get<core::HyperGridOptions>().R1 = 1.0;
-  o.get<core::HyperGridOptions>().R2 = 3.0;
-  HyperGrid env3(o.get<core::HyperGridOptions>());
+  core::HyperGridOptions o = grid(3, 8);
+  o.R0 = 0.01;
+  o.R1 = 1.0;
+  o.R2 = 3.0;
+  HyperGrid env3(o);
   EXPECT_NEAR(env3.reward(states({{1, 6, 1}}))[0].item<float>(), 4.01f, 1e-5);
   EXPECT_NEAR(env3.reward(states({{1, 6, 0}}))[0].item<float>(), 1.01f, 1e-5);
   EXPECT_NEAR(env3.reward(states({{1, 6, 4}}))[0].item<float>(), 0.01f, 1e-6);
@@ -110,7 +109,7 @@ TEST(HyperGrid, TrueDistributionAndLogPartition) {
     EXPECT_NEAR(p[0].item<double>(), 0.6 / z, 1e-7);
   }
   // 2D h8 by hand: 64 * 0.1 + 16 * 0.5 + 4 * 2.0 = 22.4.
-  EXPECT_NEAR(HyperGrid(grid(2, 8).get<core::HyperGridOptions>()).log_partition(), std::log(22.4), 1e-6);
+  EXPECT_NEAR(HyperGrid(grid(2, 8)).log_partition(), std::log(22.4), 1e-6);
 }
 
 TEST(HyperGrid, Modes) {
@@ -118,9 +117,9 @@ TEST(HyperGrid, Modes) {
   EXPECT_EQ(env2.mode_indices(), (std::vector<int64_t>{9, 14, 49, 54}));  // {1,6}^2
   EXPECT_TRUE(at::equal(env2.is_mode(states({{1, 6}, {0, 0}, {6, 6}})),
                         at::tensor({1, 0, 1}, at::kLong).to(at::kBool)));
-  EXPECT_EQ(HyperGrid(grid(4, 8).get<core::HyperGridOptions>()).n_modes(), 16);
+  EXPECT_EQ(HyperGrid(grid(4, 8)).n_modes(), 16);
   // h4 has no band: the maximal reward R0 + R1 is reached on the 4 corners.
-  EXPECT_EQ(HyperGrid(grid(2, 4).get<core::HyperGridOptions>()).mode_indices(), (std::vector<int64_t>{0, 3, 12, 15}));
+  EXPECT_EQ(HyperGrid(grid(2, 4)).mode_indices(), (std::vector<int64_t>{0, 3, 12, 15}));
 }
 
 // diagonal_modes (the mode set of a grid too large to enumerate) against enumeration, on
@@ -133,11 +132,11 @@ TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
       for (int height = 2; height <= 10; ++height) {
         for (const auto& [r1, r2] : std::vector<std::pair<double, double>>{
                  {0.5, 2.0}, {0.0, 2.0}, {0.5, 0.0}, {0.0, 0.0}, {3.0, 0.1}}) {
-          core::EnvOptions o = grid(ndim, height);
-          o.get<core::HyperGridOptions>().reward = reward;
-          o.get<core::HyperGridOptions>().R1 = r1;
-          o.get<core::HyperGridOptions>().R2 = r2;
-          const HyperGrid env(o.get<core::HyperGridOptions>());
+          core::HyperGridOptions o = grid(ndim, height);
+          o.reward = reward;
+          o.R1 = r1;
+          o.R2 = r2;
+          const HyperGrid env(o);
           ASSERT_TRUE(env.enumerable());
           const auto modes = diagonal_modes(ndim, height, o);
           ASSERT_TRUE(modes.has_value());
@@ -157,40 +156,40 @@ TEST(HyperGrid, DiagonalModesEqualEnumeratedModes) {
   EXPECT_EQ(checked, 4 * 9 * 5);
   for (const HyperGridReward other :
        {HyperGridReward::kDeceptive, HyperGridReward::kCosine, HyperGridReward::kSparse}) {
-    core::EnvOptions o = grid(2, 8);
-    o.get<core::HyperGridOptions>().reward = other;
+    core::HyperGridOptions o = grid(2, 8);
+    o.reward = other;
     EXPECT_FALSE(diagonal_modes(2, 8, o).has_value()) << config::enum_name(other);
   }
-  core::EnvOptions negative = grid(2, 8);
-  negative.get<core::HyperGridOptions>().R1 = -0.5;
+  core::HyperGridOptions negative = grid(2, 8);
+  negative.R1 = -0.5;
   EXPECT_FALSE(diagonal_modes(2, 8, negative).has_value());
 }
 
 // torchgfn's multinode study grid (8^8 states, above the enumeration limit): its 2^8 modes
 // are known without enumeration and recognised among sampled states.
 TEST(HyperGrid, ModesOfAGridTooLargeToEnumerate) {
-  core::EnvOptions o = grid(8, 8);
-  o.get<core::HyperGridOptions>().R0 = 0.01;
-  const HyperGrid env(o.get<core::HyperGridOptions>());
+  core::HyperGridOptions o = grid(8, 8);
+  o.R0 = 0.01;
+  const HyperGrid env(o);
   ASSERT_FALSE(env.enumerable());
   EXPECT_EQ(env.n_modes(), 256);  // every coordinate in {1, 6}
   const auto s =
       states({{1, 6, 1, 6, 1, 6, 1, 6}, {1, 6, 1, 6, 1, 6, 1, 5}, {0, 0, 0, 0, 0, 0, 0, 0}});
   EXPECT_TRUE(at::equal(env.is_mode(s), at::tensor({1, 0, 0}, at::kLong).to(at::kBool)));
-  core::EnvOptions deceptive = grid(8, 8);
-  deceptive.get<core::HyperGridOptions>().reward = HyperGridReward::kDeceptive;
-  const HyperGrid unknown(deceptive.get<core::HyperGridOptions>());
+  core::HyperGridOptions deceptive = grid(8, 8);
+  deceptive.reward = HyperGridReward::kDeceptive;
+  const HyperGrid unknown(deceptive);
   EXPECT_EQ(unknown.n_modes(), 0);
   EXPECT_THROW(unknown.is_mode(s), std::domain_error);
 }
 
 TEST(HyperGrid, RejectsBadOptionsAndHugeEnumeration) {
-  EXPECT_THROW(HyperGrid(grid(0, 8).get<core::HyperGridOptions>()), std::invalid_argument);
-  EXPECT_THROW(HyperGrid(grid(2, 1).get<core::HyperGridOptions>()), std::invalid_argument);
-  core::EnvOptions o = grid(2, 8);
-  o.get<core::HyperGridOptions>().reward = static_cast<HyperGridReward>(99);
+  EXPECT_THROW(HyperGrid(grid(0, 8)), std::invalid_argument);
+  EXPECT_THROW(HyperGrid(grid(2, 1)), std::invalid_argument);
+  core::HyperGridOptions o = grid(2, 8);
+  o.reward = static_cast<HyperGridReward>(99);
   EXPECT_THROW(HyperGrid{o}, std::invalid_argument);
-  EXPECT_THROW(HyperGrid(grid(64, 8).get<core::HyperGridOptions>()), std::invalid_argument);  // 8^64 overflows int64
+  EXPECT_THROW(HyperGrid(grid(64, 8)), std::invalid_argument);  // 8^64 overflows int64
   HyperGrid big(grid(12, 8));                                   // 8^12 states: not enumerated
   EXPECT_FALSE(big.enumerable());
   EXPECT_THROW(big.true_distribution(), std::domain_error);

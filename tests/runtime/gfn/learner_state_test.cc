@@ -1,6 +1,6 @@
 // Learner::save_state / load_state (runtime/gfn/learner_state.cc), FlatAdamW::load_state
 // and VisitedTerminatingStates::restore: a Learner restored from a checkpoint continues
-// bit-identically (README "Checkpoint and resume").
+// bit-identically (docs/checkpoints.md "Checkpoint and resume").
 
 #include <gtest/gtest.h>
 #include <torch/serialize/archive.h>

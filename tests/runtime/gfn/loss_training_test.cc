@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {

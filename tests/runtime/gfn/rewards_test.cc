@@ -6,16 +6,15 @@
 #include <vector>
 
 #include "runtime/gfn/env/hypergrid.h"
-#include "runtime/gfn/env/env_options.h"
 
 namespace gfn::core {
 namespace {
 
-core::EnvOptions grid(int ndim, int height, HyperGridReward reward) {
-  core::EnvOptions o;
-  o.get<core::HyperGridOptions>().ndim = ndim;
-  o.get<core::HyperGridOptions>().height = height;
-  o.get<core::HyperGridOptions>().reward = reward;
+core::HyperGridOptions grid(int ndim, int height, HyperGridReward reward) {
+  core::HyperGridOptions o;
+  o.ndim = ndim;
+  o.height = height;
+  o.reward = reward;
   return o;
 }
 
@@ -36,10 +35,10 @@ void expect_rewards(const HyperGrid& env, const std::vector<std::vector<int64_t>
 }
 
 TEST(Rewards, CosineMatchesFormula) {
-  core::EnvOptions o = grid(2, 8, HyperGridReward::kCosine);
-  o.get<core::HyperGridOptions>().R0 = 0.2;
-  o.get<core::HyperGridOptions>().R1 = 0.7;
-  HyperGrid env(o.get<core::HyperGridOptions>());
+  core::HyperGridOptions o = grid(2, 8, HyperGridReward::kCosine);
+  o.R0 = 0.2;
+  o.R1 = 0.7;
+  HyperGrid env(o);
   // R0 + R1 prod_j (cos(50 a_j) + 1) exp(-(5 a_j)^2 / 2) / sqrt(2 pi), a = |s/7 - 1/2|.
   auto factor = [](int s) {
     const double a = std::abs(s / 7.0 - 0.5);
@@ -50,8 +49,8 @@ TEST(Rewards, CosineMatchesFormula) {
   for (const auto& r : rows) expected.push_back(0.2 + 0.7 * factor(r[0]) * factor(r[1]));
   expect_rewards(env, rows, expected, 1e-6);
   // On an odd height the centre (a = 0) is the peak: R0 + R1 (2 / sqrt(2 pi))^ndim.
-  core::EnvOptions o9 = grid(2, 9, HyperGridReward::kCosine);
-  HyperGrid env9(o9.get<core::HyperGridOptions>());
+  core::HyperGridOptions o9 = grid(2, 9, HyperGridReward::kCosine);
+  HyperGrid env9(o9);
   const double peak = 0.1 + 0.5 * std::pow(2 / std::sqrt(2 * M_PI), 2);
   expect_rewards(env9, {{4, 4}}, {peak}, 1e-6);
   EXPECT_EQ(env9.mode_indices(), (std::vector<std::int64_t>{4 * 9 + 4}));

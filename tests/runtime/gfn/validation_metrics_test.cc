@@ -27,19 +27,18 @@ namespace gfn::core {
 namespace {
 
 HyperGrid grid(int ndim, int height) {
-  core::EnvOptions o;
-  o.get<core::HyperGridOptions>().ndim = ndim;
-  o.get<core::HyperGridOptions>().height = height;
-  return HyperGrid(o.get<core::HyperGridOptions>());
+  core::HyperGridOptions o;
+  o.ndim = ndim;
+  o.height = height;
+  return HyperGrid(o);
 }
 
-core::EnvOptions small_bits(int seq_size, int word_size, int n_modes) {
-  core::EnvOptions o;
-  o.name = "bit_sequence";
-  o.get<core::BitSequenceOptions>().seq_size = seq_size;
-  o.get<core::BitSequenceOptions>().word_size = word_size;
-  o.get<core::BitSequenceOptions>().n_modes = n_modes;
-  o.get<core::BitSequenceOptions>().beta = 1.0;
+core::BitSequenceOptions small_bits(int seq_size, int word_size, int n_modes) {
+  core::BitSequenceOptions o;
+  o.seq_size = seq_size;
+  o.word_size = word_size;
+  o.n_modes = n_modes;
+  o.beta = 1.0;
   return o;
 }
 

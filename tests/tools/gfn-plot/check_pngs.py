@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks a run directory after gfn-train with output.plots=true (README "Plots"): every
+"""Checks a run directory after gfn-train with output.plots=true (docs/outputs.md "Plots"): every
 PNG tools/gfn-plot writes exists, is a non-empty PNG of the expected pixel size, and the
 data files it reads were written.
 Usage: check_pngs.py RUN_DIR [--data FILE ...] (default: DATA_FILES). Exit code 1 on a failure."""
@@ -8,7 +8,7 @@ import os
 import struct
 import sys
 
-EXPECTED = {  # name -> (width, height) in pixels, as README "Plots" documents
+EXPECTED = {  # name -> (width, height) in pixels, as docs/outputs.md "Plots" documents
     "distribution.png": (1200, 500),
     "quality.png": (1200, 1000),
     "loss.png": (1200, 500),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo layout (2 trainers, 1 buffer manager, 1 coordinator), shortened, with
 # output.plots=true: gfn-train runs tools/gfn-plot at the end, then check_pngs.py checks
-# every PNG and data file (README "Plots").
+# every PNG and data file (docs/outputs.md "Plots").
 # NP 1 runs gfn-train without mpirun; CHECK_ARGS go to check_pngs.py (e.g. --data FILES).
 #   run_plots_e2e.sh GFN_TRAIN OUTDIR CHECK_PNGS NP [CHECK_ARGS...] -- ARGS...
 set -euo pipefail

@@ -22,9 +22,9 @@
 #include "roles/trainer/spawn/average_all.h"
 #include "roles/trainer/spawn/make_spawn_policy.h"
 #include "roles/trainer/spawn/spawn_state.h"
-#include "runtime/distributed/process_group.h"
+#include "runtime/compat/process_group.h"
 #include "tests/roles/trainer/spawn/parameter_pattern.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/errors.h"
 #include "transport/parameter_window.h"
 #include "transport/transport.h"
@@ -32,14 +32,14 @@
 namespace gfn::roles {
 namespace {
 
-using dist::testing::DistTest;
+using compat::testing::DistTest;
 using spawn_test::pattern;
 using spawn_test::read_flat;
 using spawn_test::write_pattern;
 
 TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
-  auto& group = dist::world_group();
-  if (dist::testing::backend() != "mpi") {
+  auto& group = compat::world_group();
+  if (compat::testing::backend() != "mpi") {
     EXPECT_THROW(
         {
           try {
@@ -126,7 +126,7 @@ TEST_F(DistTest, DonorPullReadsWholeRecentRefreshesWhileDonorsTrain) {
 // runs every iteration, the state is saved, finish frees the window on every member),
 // refused by the window on the torch backend, average_all (doing nothing) in a group of one.
 TEST_F(DistTest, FactoryBuildsDonorPullOnTheMpiBackend) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   roles::ExperimentConfig config;
   config.spawn.policy = dist::spawn::SpawnPolicy::kDonorPull;
   config.spawn.metric = dist::spawn::SpawnMetric::kNegLoss;
@@ -143,7 +143,7 @@ TEST_F(DistTest, FactoryBuildsDonorPullOnTheMpiBackend) {
     EXPECT_FALSE(alone->after_step(2));
     return;
   }
-  if (dist::testing::backend() != "mpi") {
+  if (compat::testing::backend() != "mpi") {
     EXPECT_THROW(make_spawn_policy(config, agent), transport::TransportError);
     return;
   }
@@ -162,8 +162,8 @@ TEST_F(DistTest, FactoryBuildsDonorPullOnTheMpiBackend) {
 }
 
 TEST_F(DistTest, ParameterWindowRefusesBadReadsAndUseAfterClose) {
-  if (dist::testing::backend() != "mpi") return;  // refused above on the torch backend
-  auto& group = dist::world_group();
+  if (compat::testing::backend() != "mpi") return;  // refused above on the torch backend
+  auto& group = compat::world_group();
   auto window = transport::make_parameter_window(group, 3);
   const float mine[3] = {1.f * group.rank(), 2.f, 3.f};
   window->expose(mine);

@@ -17,15 +17,15 @@
 #include <vector>
 
 #include "roles/trainer/spawn/spawn_state.h"
-#include "runtime/distributed/process_group.h"
+#include "runtime/compat/process_group.h"
 #include "tests/roles/trainer/spawn/parameter_pattern.h"
-#include "tests/runtime/distributed/dist_test_env.h"
+#include "tests/runtime/compat/dist_test_env.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
 namespace {
 
-using dist::testing::DistTest;
+using compat::testing::DistTest;
 using spawn_test::pattern;
 using spawn_test::read_flat;
 using spawn_test::write_pattern;
@@ -39,7 +39,7 @@ std::vector<at::Tensor> make_parameters() {
 roles::ExperimentConfig experiment(const dist::spawn::SpawnOptions& options) {
   roles::ExperimentConfig config;
   config.spawn = options;
-  config.transport.timeout_s = dist::testing::kTestTimeoutS;
+  config.transport.timeout_s = compat::testing::kTestTimeoutS;
   return config;
 }
 
@@ -49,7 +49,7 @@ SpawnAgent member(const std::vector<at::Tensor>& params, transport::Group& group
   SpawnAgent agent;
   agent.parameters = params;
   agent.hooks = std::move(hooks);
-  agent.transport = &dist::default_transport();
+  agent.transport = &compat::default_transport();
   agent.agents = &group;
   agent.seed = 7;
   return agent;
@@ -59,7 +59,7 @@ class AsyncSpawn : public DistTest, public ::testing::WithParamInterface<double>
 
 TEST_P(AsyncSpawn, ReplacedMembersTakeTheDonorsParametersOfTheIterationTheySent) {
   const double momentum = GetParam();
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   const int me = group.rank();
   const int n = group.size();
   dist::spawn::SpawnOptions options;
@@ -184,7 +184,7 @@ std::vector<std::int64_t> replaced_iterations(const SelectiveAsyncPolicy& spawne
 const std::vector<std::int64_t> kCooldownReplacements{2, 10, 18};
 
 TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   dist::spawn::SpawnOptions options = cooldown_options();
   options.threshold = 5.0;  // every point has rank 0's metric below it
   auto params = make_parameters();
@@ -208,7 +208,7 @@ TEST_F(DistTest, AsyncCooldownAndThresholdKeepEveryMemberInStep) {
 // the replacements happen at the iterations of the run without a checkpoint. Saving with
 // a metric in flight is refused.
 TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   auto params = make_parameters();
   std::string saved;
   {
@@ -239,7 +239,7 @@ TEST_F(DistTest, AsyncStateSavedAfterFinishContinuesTheCooldown) {
 // 10 (those later metrics stay for the next progress), and the decisions stay those of a
 // run without a checkpoint.
 TEST_F(DistTest, AsyncFinishAtACheckpointLetsFasterMembersGoOn) {
-  auto& group = dist::world_group();
+  auto& group = compat::world_group();
   auto params = make_parameters();
   SelectiveAsyncPolicy spawner(experiment(cooldown_options()), member(params, group));
   train(spawner, params, group, 1, 10);

@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "roles/experiment/experiment_config.h"
-#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/discrete_ebm.h"
+#include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"

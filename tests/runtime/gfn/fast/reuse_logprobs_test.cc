@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
