@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 if [ "$mode" = fixture ]; then
   case_name="$3"
   expect="${4:-}"
-  cmake -S "$src/tests/tools/layers/project" -B "$work" -DPLANT="$case_name" \
+  cmake -S "$src/tests/tools/layers/project" -B "$work" -G Ninja -DPLANT="$case_name" \
     -DGFN_TOOLS_CMAKE="$src/tools/cmake" >"$work/log" 2>&1
   rc=$?
 else
