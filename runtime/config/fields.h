@@ -81,10 +81,6 @@ std::string type_name() {
 /// A list of two integers; `--set` gives the text "[a, b]" as a scalar, parsed here.
 bool read_range(const YAML::Node& node, IntRange& out);
 
-/// Shortest text that reads back to the same double (0.1, not 0.10000000000000001);
-/// ".inf" / "-.inf" / ".nan" for the others.
-std::string double_text(double value);
-
 template <class T>
 bool read(const YAML::Node& node, T& out) {
   if constexpr (std::is_same_v<T, IntRange>) {
