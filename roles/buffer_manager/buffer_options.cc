@@ -100,6 +100,11 @@ void add_service_fields(config::Fields<B>& f) {
            "The manager's sampler for remote samples: prioritized (proportional to R) or "
            "uniform.",
            AsInvalid{})
+      .add("remote_paths", &B::remote_paths,
+           "How a replayed item that came with its trajectory is trained on: submitted (that "
+           "trajectory) or backward (a trajectory sampled back from its terminating state with "
+           "the trainer's PB, as items without one always are).",
+           AsInvalid{})
       .add("remote_sample_wait_s", &B::remote_sample_wait_s,
            "A refused sample request is retried this long, then the trainer goes on with "
            "fresh data.",

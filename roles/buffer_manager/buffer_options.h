@@ -33,6 +33,16 @@ enum class Payload {
 inline constexpr config::EnumName<Payload> kPayloadNames[] = {
     {Payload::kFull, "full"}, {Payload::kScoringOnly, "scoring_only"}};
 
+/// buffer.remote_paths: how a trainer trains on a replayed item that came with its trajectory.
+enum class RemotePaths {
+  kSubmitted,  ///< the submitted trajectory, replayed in the environment
+  /// a fresh backward trajectory sampled with PB from its terminating state (as items without
+  /// a trajectory always are): the path is the trainer's current PB's, not the submitter's
+  kBackward,
+};
+inline constexpr config::EnumName<RemotePaths> kRemotePathsNames[] = {
+    {RemotePaths::kSubmitted, "submitted"}, {RemotePaths::kBackward, "backward"}};
+
 /// buffer.baseline_aggregate: how the coordinator combines the managers' baselines
 /// (roles/coordinator/coordinator.h).
 enum class BaselineAggregate { kMin, kMean, kMax };
@@ -43,6 +53,7 @@ inline constexpr config::EnumName<BaselineAggregate> kBaselineAggregateNames[] =
 
 inline constexpr const auto& enum_names(SubmitMode) { return kSubmitModeNames; }
 inline constexpr const auto& enum_names(Payload) { return kPayloadNames; }
+inline constexpr const auto& enum_names(RemotePaths) { return kRemotePathsNames; }
 inline constexpr const auto& enum_names(BaselineAggregate) { return kBaselineAggregateNames; }
 
 struct BufferOptions {
@@ -78,6 +89,7 @@ struct BufferOptions {
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   buffer::SamplerKind remote_sampler = buffer::SamplerKind::kPrioritized;  ///< named in GET_SAMPLE
+  RemotePaths remote_paths = RemotePaths::kSubmitted;
   double remote_sample_wait_s = 0.0;    ///< retry a refused request this long, then go fresh
   double samples_per_insert = 0.0;      ///< rate limiter (Reverb); 0 = no ratio
   std::int64_t min_size_to_sample = 1;  ///< rate limiter: items before sampling is allowed

@@ -8,6 +8,7 @@
 //   env         runtime/gfn/env/env_options.h           EnvOptions (+ each environment's)
 //   model       runtime/gfn/options.h                   ModelOptions
 //   train       runtime/gfn/options.h                   TrainOptions
+//   local_search runtime/gfn/local_search_options.h     LocalSearchOptions
 //   buffer      roles/buffer_manager/buffer_options.h   BufferOptions
 //   replay      runtime/buffer/options.h                ReplayOptions
 //   validation  runtime/gfn/options.h                   ValidationOptions
@@ -29,6 +30,7 @@
 #include "runtime/distributed/spawn/options.h"
 #include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/local_search_options.h"
 #include "runtime/gfn/options.h"
 #include "runtime/launch/launch_options.h"
 #include "runtime/output/output_options.h"
@@ -42,6 +44,7 @@ struct ExperimentConfig {
   core::EnvOptions env;
   core::ModelOptions model;
   core::TrainOptions train;
+  core::LocalSearchOptions local_search;
   BufferOptions buffer;
   buffer::ReplayOptions replay;
   core::ValidationOptions validation;

@@ -60,6 +60,15 @@ void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
   }
   summary["modes_found"] = f.modes_found;
   summary["n_modes"] = f.n_modes;
+  // validation.fresh_samples: null when off.
+  summary["fresh_sample_modes"] = nullptr;
+  summary["fresh_sample_modes_found"] = nullptr;
+  summary["mode_probability"] = nullptr;  // an exact sampler's probability of each mode
+  if (f.mode_probability >= 0) summary["mode_probability"] = f.mode_probability;
+  if (f.fresh_sample_modes >= 0) {
+    summary["fresh_sample_modes"] = f.fresh_sample_modes;
+    summary["fresh_sample_modes_found"] = f.fresh_sample_modes_found;
+  }
 }
 
 /// The run's counts and times in summary.json.
@@ -87,6 +96,9 @@ void put_run(nlohmann::json& summary, DistributedContext& ctx,
   summary["remote_items_trained"] = trainer.totals[3];         // remote sampling, all trainers
   summary["remote_trajectories_trained"] = trainer.totals[4];  // of which as submitted
   summary["baseline_updates"] = trainer.totals[5];             // fire-and-forget baseline feed
+  summary["local_search_proposals"] = trainer.totals[6];       // local_search.h, all trainers
+  summary["local_search_accepted"] = trainer.totals[7];
+  summary["trajectories_sampled"] = trainer.totals[8];  // forward: from s0 and local search
 }
 
 }  // namespace
@@ -139,8 +151,14 @@ void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& confi
   summary["spawn"] = nlohmann::json::parse(spawn_summary_json(config.spawn, result.agent_reports));
   const auto& dir = config.output.dir;
   output::ensure_directory(dir);
+  // The timeline's trajectories count the trajectories sampled forward (replayed and remote
+  // ones cost nothing): per iteration, the run's total over its iterations.
+  const double per_iteration =
+      result.iterations > 0 && trainer.totals[8] > 0
+          ? static_cast<double>(trainer.totals[8]) / static_cast<double>(result.iterations)
+          : static_cast<double>(config.train.batch_size);
   output::write_text(dir + "/modes_timeline.csv",
-                     modes_timeline_csv(result.agent_reports, config.train.batch_size));
+                     modes_timeline_csv(result.agent_reports, per_iteration));
   output::write_json(dir + "/summary.json", summary);
   output::write_text(dir + "/config.yaml", roles::to_yaml(config) + "\n");
   spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)", dir,

@@ -115,7 +115,10 @@ TrainerOutcome run_trainer_rank(DistributedContext& ctx, const roles::Experiment
                 r.items_filtered,
                 r.remote_trained,
                 r.remote_trajectories_trained,
-                r.baseline_updates};
+                r.baseline_updates,
+                r.local_search_proposals,
+                r.local_search_accepted,
+                r.trajectories_sampled};
   trainers.all_reduce(out.totals.data(), out.totals.size(), transport::DType::kInt64,
                       transport::ReduceOp::kSum);
   // Per-trainer median ms/iteration, in group-rank order on every member.

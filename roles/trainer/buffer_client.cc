@@ -20,14 +20,9 @@
 #include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::roles {
-namespace {
 
-using ReplayConsumer = std::function<void(const protocol::SampleBatch&)>;
-
-/// The default consumer of replayed items: items with a trajectory are trained on as given
-/// (replayed in the environment, Learner::queue_replayed_trajectories), the others as
-/// backward trajectories sampled with PB from their terminating states.
-void queue_remote(core::Learner& learner, int ndim, const protocol::SampleBatch& batch) {
+void queue_remote_items(core::Learner& learner, int ndim, bool backward,
+                        const protocol::SampleBatch& batch) {
   const buffer::PackedTrajectories& all = batch.trajectories;
   buffer::PackedTrajectories seqs;  // the items that have a trajectory
   std::vector<std::int64_t> states;
@@ -35,11 +30,12 @@ void queue_remote(core::Learner& learner, int ndim, const protocol::SampleBatch&
   std::size_t offset = 0;
   for (std::int64_t i = 0; i < batch.size(); ++i) {
     const std::int32_t len = all.empty() ? 0 : all.lengths[static_cast<std::size_t>(i)];
-    if (len > 0) {
+    if (len > 0 && !backward) {
       seqs.append(all.actions.data() + offset, len);
       offset += static_cast<std::size_t>(len);
       continue;
     }
+    offset += static_cast<std::size_t>(len);
     states.insert(states.end(), batch.states.begin() + i * ndim,
                   batch.states.begin() + (i + 1) * ndim);
     rewards.push_back(batch.log_rewards[i]);
@@ -52,9 +48,16 @@ void queue_remote(core::Learner& learner, int ndim, const protocol::SampleBatch&
   }
 }
 
-ReplayConsumer consumer_of(const TrainerSetup& setup, core::Learner& learner, int ndim) {
+namespace {
+
+using ReplayConsumer = std::function<void(const protocol::SampleBatch&)>;
+
+ReplayConsumer consumer_of(const TrainerSetup& setup, core::Learner& learner, int ndim,
+                           bool backward) {
   if (setup.replay_consumer) return setup.replay_consumer;
-  return [&learner, ndim](const protocol::SampleBatch& b) { queue_remote(learner, ndim, b); };
+  return [&learner, ndim, backward](const protocol::SampleBatch& b) {
+    queue_remote_items(learner, ndim, backward, b);
+  };
 }
 
 }  // namespace
@@ -70,7 +73,8 @@ BufferClient::BufferClient(const roles::ExperimentConfig& config, const TrainerS
       ndim_(static_cast<int>(learner.env().state_dim())),
       remote_n_(
           static_cast<std::int64_t>(config.buffer.remote_sample_fraction * local_batch + 0.5)),
-      consumer_(consumer_of(setup, learner, ndim_)),
+      consumer_(
+          consumer_of(setup, learner, ndim_, config.buffer.remote_paths == RemotePaths::kBackward)),
       submitter_(*setup.transport, setup.assigned_buffer, submitter_options(config)) {}
 
 void BufferClient::after_step(std::int64_t iteration, const core::IterationResult& step,

@@ -31,6 +31,14 @@ namespace gfn::roles {
 
 struct TrainerLoopState;  // roles/trainer/trainer_checkpoint.h
 
+/// The default consumer of a SAMPLE: items with a trajectory are queued as that trajectory
+/// (Learner::queue_replayed_trajectories) unless `backward` (buffer.remote_paths backward),
+/// the others as their terminating states, which the Learner samples backward with PB
+/// (Learner::queue_replayed_states). state_dim = the width of a state row. Throws what the
+/// Learner's queue functions throw for invalid items.
+void queue_remote_items(core::Learner& learner, int state_dim, bool backward,
+                        const protocol::SampleBatch& batch);
+
 class BufferClient {
  public:
   /// The trainer of `setup` (setup.assigned_buffer >= 0) with `learner`, training on

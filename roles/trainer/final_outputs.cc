@@ -44,8 +44,17 @@ void write_final_files(const roles::ExperimentConfig& config, core::Learner& lea
   if (config.output.export_model) export_model(learner, config);
 }
 
-std::int64_t global_modes_found(transport::Group& trainers, const core::ModeTracker* tracker) {
-  const auto mine = tracker ? tracker->found() : std::vector<std::int64_t>{};
+std::set<std::int64_t> global_modes_found(transport::Group& trainers,
+                                          const core::ModeTracker* tracker) {
+  return global_mode_union(trainers, tracker ? tracker->found() : std::vector<std::int64_t>{});
+}
+
+std::int64_t fresh_sample_share(std::int64_t n, int rank, int size) {
+  return n / size + (rank < n % size ? 1 : 0);
+}
+
+std::set<std::int64_t> global_mode_union(transport::Group& trainers,
+                                         const std::vector<std::int64_t>& mine) {
   transport::Bytes bytes(mine.size() * sizeof(std::int64_t));
   std::copy_n(reinterpret_cast<const std::uint8_t*>(mine.data()), bytes.size(), bytes.data());
   std::set<std::int64_t> all;
@@ -53,7 +62,7 @@ std::int64_t global_modes_found(transport::Group& trainers, const core::ModeTrac
     const auto* p = reinterpret_cast<const std::int64_t*>(b.data());
     all.insert(p, p + b.size() / sizeof(std::int64_t));
   }
-  return static_cast<std::int64_t>(all.size());
+  return all;
 }
 
 }  // namespace gfn::roles

@@ -7,6 +7,8 @@
 // be written; the trainer group's collective errors.
 
 #include <cstdint>
+#include <set>
+#include <vector>
 
 #include "roles/experiment/experiment_config.h"
 
@@ -26,9 +28,18 @@ namespace gfn::roles {
 /// and, with output.export_model, the export (roles/trainer/model_export.h). Blocking I/O.
 void write_final_files(const roles::ExperimentConfig& config, core::Learner& learner);
 
-/// The number of distinct modes in the union over the trainer group of every trainer's
-/// discovered modes (state indices; a null tracker contributes none). Collective over
-/// `trainers` (one all-gather of the indices).
-std::int64_t global_modes_found(transport::Group& trainers, const core::ModeTracker* tracker);
+/// The union over the trainer group of every trainer's mode ids (Environment::mode_hits ids).
+/// Collective over `trainers` (one all-gather of the ids).
+std::set<std::int64_t> global_mode_union(transport::Group& trainers,
+                                         const std::vector<std::int64_t>& mine);
+
+/// The union of every trainer's discovered modes (a null tracker contributes none).
+/// Collective over `trainers`.
+std::set<std::int64_t> global_modes_found(transport::Group& trainers,
+                                          const core::ModeTracker* tracker);
+
+/// validation.fresh_samples: this trainer's share of the fresh samples (the first
+/// n mod size ranks take one more).
+std::int64_t fresh_sample_share(std::int64_t n, int rank, int size);
 
 }  // namespace gfn::roles

@@ -137,7 +137,11 @@ std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,
   return j.dump();
 }
 
-std::string modes_timeline_csv(const std::vector<AgentReport>& reports, std::int64_t batch_size) {
+std::string modes_timeline_csv(const std::vector<AgentReport>& reports,
+                               double trajectories_per_iteration) {
+  const auto trajectories = [trajectories_per_iteration](std::int64_t iteration) {
+    return std::llround(static_cast<double>(iteration) * trajectories_per_iteration);
+  };
   std::string csv = "agent,modes_found,iteration,trajectories,wall_s\n";
   const auto earlier = [](const ModeFirst& a, const ModeFirst& b) {
     return a.iteration < b.iteration || (a.iteration == b.iteration && a.wall_s < b.wall_s);
@@ -149,7 +153,7 @@ std::string modes_timeline_csv(const std::vector<AgentReport>& reports, std::int
     std::int64_t count = 0;
     for (const auto& f : firsts) {
       csv += fmt::format("{},{},{},{},{:.3f}\n", r.rank, ++count, f.iteration,
-                         f.iteration * batch_size, f.wall_s);
+                         trajectories(f.iteration), f.wall_s);
       auto it = first_of_mode.find(f.mode);
       if (it == first_of_mode.end() || earlier(f, it->second)) first_of_mode[f.mode] = f;
     }
@@ -159,7 +163,7 @@ std::string modes_timeline_csv(const std::vector<AgentReport>& reports, std::int
   std::stable_sort(total.begin(), total.end(), earlier);
   std::int64_t count = 0;
   for (const auto& f : total) {
-    csv += fmt::format("total,{},{},{},{:.3f}\n", ++count, f.iteration, f.iteration * batch_size,
+    csv += fmt::format("total,{},{},{},{:.3f}\n", ++count, f.iteration, trajectories(f.iteration),
                        f.wall_s);
   }
   return csv;

@@ -77,8 +77,10 @@ std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,
 /// modes_timeline.csv: header `agent,modes_found,iteration,trajectories,wall_s`, one row
 /// per first discovery of each agent (agent = its rank), then the `total` rows (the union:
 /// a mode counts at its earliest discovery by any agent, ordered by iteration, then wall
-/// time). trajectories = iteration * batch_size (every trainer's trajectories up to
-/// that iteration; train.batch_size is the global batch).
-std::string modes_timeline_csv(const std::vector<AgentReport>& reports, std::int64_t batch_size);
+/// time). trajectories = round(iteration * trajectories_per_iteration): the trajectories
+/// all trainers sampled forward up to that iteration (the run's summary.json
+/// trajectories_sampled over its iterations; train.batch_size without replay or remote items).
+std::string modes_timeline_csv(const std::vector<AgentReport>& reports,
+                               double trajectories_per_iteration);
 
 }  // namespace gfn::roles

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "roles/trainer/final_outputs.h"
@@ -101,8 +102,21 @@ void Trainer::final_report() {
   if (leader_) write_final_files(config_, learner_);
   result_.remote_trained = learner_.remote_trained();
   result_.remote_trajectories_trained = learner_.remote_trajectories_trained();
-  result_.final_metrics.modes_found = global_modes_found(trainers_, learner_.mode_tracker());
+  result_.local_search_proposals = learner_.local_search_proposals();
+  result_.local_search_accepted = learner_.local_search_accepted();
+  result_.trajectories_sampled = learner_.trajectories_sampled();
+  const auto found = global_modes_found(trainers_, learner_.mode_tracker());
+  result_.final_metrics.modes_found = static_cast<std::int64_t>(found.size());
+  if (config_.validation.fresh_samples > 0 && learner_.env().n_modes() > 0) {
+    const auto fresh = global_mode_union(
+        trainers_, learner_.fresh_sample_modes(fresh_sample_share(
+                       config_.validation.fresh_samples, trainers_.rank(), trainers_.size())));
+    result_.final_metrics.fresh_sample_modes = static_cast<std::int64_t>(fresh.size());
+    result_.final_metrics.fresh_sample_modes_found = static_cast<std::int64_t>(std::count_if(
+        fresh.begin(), fresh.end(), [&](std::int64_t id) { return found.count(id); }));
+  }
   result_.final_metrics.n_modes = learner_.env().n_modes();
+  result_.final_metrics.mode_probability = learner_.env().mode_probability().value_or(-1.0);
   const auto* modes = learner_.mode_tracker();
   AgentReport mine;
   mine.rank = transport_.rank();

@@ -63,6 +63,12 @@ struct FinalMetrics {
   double logz = 0;
   std::int64_t modes_found = 0;  ///< distinct modes sampled by all trainers during training
   std::int64_t n_modes = 0;      ///< modes of the environment
+  /// validation.fresh_samples > 0: distinct modes hit by the fresh samples of the final PFs
+  /// (all trainers), and how many of them training had found; -1 when off.
+  std::int64_t fresh_sample_modes = -1;
+  std::int64_t fresh_sample_modes_found = -1;
+  /// Environment::mode_probability (an exact sampler's probability of each mode); -1 unknown.
+  double mode_probability = -1;
 };
 
 struct TrainerResult {
@@ -82,6 +88,12 @@ struct TrainerResult {
   std::int64_t remote_trained = 0;
   /// Of those, trained on as the submitted trajectories (Learner::remote_trajectories_trained).
   std::int64_t remote_trajectories_trained = 0;
+  /// Local search (core::Learner::local_search_proposals / _accepted): proposals trained on,
+  /// and those accepted as the next search point.
+  std::int64_t local_search_proposals = 0;
+  std::int64_t local_search_accepted = 0;
+  /// Trajectories sampled forward (core::Learner::trajectories_sampled).
+  std::int64_t trajectories_sampled = 0;
   /// Baseline updates pushed by the manager (fire-and-forget baseline filtering).
   std::int64_t baseline_updates = 0;
   bool stopped_by_signal = false;

@@ -27,7 +27,7 @@ Trainer::Trainer(const roles::ExperimentConfig& config, const TrainerSetup& setu
       exploration_(config, agent_seed_,
                    config.train.seed + static_cast<std::uint64_t>(agents_.global_ranks().front())),
       learner_(config.env, exploration_.model_options(), exploration_.train_options(), agent_seed_,
-               config.replay, config.engine),
+               config.replay, config.engine, config.local_search),
       monitor_(config, leader_, setup.resume ? setup.resume->manifest.iteration : -1,
                setup.timing) {
   if (leader_ && !config.model.init_from.empty()) {

@@ -48,6 +48,9 @@ class Evaluator {
   /// PB as a PolicyFunction (sampler.h) for sample_backward_actions; detached. Valid until
   /// the next begin_iteration.
   virtual PolicyFunction backward_policy() = 0;
+  /// PF as a PolicyFunction (sampler.h) for sample_forward_actions (local search's
+  /// re-completions, local_search.h); detached. Valid until the next begin_iteration.
+  virtual PolicyFunction forward_policy() = 0;
   /// The loss of `batch` (differentiable w.r.t. the model's parameters); log_z is the learned
   /// logZ parameter (float32 []). Throws what the loss throws.
   virtual LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) = 0;

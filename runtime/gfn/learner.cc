@@ -26,6 +26,7 @@
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/flat_parameters.h"
+#include "runtime/gfn/local_search.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/gfn/sampler.h"
@@ -65,7 +66,7 @@ const char* on_off(bool on) { return on ? "on" : "off"; }
 
 Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
                  std::uint64_t seed, const buffer::ReplayOptions& replay,
-                 const EngineOptions& engine)
+                 const EngineOptions& engine, const LocalSearchOptions& local_search)
     : train_(train),
       model_options_(model),
       engine_(engine),
@@ -104,6 +105,11 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   if (env_->n_modes() > 0) modes_ = std::make_unique<ModeTracker>(*env_);
   reuse_logprobs_ = engine.reuse_logprobs && loss_->reuses_sampled_outputs();
 
+  if (local_search.loops < 0 || !(local_search.back_ratio > 0 && local_search.back_ratio <= 1)) {
+    throw std::invalid_argument(
+        "local_search.loops must be >= 0 and local_search.back_ratio in (0, 1]");
+  }
+  local_search_ = local_search;
   replay_options_ = replay;
   if (replay.kind != buffer::ReplayKind::kNone) {
     if (!(replay.fraction >= 0 && replay.fraction <= 1)) {
@@ -160,12 +166,39 @@ std::int64_t Learner::queued_replayed_states() const {
   return queued_states_.defined() ? queued_states_.size(0) : 0;
 }
 
+Trajectories Learner::sample_fresh(std::int64_t n, const SamplerOptions& sopts) {
+  sampled_ += n;
+  const std::int64_t loops = local_search_.loops;
+  if (loops == 0 || n < 2) return evaluator_->sample(n, sopts, sample_gen_);
+  // M searched from s0, the remainder from s0 unsearched, then M proposals per round (at
+  // most n - 1 rounds when n < 1 + loops).
+  const std::int64_t m = std::max<std::int64_t>(1, n / (1 + loops));
+  const std::int64_t rounds = std::min(loops, (n - 1) / m);
+  Trajectories batch = evaluator_->sample(n - rounds * m, sopts, sample_gen_);
+  const bool attach = batch.has_saved_outputs();
+  at::Tensor x = batch.terminating_states.narrow(0, 0, m);
+  at::Tensor log_r = batch.log_rewards.narrow(0, 0, m);
+  const PolicyFunction pf = evaluator_->forward_policy();
+  const PolicyFunction pb = evaluator_->backward_policy();
+  for (std::int64_t i = 0; i < rounds; ++i) {
+    LocalSearchRound round =
+        local_search_round(*env_, pf, pb, x, log_r, local_search_, sopts, sample_gen_);
+    if (attach) evaluator_->attach_outputs(round.proposals);
+    batch = concat_trajectories(batch, round.proposals);
+    ls_proposals_ += m;
+    ls_accepted_ += round.accepted.sum().item<std::int64_t>();
+    x = round.next_states;
+    log_r = round.next_log_rewards;
+  }
+  return batch;
+}
+
 Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions& sopts,
                                   IterationResult& r) {
   const std::int64_t n_remote_trajs = std::min(queued_replayed_trajectories(), batch_size);
   const std::int64_t n_remote = std::min(queued_replayed_states() + n_remote_trajs, batch_size);
   const std::int64_t n_fresh = batch_size - n_remote;
-  const Trajectories fresh = evaluator_->sample(n_fresh, sopts, sample_gen_);
+  const Trajectories fresh = sample_fresh(n_fresh, sopts);
   // Fresh outputs kept: the replayed and remote parts get theirs from one model pass
   // each (a recomputation under the current parameters), so the whole batch keeps them.
   const bool attach = fresh.has_saved_outputs();
@@ -242,7 +275,7 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   t = Clock::now();
   Trajectories trajs;
   if (!replay_ && !queued_states_.defined() && queued_trajs_.n_trajectories == 0) {
-    trajs = evaluator_->sample(batch_size, sopts, sample_gen_);
+    trajs = sample_fresh(batch_size, sopts);
     r.terminating_states = trajs.terminating_states;
     r.log_rewards = trajs.log_rewards;
     r.fresh = trajs;
@@ -316,6 +349,15 @@ ValidationResult Learner::validate(const ValidationOptions& options,
   model_->eval();
   return core::validate(*model_, *preprocessor_, *env_, options, modes_.get(), validation_gen_,
                         visited);
+}
+
+std::vector<std::int64_t> Learner::fresh_sample_modes(std::int64_t n) {
+  struct TrainAgain {
+    GFlowNetModel& m;
+    ~TrainAgain() { m.train(); }
+  } restore{*model_};
+  if (model_->noisy()) model_->eval();
+  return sampled_modes(*model_, *preprocessor_, *env_, n, validation_gen_);
 }
 
 torch::nn::Module& Learner::model() { return *model_; }

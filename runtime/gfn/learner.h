@@ -29,6 +29,11 @@
 //    added, as in torchgfn) and replace the last R fresh ones in the batch (fraction 1 =
 //    torchgfn: the whole batch comes from the buffer).
 //  Batch = [first F - R fresh] + [R replayed] + [remote], B trajectories in all.
+//  * local search (local_search.loops = L > 0; local_search.h, Kim et al. 2024): the F
+//    fresh trajectories are M = floor(F / (1 + L)) sampled from s0 and searched, then
+//    F - M (1 + L) more from s0, then the M proposals of each of the L rounds, accepted or
+//    not. All F count as fresh: the budget, the terminating states submitted to a buffer
+//    manager and the modes found include every proposal.
 //
 // Loss: make_loss(train) (losses.h: tb, zvar, db, modified_db, subtb, fm); the model
 // gets a logF head when the loss needs one. For losses without a learned logZ, the
@@ -71,6 +76,7 @@
 #include "runtime/buffer/options.h"
 #include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/local_search_options.h"
 #include "runtime/gfn/options.h"
 #include "runtime/gfn/trajectories.h"
 #include "runtime/gfn/validation.h"
@@ -138,9 +144,10 @@ class Learner {
   /// model.init_from (non-empty): the parameters start from that state dict, torchgfn names
   /// (runtime/output/torchgfn_import.h); throws std::runtime_error / std::invalid_argument
   /// naming the file and the tensor when it cannot be read or does not match the model.
+  /// local_search: Local Search GFlowNets (local_search_options.h; loops 0 = off).
   Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
           std::uint64_t seed, const buffer::ReplayOptions& replay = {},
-          const EngineOptions& engine = {});
+          const EngineOptions& engine = {}, const LocalSearchOptions& local_search = {});
   ~Learner();
   Learner(const Learner&) = delete;
   Learner& operator=(const Learner&) = delete;
@@ -173,6 +180,14 @@ class Learner {
   /// Totals since construction: remote (backward) and local-buffer trajectories trained on.
   std::int64_t remote_trained() const { return remote_trained_; }
   std::int64_t replayed_trained() const { return replayed_trained_; }
+  /// Totals since construction: local search proposals trained on, and those accepted as
+  /// the next round's search point (local_search.h).
+  std::int64_t local_search_proposals() const { return ls_proposals_; }
+  /// Trajectories sampled forward since construction (from s0 and local search's
+  /// re-completions, including fresh ones a local replay buffer then replaced; not the
+  /// replayed or remote ones): what issue 25's budget counts.
+  std::int64_t trajectories_sampled() const { return sampled_; }
+  std::int64_t local_search_accepted() const { return ls_accepted_; }
   /// Iterations since construction whose loss reused the sampling forward (see above).
   std::int64_t reused_logprob_iterations() const { return reused_iterations_; }
   /// The batch the last train_iteration trained on (fresh, replayed, remote; layout of
@@ -212,6 +227,10 @@ class Learner {
   /// into it, see VisitedTerminatingStates in visited_states.h).
   ValidationResult validate(const ValidationOptions& options,
                             const VisitedTerminatingStates* visited = nullptr);
+
+  /// The distinct mode ids hit by n fresh on-policy samples of the current PF (sampled_modes,
+  /// validation.h; the mean weights with NoisyNet layers), from the validation generator.
+  std::vector<std::int64_t> fresh_sample_modes(std::int64_t n);
 
   /// The model holding PF, PB and logZ: parameters() lists every trainable tensor
   /// (model averaging across ranks operates on it).
@@ -273,6 +292,10 @@ class Learner {
   std::int64_t remote_trajs_trained_ = 0;
   std::int64_t remote_trained_ = 0;
   std::int64_t replayed_trained_ = 0;
+  LocalSearchOptions local_search_;
+  std::int64_t ls_proposals_ = 0;
+  std::int64_t sampled_ = 0;
+  std::int64_t ls_accepted_ = 0;
   Trajectories last_batch_;
   /// The numerical path (evaluator.h), chosen once in the constructor (make_evaluator).
   std::unique_ptr<Evaluator> evaluator_;
@@ -280,6 +303,8 @@ class Learner {
   bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse (engine_paths)
   std::int64_t reused_iterations_ = 0;
 
+  /// n fresh trajectories: from s0 (the evaluator), with local search's proposals when on.
+  Trajectories sample_fresh(std::int64_t n, const SamplerOptions& options);
   /// The batch of an iteration with a replay buffer or queued remote states.
   Trajectories mixed_batch(std::int64_t batch_size, const SamplerOptions& options,
                            IterationResult& r);

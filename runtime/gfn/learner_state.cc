@@ -146,6 +146,9 @@ void Learner::save_state(OutputArchive& archive) const {
   archive.write("remote_trained", c10::IValue(remote_trained_));
   archive.write("replayed_trained", c10::IValue(replayed_trained_));
   archive.write("reused_iterations", c10::IValue(reused_iterations_));
+  archive.write("local_search_proposals", c10::IValue(ls_proposals_));
+  archive.write("local_search_accepted", c10::IValue(ls_accepted_));
+  archive.write("trajectories_sampled", c10::IValue(sampled_));
   archive.write("epsilon", c10::IValue(train_.epsilon));
   archive.write("temperature", c10::IValue(train_.temperature));
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
@@ -197,6 +200,11 @@ void Learner::load_state(InputArchive& archive) {
   remote_trained_ = read_int(archive, "remote_trained");
   replayed_trained_ = read_int(archive, "replayed_trained");
   reused_iterations_ = read_int(archive, "reused_iterations");
+  // Absent from checkpoints written before local search existed: counted from 0.
+  c10::IValue ls;
+  ls_proposals_ = archive.try_read("local_search_proposals", ls) ? ls.toInt() : 0;
+  ls_accepted_ = archive.try_read("local_search_accepted", ls) ? ls.toInt() : 0;
+  sampled_ = archive.try_read("trajectories_sampled", ls) ? ls.toInt() : 0;
   set_exploration(read_double(archive, "epsilon"), read_double(archive, "temperature"));
   model_options_.noisy_std_init = read_double(archive, "noisy_std_init");
   const at::Tensor found = read_tensor(archive, "modes_found").contiguous();

@@ -98,7 +98,13 @@ const config::Fields<ValidationOptions>& validation_fields() {
           .add("logp_samples", &V::logp_samples,
                "bit_sequence: backward trajectories per test sequence to estimate log p_theta "
                "(0: off).",
-               config::at_least(0));
+               config::at_least(0))
+          .add("fresh_samples", &V::fresh_samples,
+               "At the end, fresh on-policy samples (epsilon 0, temperature 1) of the final PFs, "
+               "split evenly over the trainers; summary.json reports the distinct modes they hit "
+               "(fresh_sample_modes) and how many of them training had found; 0: off. Runs "
+               "with or without validation.enabled.",
+               config::at_least(std::int64_t{0}), {"samples"});
   return fields;
 }
 

@@ -77,6 +77,9 @@ struct ValidationOptions {
   /// disables the metric.
   int test_per_mode = 10;
   int logp_samples = 10;
+  /// Fresh on-policy samples of the final PFs, split evenly over the trainers, whose
+  /// distinct modes summary.json reports (sampled_modes, validation.h); 0 = off.
+  std::int64_t fresh_samples = 0;
 };
 
 /// The `model:`, `train:` and `validation:` keys (options.cc).

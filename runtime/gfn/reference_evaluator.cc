@@ -16,6 +16,10 @@ PolicyFunction ReferenceEvaluator::backward_policy() {
   return model_backward_policy(model_, preprocessor_, env_);
 }
 
+PolicyFunction ReferenceEvaluator::forward_policy() {
+  return model_policy(model_, preprocessor_, env_);
+}
+
 LossValue ReferenceEvaluator::loss(const Loss& loss, const Trajectories& batch,
                                    const at::Tensor& log_z) {
   return loss.evaluate(env_, batch, model_evaluator(model_, preprocessor_, env_), log_z);

@@ -23,6 +23,7 @@ class ReferenceEvaluator final : public Evaluator {
   Trajectories sample(std::int64_t n, const SamplerOptions& options,
                       at::Generator& generator) override;
   PolicyFunction backward_policy() override;
+  PolicyFunction forward_policy() override;
   LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) override;
 
  private:

@@ -52,6 +52,21 @@ PolicyFunction model_backward_policy(GFlowNetModel& model, const Preprocessor& p
   };
 }
 
+namespace {
+
+void check_sampler_options(const SamplerOptions& options) {
+  if (!(options.epsilon >= 0.0 && options.epsilon <= 1.0)) {
+    throw std::invalid_argument("sample_trajectories: epsilon must be in [0, 1], got " +
+                                std::to_string(options.epsilon));
+  }
+  if (!(options.temperature > 0.0)) {
+    throw std::invalid_argument("sample_trajectories: temperature must be > 0, got " +
+                                std::to_string(options.temperature));
+  }
+}
+
+}  // namespace
+
 buffer::PackedTrajectories sample_backward_actions(const Environment& env,
                                                    const PolicyFunction& pb_policy,
                                                    const at::Tensor& states,
@@ -107,6 +122,45 @@ buffer::PackedTrajectories sample_backward_actions(const Environment& env,
   return out;
 }
 
+buffer::PackedTrajectories sample_forward_actions(const Environment& env,
+                                                  const PolicyFunction& pf_policy,
+                                                  const at::Tensor& states,
+                                                  const SamplerOptions& options,
+                                                  at::Generator& generator) {
+  env.check_states(states, "sample_forward_actions");
+  check_sampler_options(options);
+  at::NoGradGuard no_grad;
+  const std::int64_t n = states.size(0);
+  const std::int64_t exit = env.exit_action();
+  std::vector<std::vector<std::int64_t>> forward(static_cast<std::size_t>(n));
+  at::Tensor ids = at::arange(n, at::kLong);
+  at::Tensor current = states;
+  while (ids.numel() > 0) {
+    const at::Tensor logits = pf_policy(current);
+    if (logits.dim() != 2 || logits.size(0) != current.size(0) || logits.size(1) != exit + 1) {
+      throw std::invalid_argument("sample_forward_actions: pf_policy must return [" +
+                                  std::to_string(current.size(0)) + ", " +
+                                  std::to_string(exit + 1) + "] logits");
+    }
+    const at::Tensor actions =
+        sample_actions(logits, env.forward_masks(current), options, generator).contiguous();
+    const at::Tensor ids_c = ids.contiguous();
+    const auto* id = ids_c.data_ptr<std::int64_t>();
+    const auto* a = actions.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < ids_c.numel(); ++i) {
+      forward[static_cast<std::size_t>(id[i])].push_back(a[i]);
+    }
+    const at::Tensor running = at::nonzero(actions != exit).squeeze(1);
+    ids = ids.index_select(0, running);
+    current =
+        env.step_unchecked(current.index_select(0, running), actions.index_select(0, running));
+  }
+  buffer::PackedTrajectories out;
+  out.lengths.reserve(forward.size());
+  for (const auto& seq : forward) out.append(seq.data(), static_cast<std::int32_t>(seq.size()));
+  return out;
+}
+
 namespace {
 
 // The sampler loop shared by both entry points; `policy` returns the per-row PF logits
@@ -115,14 +169,7 @@ Trajectories sample_impl(const Environment& env, const PolicyFunction& policy, s
                          const SamplerOptions& options, at::Generator& generator) {
   if (n < 0)
     throw std::invalid_argument("sample_trajectories: n must be >= 0, got " + std::to_string(n));
-  if (!(options.epsilon >= 0.0 && options.epsilon <= 1.0)) {
-    throw std::invalid_argument("sample_trajectories: epsilon must be in [0, 1], got " +
-                                std::to_string(options.epsilon));
-  }
-  if (!(options.temperature > 0.0)) {
-    throw std::invalid_argument("sample_trajectories: temperature must be > 0, got " +
-                                std::to_string(options.temperature));
-  }
+  check_sampler_options(options);
   at::NoGradGuard no_grad;
   const std::int64_t exit = env.exit_action();
 

@@ -72,6 +72,20 @@ buffer::PackedTrajectories sample_backward_actions(const Environment& env,
                                                    const at::Tensor& states,
                                                    at::Generator& generator);
 
+/// Forward completion (the re-completion of Local Search GFlowNets, local_search.h): from
+/// each state of int64 [n, state_dim] (any valid states, s0 included), draws forward actions
+/// with `pf_policy` and the epsilon / temperature rule of `options` until exit, in batch
+/// (one call of pf_policy, env.forward_masks and env.step_unchecked per step for the
+/// still-running rows, as sample_trajectories). Returns the actions taken from each start
+/// state, exit last, packed. From s0 it draws exactly what sample_trajectories draws with the
+/// same generator state. Runs under at::NoGradGuard. Throws std::invalid_argument for invalid
+/// states, options, or a pf_policy returning the wrong shape.
+buffer::PackedTrajectories sample_forward_actions(const Environment& env,
+                                                  const PolicyFunction& pf_policy,
+                                                  const at::Tensor& states,
+                                                  const SamplerOptions& options,
+                                                  at::Generator& generator);
+
 /// The sampling distribution of sample_actions: float32 [n, A] probabilities (0 on
 /// masked actions) from unmasked logits float32 [n, A] and masks bool [n, A], with the
 /// epsilon/temperature rule above. Row-wise, so a table of all states gives the same

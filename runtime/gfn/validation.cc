@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -157,6 +158,26 @@ at::Tensor sample_terminating_states(GFlowNetModel& model, const Preprocessor& p
                         .terminating_states);
   }
   return parts.empty() ? at::empty({0, env.state_dim()}, at::kLong) : at::cat(parts);
+}
+
+std::vector<std::int64_t> sampled_modes(GFlowNetModel& model, const Preprocessor& preprocessor,
+                                        const Environment& env, std::int64_t n,
+                                        at::Generator& generator, std::int64_t chunk) {
+  if (env.n_modes() == 0 || n <= 0) return {};
+  at::NoGradGuard no_grad;
+  SamplerOptions on_policy;
+  on_policy.record_transitions = false;
+  const PolicyFunction pf = model_policy(model, preprocessor, env);
+  std::set<std::int64_t> found;
+  for (std::int64_t done = 0; done < n;) {
+    const std::int64_t k = std::min(chunk, n - done);
+    const at::Tensor hits =
+        env.mode_hits(sample_trajectories(env, pf, k, on_policy, generator).terminating_states)
+            .contiguous();
+    found.insert(hits.data_ptr<std::int64_t>(), hits.data_ptr<std::int64_t>() + hits.numel());
+    done += k;
+  }
+  return {found.begin(), found.end()};
 }
 
 ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor,

@@ -143,6 +143,15 @@ struct ValidationResult {
 /// Pure function; no unit suffix other than the sample counts.
 std::string describe(const ValidationResult& v);
 
+/// The distinct modes (Environment::mode_hits ids, ascending) hit by n >= 0 fresh on-policy
+/// samples of the model's PF (epsilon 0, temperature 1), drawn in chunks of at most
+/// `chunk` trajectories from `generator` (the issue-25 check that a run's discoveries are
+/// learned, not only visited: validation.fresh_samples). Empty when env defines no modes.
+/// Cost: n trajectories sampled without recording transitions.
+std::vector<std::int64_t> sampled_modes(GFlowNetModel& model, const Preprocessor& preprocessor,
+                                        const Environment& env, std::int64_t n,
+                                        at::Generator& generator, std::int64_t chunk = 8192);
+
 /// All metrics above; n_samples = options.n_samples (0 skips the sampled L1).
 /// `modes` and `visited` may be null (then modes found = 0, l1_visited = NaN).
 ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor,

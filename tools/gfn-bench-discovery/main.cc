@@ -101,6 +101,12 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
     summarise(
         r, read_total_timeline(gfn::tools::read_text_file((dir / "modes_timeline.csv").string())),
         n_modes);
+    const std::string path = (dir / "summary.json").string();
+    if (const auto fresh = gfn::tools::optional_number_at(summary, "fresh_sample_modes", path)) {
+      r.fresh_modes = static_cast<std::int64_t>(*fresh);
+    }
+    r.mode_probability =
+        gfn::tools::optional_number_at(summary, "mode_probability", path).value_or(-1.0);
     r.ok = true;
   } catch (const std::exception& e) {
     r.problem = e.what();
@@ -137,6 +143,10 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "run directories (default: a temporary directory)");
   app.add_option("--timeout", timeout_s, "seconds per run");
   app.add_option("--set", sets, "extra gfn-train override section.key=value (repeatable)");
+  std::vector<std::string> technique_specs;
+  app.add_option("--technique", technique_specs,
+                 "a technique axis, NAME=section.key=value;section.key=value (repeatable; "
+                 "NAME= is the baseline): every policy runs with every technique");
   CLI11_PARSE(app, argc, argv);
   front.quick_default("--agents", agent_counts, std::vector<int>{1, 2});
   front.quick_default("--policies", policy_names,
@@ -146,6 +156,9 @@ int main(int argc, char** argv) {
   std::vector<Policy> policies;
   try {
     policies = policies_named(policy_names);
+    std::vector<Policy> techniques;
+    for (const auto& spec : technique_specs) techniques.push_back(parse_technique(spec));
+    policies = cross_techniques(policies, techniques);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
     return 2;
@@ -169,8 +182,11 @@ int main(int argc, char** argv) {
                           sets, dir, timeout_s);
         if (r.ok && budget == 0) {
           const auto s = gfn::tools::read_json_file((dir / "summary.json").string());
+          // The trajectories sampled forward (replayed items cost nothing), else the batches'.
+          const std::string path = (dir / "summary.json").string();
           budget = static_cast<std::int64_t>(
-              gfn::tools::number_at(s, "trajectories", (dir / "summary.json").string()));
+              gfn::tools::optional_number_at(s, "trajectories_sampled", path)
+                  .value_or(gfn::tools::number_at(s, "trajectories", path)));
         }
         std::printf("%s\n",
                     r.ok ? fmt::format("agents {} {} seed {}: {}/{} modes, {:.1f} s", agents,
@@ -186,6 +202,12 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n%s", format_table(runs, budget).c_str());
+  for (const auto& r : runs) {  // the environment's exact sampler, from the first run that knows
+    if (r.ok && r.mode_probability > 0 && r.mode_probability < 1) {
+      std::printf("%s", format_exact_sampler(r.n_modes, r.mode_probability, budget).c_str());
+      break;
+    }
+  }
   std::printf("runs in %s; config %s\n", root.string().c_str(), config.c_str());
   try {
     front.write_json({front.tool(), method, cell_cases(summarise_cells(runs), budget), {}});

@@ -31,6 +31,54 @@ std::vector<Policy> policies_named(const std::vector<std::string>& names) {
   return out;
 }
 
+Policy parse_technique(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw std::invalid_argument("--technique '" + spec +
+                                "': expected NAME=section.key=value;section.key=value");
+  }
+  Policy t;
+  t.name = spec.substr(0, eq);
+  if (t.name.find('+') != std::string::npos) {
+    throw std::invalid_argument("--technique '" + spec + "': the name must not contain '+'");
+  }
+  std::istringstream rest(spec.substr(eq + 1));
+  for (std::string set; std::getline(rest, set, ';');) {
+    if (!set.empty()) t.sets.push_back(set);
+  }
+  return t;
+}
+
+std::vector<Policy> cross_techniques(const std::vector<Policy>& policies,
+                                     const std::vector<Policy>& techniques) {
+  if (techniques.empty()) return policies;
+  std::vector<Policy> out;
+  for (const auto& p : policies) {
+    for (const auto& t : techniques) {
+      Policy cell{p.name + "+" + t.name, p.sets};
+      cell.sets.insert(cell.sets.end(), t.sets.begin(), t.sets.end());
+      out.push_back(std::move(cell));
+    }
+  }
+  return out;
+}
+
+double exact_expected_modes(std::int64_t n_modes, double p, double trajectories) {
+  return static_cast<double>(n_modes) * -std::expm1(trajectories * std::log1p(-p));
+}
+
+double exact_trajectories_to(double share, double p) {
+  return std::ceil(std::log1p(-share) / std::log1p(-p));
+}
+
+std::string format_exact_sampler(std::int64_t n_modes, double p, std::int64_t budget) {
+  return fmt::format(
+      "exact sampler (each mode p = {:.4g}): {:.1f}/{} modes at the budget, 50 % after {:.0f} "
+      "trajectories, 90 % after {:.0f}\n",
+      p, exact_expected_modes(n_modes, p, static_cast<double>(budget)), n_modes,
+      exact_trajectories_to(0.5, p), exact_trajectories_to(0.9, p));
+}
+
 std::vector<TimelinePoint> read_total_timeline(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
@@ -101,7 +149,7 @@ CellSummary summarise_cell(const std::vector<RunResult>& runs, int agents,
   c.agents = agents;
   c.policy = policy;
   std::vector<const RunResult*> ok;
-  std::vector<double> modes;
+  std::vector<double> modes, fresh;
   for (const auto& r : runs) {
     if (r.agents != agents || r.policy != policy) continue;
     ++c.runs;
@@ -111,6 +159,7 @@ CellSummary summarise_cell(const std::vector<RunResult>& runs, int agents,
     }
     ok.push_back(&r);
     modes.push_back(static_cast<double>(r.modes_at_budget));
+    if (r.fresh_modes >= 0) fresh.push_back(static_cast<double>(r.fresh_modes));
     c.n_modes = static_cast<double>(r.n_modes);
   }
   c.modes = median_or_nan(modes);
@@ -118,6 +167,7 @@ CellSummary summarise_cell(const std::vector<RunResult>& runs, int agents,
   c.t90 = milestone_median(ok, true, false);
   c.s50 = milestone_median(ok, false, true);
   c.s90 = milestone_median(ok, true, true);
+  c.fresh = median_or_nan(fresh);
   return c;
 }
 
@@ -155,15 +205,16 @@ std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget
   const auto cells = summarise_cells(runs);
   std::string out = fmt::format(
       "mode discovery: medians over seeds, budget {} trajectories\n"
-      "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9}\n",
+      "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9} {:>6}\n",
       budget, "agents", "policy", "runs", "modes@budget", "traj->50%", "traj->90%", "s->50%",
-      "s->90%");
+      "s->90%", "fresh");
   for (const auto& c : cells) {
     out += fmt::format(
-        "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9}\n", c.agents, c.policy,
+        "{:>6} {:<18} {:>5} {:>16} {:>12} {:>12} {:>9} {:>9} {:>6}\n", c.agents, c.policy,
         c.failed ? fmt::format("{}/{}", c.runs - c.failed, c.runs) : std::to_string(c.runs),
         std::isnan(c.modes) ? "-" : fmt::format("{:.0f}/{:.0f}", c.modes, c.n_modes),
-        show(c.t50, "{:.0f}"), show(c.t90, "{:.0f}"), show(c.s50, "{:.1f}"), show(c.s90, "{:.1f}"));
+        show(c.t50, "{:.0f}"), show(c.t90, "{:.0f}"), show(c.s50, "{:.1f}"), show(c.s90, "{:.1f}"),
+        show(c.fresh, "{:.0f}"));
   }
   std::map<int, const CellSummary*> winners;  // ordered by agent count
   for (const auto& c : cells) {
@@ -188,6 +239,7 @@ std::vector<harness::Case> cell_cases(const std::vector<CellSummary>& cells, std
     k.add("trajectories_to_50", c.t50, "trajectories")
         .add("trajectories_to_90", c.t90, "trajectories");
     k.add("seconds_to_50", c.s50, "s").add("seconds_to_90", c.s90, "s");
+    k.add("fresh_sample_modes", c.fresh, "modes");
     cases.push_back(std::move(k));
   }
   return cases;

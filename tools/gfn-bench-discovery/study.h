@@ -22,6 +22,26 @@ struct Policy {
 /// Policies by name; throws std::invalid_argument naming an unknown one.
 std::vector<Policy> policies_named(const std::vector<std::string>& names);
 
+/// A technique axis of the study (--technique NAME=key=value;key=value): its name and the
+/// gfn-train overrides that turn it on. "NAME=" (no overrides) is the baseline.
+/// Throws std::invalid_argument for a spec without '=' or a name with '+'.
+Policy parse_technique(const std::string& spec);
+
+/// Every policy crossed with every technique: "policy+technique" with both sets of overrides,
+/// the technique's last (none given: the policies as they are).
+std::vector<Policy> cross_techniques(const std::vector<Policy>& policies,
+                                     const std::vector<Policy>& techniques);
+
+/// An exact sampler of R (each of n_modes modes drawn with probability p per trajectory):
+/// the expected modes found after n trajectories, n_modes (1 - (1 - p)^n), and the
+/// trajectories until that expectation reaches `share` of the modes,
+/// ceil(log(1 - share) / log(1 - p)). p in (0, 1).
+double exact_expected_modes(std::int64_t n_modes, double p, double trajectories);
+double exact_trajectories_to(double share, double p);
+/// The line under the table: the exact sampler's modes at the budget and trajectories to
+/// 50 % / 90 % (docs/results/discovery.md).
+std::string format_exact_sampler(std::int64_t n_modes, double p, std::int64_t budget);
+
 /// One point of the population's discovery curve.
 struct TimelinePoint {
   std::int64_t modes = 0;
@@ -48,6 +68,10 @@ struct RunResult {
   std::int64_t modes_at_budget = 0;           ///< modes found with the whole trajectory budget
   std::optional<TimelinePoint> half, ninety;  ///< first reaching ceil(50 %) / ceil(90 %)
   double wall_s = 0;
+  /// summary.json fresh_sample_modes (validation.fresh_samples), -1 when not reported.
+  std::int64_t fresh_modes = -1;
+  /// summary.json mode_probability (the exact sampler's p per mode), -1 when unknown.
+  double mode_probability = -1;
 };
 
 /// Fills modes_at_budget, half and ninety of `r` from its timeline and n_modes.
@@ -64,6 +88,7 @@ struct CellSummary {
   double n_modes = 0;       ///< modes of the environment
   double t50 = 0, t90 = 0;  ///< trajectories to 50 % / 90 % of the modes
   double s50 = 0, s90 = 0;  ///< wall seconds to 50 % / 90 % of the modes
+  double fresh = 0;         ///< modes hit by fresh samples of the final PFs (NaN: not reported)
   bool winner = false;      ///< the best policy for its agent count (see winners)
 };
 
@@ -77,7 +102,8 @@ std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget
 
 /// The cells as cases of the JSON report (tools/common/harness/report.h): name
 /// "a<agents>/<policy>"; figures modes_at_budget, trajectories_to_50, trajectories_to_90,
-/// seconds_to_50, seconds_to_90 (medians over seeds; null when not reached); parameters
+/// seconds_to_50, seconds_to_90, fresh_sample_modes (medians over seeds; null when not
+/// reached or not reported); parameters
 /// agents, policy, runs, failed, n_modes, budget, winner.
 std::vector<harness::Case> cell_cases(const std::vector<CellSummary>& cells, std::int64_t budget);
 

@@ -54,7 +54,7 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   if (!load.empty()) r.load_average = load[0];
 
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
-                        buffer::ReplayOptions{}, config.engine);
+                        buffer::ReplayOptions{}, config.engine, config.local_search);
   r.engine = learner.engine_paths();
   const std::int64_t batch = config.train.batch_size;
   std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(options.iters));

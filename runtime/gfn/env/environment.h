@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,10 @@ class Environment {
   /// bool [B]: the terminating state counts as (or is within the threshold of) a mode.
   /// Default: all false.
   virtual at::Tensor is_mode(const at::Tensor& states) const;
+  /// R(mode) / Z: the probability an exact sampler of R gives each mode, when every mode has
+  /// the same reward and Z is known (gfn-bench-discovery draws the exact sampler's curve,
+  /// n_modes (1 - (1 - p)^N) after N trajectories, from it); nullopt otherwise (the default).
+  virtual std::optional<double> mode_probability() const { return std::nullopt; }
   /// int64 [K]: ids of the modes hit by the batch (one per hit; duplicates possible).
   /// Default: none.
   virtual at::Tensor mode_hits(const at::Tensor& states) const;

@@ -157,6 +157,34 @@ HyperGrid::HyperGrid(const HyperGridOptions& options)
   n_modes_ = static_cast<std::int64_t>(mode_indices_.size());
 }
 
+std::optional<double> original_log_partition(std::int64_t ndim, std::int64_t height,
+                                             const HyperGridOptions& options) {
+  if (options.reward != HyperGridReward::kOriginal) return std::nullopt;
+  // One axis: the indicator of each term is its reward with that term's weight 1, others 0.
+  const at::Tensor axis = at::arange(height, at::kLong).unsqueeze(1);
+  HyperGridOptions outer = options, band = options;
+  outer.R0 = band.R0 = 0.0;
+  outer.R1 = 1.0;
+  outer.R2 = 0.0;
+  band.R1 = 0.0;
+  band.R2 = 1.0;
+  const double a = original_reward(axis, height, outer).sum().item<double>();
+  const double b = original_reward(axis, height, band).sum().item<double>();
+  const auto d = static_cast<double>(ndim);
+  const double z = options.R0 * std::pow(static_cast<double>(height), d) +
+                   options.R1 * std::pow(a, d) + options.R2 * std::pow(b, d);
+  if (!(z > 0.0)) return std::nullopt;
+  return std::log(z);
+}
+
+std::optional<double> HyperGrid::mode_probability() const {
+  if (n_modes_ == 0) return std::nullopt;
+  if (enumerable()) return std::exp(std::log(static_cast<double>(max_reward_)) - log_partition_);
+  const auto log_z = original_log_partition(ndim_, height_, options_);
+  if (!log_z) return std::nullopt;
+  return std::exp(std::log(static_cast<double>(max_reward_)) - *log_z);
+}
+
 std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
                                             const HyperGridOptions& options) {
   if (options.reward != HyperGridReward::kOriginal || options.R1 < 0 || options.R2 < 0)

@@ -123,6 +123,9 @@ class HyperGrid final : public Environment {
   /// State indices of the modes among `states`.
   at::Tensor mode_hits(const at::Tensor& states) const override;
   const std::vector<std::int64_t>& mode_indices() const;  ///< sorted state indices
+  /// max R / Z: from the enumeration, or for a larger "original" grid from
+  /// original_log_partition; nullopt when the modes or Z are unknown.
+  std::optional<double> mode_probability() const override;
 
  private:
   void require_enumerable(const char* what) const;
@@ -195,5 +198,13 @@ struct DiagonalModes {
 };
 std::optional<DiagonalModes> diagonal_modes(std::int64_t ndim, std::int64_t height,
                                             const HyperGridOptions& options);
+
+/// log Z of the "original" reward without enumerating the grid: sum_x R0 + R1 prod_d outer(x_d)
+/// + R2 prod_d band(x_d) = R0 H^D + R1 A^D + R2 B^D, where A and B count the coordinate values
+/// inside the outer region and the band (one axis, the reward's own tests). In float64, so it
+/// may differ from the enumeration's float32 rewards summed in float64 by rounding. nullopt
+/// for the other rewards. Checked against enumeration in tests/runtime/gfn/hypergrid_test.cc.
+std::optional<double> original_log_partition(std::int64_t ndim, std::int64_t height,
+                                             const HyperGridOptions& options);
 
 }  // namespace gfn::core

@@ -47,6 +47,7 @@ class SavedOutputsEvaluator final : public Evaluator {
                       at::Generator& generator) override;
   void attach_outputs(Trajectories& part) override;
   PolicyFunction backward_policy() override { return reference_.backward_policy(); }
+  PolicyFunction forward_policy() override { return reference_.forward_policy(); }
   LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) override;
 
  private:

@@ -413,6 +413,12 @@ PolicyFunction table_backward_policy(const StateTable& table, const StateSpace& 
   };
 }
 
+PolicyFunction table_forward_policy(const StateTable& table, const StateSpace& space) {
+  return [&table, &space](const at::Tensor& states) {
+    return table.outputs.pf_logits.detach().index_select(0, space.state_indices(states));
+  };
+}
+
 TransitionLogProbs table_log_probs(const StateTable& table, const StateSpace& space,
                                    const Trajectories& trajs) {
   const std::int64_t b = trajs.n_trajectories, n = trajs.n_transitions();

@@ -147,6 +147,8 @@ StateEvaluator table_evaluator(const StateTable& table, const StateSpace& space)
 /// The PB logits of the table as a PolicyFunction (sampler.h), detached, for
 /// sample_backward_actions. Keeps references to its arguments.
 PolicyFunction table_backward_policy(const StateTable& table, const StateSpace& space);
+/// The PF logits of the table as a PolicyFunction, detached (local search's re-completions).
+PolicyFunction table_forward_policy(const StateTable& table, const StateSpace& space);
 
 /// transition_log_probs (losses.h) of `trajs` read from the table: the masked
 /// log-softmax runs on the S table rows (PB with s0's row unmasked: finite, never gathered) and

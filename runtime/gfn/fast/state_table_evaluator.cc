@@ -25,6 +25,10 @@ PolicyFunction StateTableEvaluator::backward_policy() {
   return table_backward_policy(table_, space_);
 }
 
+PolicyFunction StateTableEvaluator::forward_policy() {
+  return table_forward_policy(table_, space_);
+}
+
 LossValue StateTableEvaluator::loss(const Loss& loss, const Trajectories& batch,
                                     const at::Tensor& log_z) {
   // A loss with a fused kernel reads the table through it (TB: log-softmax on the S table

@@ -29,6 +29,7 @@ class StateTableEvaluator final : public Evaluator, public FusedLossKernels {
   Trajectories sample(std::int64_t n, const SamplerOptions& options,
                       at::Generator& generator) override;
   PolicyFunction backward_policy() override;
+  PolicyFunction forward_policy() override;
   /// The loss' fused kernel if it has one (Loss::fused_evaluate: "tb" reads the table
   /// through table_trajectory_balance, fused per engine.fused_tb), else loss.evaluate with
   /// table_evaluator.

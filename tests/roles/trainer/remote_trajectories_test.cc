@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "roles/trainer/buffer_client.h"
 #include "runtime/buffer/table.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
@@ -150,6 +151,50 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
       std::invalid_argument);
   EXPECT_THROW(manager.add({1, 1}, {0.f}, 2, buffer::PackedTrajectories({2}, {0})),
                std::invalid_argument);
+}
+
+// buffer.remote_paths: a SAMPLE's items with a trajectory are queued as that trajectory
+// (submitted) or as their terminating states, sampled backward with PB (backward); items
+// without one are always queued as states.
+TEST(RemoteTrajectories, RemotePathsChooseTheTrajectoryOrABackwardOne) {
+  core::ModelOptions model;
+  model.hidden_dim = 32;
+  core::Learner source(grid(2, 6), model, core::TrainOptions{}, 3);
+  const auto step = source.train_iteration(6);
+  protocol::SampleBatch batch;
+  batch.granted = true;
+  batch.ndim = 2;
+  const auto xs = step.terminating_states.contiguous();
+  batch.states.assign(xs.data_ptr<std::int64_t>(), xs.data_ptr<std::int64_t>() + xs.numel());
+  batch.log_rewards.assign(6, 0.f);
+  auto seqs = core::pack_trajectories(step.fresh);
+  // The fourth item came without its trajectory (length 0).
+  buffer::PackedTrajectories mixed;
+  for (std::int64_t i = 0; i < 6; ++i) {
+    const auto seq = seqs.sequence(i);
+    if (i == 3) {
+      mixed.append(nullptr, 0);
+    } else {
+      mixed.append(seq.data(), static_cast<std::int32_t>(seq.size()));
+    }
+  }
+  batch.trajectories = mixed;
+  core::Learner submitted(grid(2, 6), model, core::TrainOptions{}, 4);
+  queue_remote_items(submitted, 2, /*backward=*/false, batch);
+  EXPECT_EQ(submitted.queued_replayed_trajectories(), 5);
+  EXPECT_EQ(submitted.queued_replayed_states(), 1);
+  core::Learner backward(grid(2, 6), model, core::TrainOptions{}, 4);
+  queue_remote_items(backward, 2, /*backward=*/true, batch);
+  EXPECT_EQ(backward.queued_replayed_trajectories(), 0);
+  EXPECT_EQ(backward.queued_replayed_states(), 6);
+  // Trained on: the backward ones end in the same terminating states.
+  backward.train_iteration(6);
+  EXPECT_EQ(backward.remote_trained(), 6);
+  EXPECT_EQ(backward.remote_trajectories_trained(), 0);
+  const auto key = [](const at::Tensor& x) {
+    return std::get<0>(at::sort(x.select(1, 0) * 10 + x.select(1, 1)));
+  };
+  EXPECT_TRUE(torch::equal(key(backward.last_batch().terminating_states), key(xs)));
 }
 
 }  // namespace

@@ -98,6 +98,14 @@ TEST(SpawnReport, TimelinePerAgentAndUnionAtTheEarliestDiscovery) {
             "total,1,1,100,0.100\n"
             "total,2,2,200,0.250\n"  // mode 10, first found by rank 2 at iteration 2
             "total,3,4,400,0.500\n");
+  // Trajectories sampled forward per iteration, rounded: 62.5 per iteration.
+  const std::string half = modes_timeline_csv({b}, 62.5);
+  EXPECT_EQ(half,
+            "agent,modes_found,iteration,trajectories,wall_s\n"
+            "2,1,2,125,0.250\n"
+            "2,2,4,250,0.500\n"
+            "total,1,2,125,0.250\n"
+            "total,2,4,250,0.500\n");
 }
 
 }  // namespace

@@ -183,6 +183,32 @@ TEST(HyperGrid, ModesOfAGridTooLargeToEnumerate) {
   EXPECT_THROW(unknown.is_mode(s), std::domain_error);
 }
 
+// original_log_partition against the enumerated log Z, and the exact sampler's mode
+// probability of the 8-D study grid (each mode 2.51 / Z, Z = 201,052.16:
+// docs/results/discovery.md).
+TEST(HyperGrid, ClosedFormLogPartitionEqualsEnumeration) {
+  for (int ndim = 1; ndim <= 4; ++ndim) {
+    for (int height = 2; height <= 9; ++height) {
+      core::HyperGridOptions o = grid(ndim, height);
+      o.R0 = 0.01;
+      const HyperGrid env(o);
+      const auto log_z = original_log_partition(ndim, height, o);
+      ASSERT_TRUE(log_z.has_value());
+      EXPECT_NEAR(*log_z, env.log_partition(), 1e-6) << ndim << "-D h" << height;
+      ASSERT_TRUE(env.mode_probability().has_value());
+      EXPECT_NEAR(*env.mode_probability(), env.true_distribution().max().item<double>(), 1e-9);
+    }
+  }
+  core::HyperGridOptions o = grid(8, 8);
+  o.R0 = 0.01;
+  const HyperGrid big(o);
+  EXPECT_NEAR(std::exp(*original_log_partition(8, 8, o)), 201052.16, 1e-6);
+  EXPECT_NEAR(*big.mode_probability(), 2.51 / 201052.16, 1e-9);
+  o.reward = HyperGridReward::kCosine;
+  EXPECT_FALSE(original_log_partition(8, 8, o).has_value());
+  EXPECT_FALSE(HyperGrid(o).mode_probability().has_value());
+}
+
 TEST(HyperGrid, RejectsBadOptionsAndHugeEnumeration) {
   EXPECT_THROW(HyperGrid(grid(0, 8)), std::invalid_argument);
   EXPECT_THROW(HyperGrid(grid(2, 1)), std::invalid_argument);

@@ -97,3 +97,33 @@ TEST(Validation, ModeTracker) {
 
 }  // namespace
 }  // namespace gfn::core
+
+namespace gfn::core {
+namespace {
+
+// validation.fresh_samples: sampled_modes in one chunk equals the modes of one
+// sample_trajectories call with the same generator state; in small chunks it still finds the
+// modes a large sample reaches (2-D h4: the 4 corners).
+TEST(Validation, SampledModesMatchTheModesOfTheSamples) {
+  const HyperGrid env = grid(2, 4);
+  auto pre = make_preprocessor(PreprocessorKind::kKHot, env);
+  torch::manual_seed(3);
+  core::ModelOptions mo;
+  mo.hidden_dim = 32;
+  GFlowNetModel model(pre->output_dim(), env.n_actions(), mo);
+  at::Generator g1 = at::detail::createCPUGenerator(4), g2 = at::detail::createCPUGenerator(4);
+  const std::vector<std::int64_t> mine = sampled_modes(model, *pre, env, 3000, g1, 3000);
+  SamplerOptions o;
+  o.record_transitions = false;
+  const at::Tensor hits = std::get<0>(at::_unique(
+      env.mode_hits(
+          sample_trajectories(env, model_policy(model, *pre, env), 3000, o, g2).terminating_states),
+      /*sorted=*/true));
+  EXPECT_EQ(mine, std::vector<std::int64_t>(hits.data_ptr<std::int64_t>(),
+                                            hits.data_ptr<std::int64_t>() + hits.numel()));
+  EXPECT_EQ(sampled_modes(model, *pre, env, 20000, g1, 512).size(), 4u);
+  EXPECT_TRUE(sampled_modes(model, *pre, env, 0, g1).empty());
+}
+
+}  // namespace
+}  // namespace gfn::core

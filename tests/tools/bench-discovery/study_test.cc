@@ -92,5 +92,53 @@ TEST(Table, JsonCasesCarryTheMediansAndTheWinners) {
   EXPECT_FALSE(cases[1].figures.at("trajectories_to_90").value.has_value());  // never reached
 }
 
+TEST(Techniques, ParsedAndCrossedWithPolicies) {
+  const Policy ls = parse_technique("ls=local_search.loops=1;local_search.back_ratio=0.5");
+  EXPECT_EQ(ls.name, "ls");
+  EXPECT_EQ(ls.sets,
+            (std::vector<std::string>{"local_search.loops=1", "local_search.back_ratio=0.5"}));
+  const Policy base = parse_technique("base=");
+  EXPECT_TRUE(base.sets.empty());
+  EXPECT_THROW(parse_technique("nothing"), std::invalid_argument);
+  EXPECT_THROW(parse_technique("=a.b=1"), std::invalid_argument);
+  EXPECT_THROW(parse_technique("a+b=x.y=1"), std::invalid_argument);
+  const auto cells = cross_techniques(policies_named({"average_all", "selective"}), {base, ls});
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_EQ(cells[1].name, "average_all+ls");
+  EXPECT_EQ(cells[1].sets,
+            (std::vector<std::string>{"spawn.policy=average_all", "local_search.loops=1",
+                                      "local_search.back_ratio=0.5"}));
+  EXPECT_EQ(cells[2].name, "selective+base");
+  EXPECT_EQ(cross_techniques(policies_named({"selective"}), {}).front().name, "selective");
+}
+
+// The figures for HyperGrid 8-D h8 R0 0.01: each mode 2.51 / 201,052.16; expected
+// 84 modes after 32,000 trajectories, 204 after 128,000, 246 after 256,000, 255.6 after 512,000.
+TEST(ExactSampler, ExpectedModesAndMilestones) {
+  const double p = 2.51 / 201052.16;
+  EXPECT_NEAR(exact_expected_modes(256, p, 32000), 84, 1.0);
+  EXPECT_NEAR(exact_expected_modes(256, p, 128000), 204, 1.0);
+  EXPECT_NEAR(exact_expected_modes(256, p, 256000), 246, 1.0);
+  EXPECT_NEAR(exact_expected_modes(256, p, 512000), 255.6, 0.05);
+  const double t50 = exact_trajectories_to(0.5, p);
+  EXPECT_GE(exact_expected_modes(256, p, t50), 128);
+  EXPECT_LT(exact_expected_modes(256, p, t50 - 1), 128);
+  EXPECT_THAT(format_exact_sampler(256, p, 512000), HasSubstr("255.6/256 modes at the budget"));
+}
+
+TEST(Cells, FreshSampleModesAreMedians) {
+  std::vector<RunResult> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].agents = 1;
+    runs[i].policy = "average_all";
+    runs[i].ok = true;
+    runs[i].n_modes = 16;
+    runs[i].fresh_modes = i == 2 ? -1 : 4 + 2 * i;  // the third did not report it
+  }
+  const auto cells = summarise_cells(runs);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_DOUBLE_EQ(cells[0].fresh, 5.0);
+}
+
 }  // namespace
 }  // namespace gfn::bench_discovery
