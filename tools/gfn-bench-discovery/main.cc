@@ -98,9 +98,9 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
           "HyperGrid above 2^22 states is not enumerated, so its modes are unknown)";
       return r;
     }
-    summarise(
-        r, read_total_timeline(gfn::tools::read_text_file((dir / "modes_timeline.csv").string())),
-        n_modes);
+    r.timeline =
+        read_total_timeline(gfn::tools::read_text_file((dir / "modes_timeline.csv").string()));
+    summarise(r, r.timeline, n_modes);
     const std::string path = (dir / "summary.json").string();
     if (const auto fresh = gfn::tools::optional_number_at(summary, "fresh_sample_modes", path)) {
       r.fresh_modes = static_cast<std::int64_t>(*fresh);
@@ -202,11 +202,20 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n%s", format_table(runs, budget).c_str());
-  for (const auto& r : runs) {  // the environment's exact sampler, from the first run that knows
+  double p = -1;  // the environment's exact sampler, from the first run that knows
+  for (const auto& r : runs) {
     if (r.ok && r.mode_probability > 0 && r.mode_probability < 1) {
-      std::printf("%s", format_exact_sampler(r.n_modes, r.mode_probability, budget).c_str());
+      p = r.mode_probability;
+      std::printf("%s", format_exact_sampler(r.n_modes, p, budget).c_str());
       break;
     }
+  }
+  const fs::path curves = root / "curves.csv";
+  if (FILE* f = std::fopen(curves.string().c_str(), "w")) {
+    const std::string text = curves_csv(runs, p, budget);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    std::printf("curves: tools/gfn-plot --discovery %s\n", curves.string().c_str());
   }
   std::printf("runs in %s; config %s\n", root.string().c_str(), config.c_str());
   try {

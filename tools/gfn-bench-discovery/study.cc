@@ -79,6 +79,29 @@ std::string format_exact_sampler(std::int64_t n_modes, double p, std::int64_t bu
       exact_trajectories_to(0.5, p), exact_trajectories_to(0.9, p));
 }
 
+std::string curves_csv(const std::vector<RunResult>& runs, double mode_probability,
+                       std::int64_t budget) {
+  std::string out = "cell,seed,trajectories,wall_s,modes\n";
+  std::int64_t n_modes = 0;
+  for (const auto& r : runs) {
+    if (!r.ok) continue;
+    n_modes = r.n_modes;
+    const std::string cell = fmt::format("a{}/{}", r.agents, r.policy);
+    out += fmt::format("{},{},0,0.000,0\n", cell, r.seed);
+    for (const auto& p : r.timeline) {
+      out += fmt::format("{},{},{},{:.3f},{}\n", cell, r.seed, p.trajectories, p.wall_s, p.modes);
+    }
+  }
+  if (mode_probability > 0 && mode_probability < 1 && n_modes > 0) {
+    for (int k = 0; k <= 64; ++k) {
+      const double n = static_cast<double>(budget) * k / 64.0;
+      out += fmt::format("exact sampler,0,{:.0f},,{:.2f}\n", n,
+                         exact_expected_modes(n_modes, mode_probability, n));
+    }
+  }
+  return out;
+}
+
 std::vector<TimelinePoint> read_total_timeline(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;

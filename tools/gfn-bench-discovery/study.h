@@ -72,6 +72,7 @@ struct RunResult {
   std::int64_t fresh_modes = -1;
   /// summary.json mode_probability (the exact sampler's p per mode), -1 when unknown.
   double mode_probability = -1;
+  std::vector<TimelinePoint> timeline;  ///< the `total` rows of its modes_timeline.csv
 };
 
 /// Fills modes_at_budget, half and ninety of `r` from its timeline and n_modes.
@@ -96,6 +97,14 @@ struct CellSummary {
 /// the cell with the most modes at the budget, then the fewest trajectories to 90 %, then
 /// to 50 % (cells without a successful seed never win).
 std::vector<CellSummary> summarise_cells(const std::vector<RunResult>& runs);
+
+/// The discovery curves for `tools/gfn-plot --discovery FILE`: header
+/// `cell,seed,trajectories,wall_s,modes`, the timeline of every successful run as
+/// "a<agents>/<policy>" rows (starting at 0, 0, 0), then, when 0 < mode_probability < 1,
+/// 65 rows of the exact sampler's expected curve up to `budget` (cell "exact sampler",
+/// seed 0, wall_s empty).
+std::string curves_csv(const std::vector<RunResult>& runs, double mode_probability,
+                       std::int64_t budget);
 
 /// The table: one row per cell, then a winner line per agent count.
 std::string format_table(const std::vector<RunResult>& runs, std::int64_t budget);

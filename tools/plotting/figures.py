@@ -22,6 +22,7 @@ SIZES = {
     "modes.png": (1200, 500),
     "timing.png": (1200, 500),
     "modes_agents.png": (1200, 500),
+    "discovery.png": (1200, 500),
 }
 
 
@@ -312,4 +313,57 @@ def timing(run, path):
     right.set_ylabel("seconds (sum over iterations)")
     right.legend(fontsize="small")
     fig.suptitle(f"{run.label}: trainers' time report")
+    return _save(fig, path)
+
+
+# ---- gfn-bench-discovery's curves -----------------------------------------------------------
+
+def read_discovery_curves(path):
+    """curves.csv of gfn-bench-discovery (cell,seed,trajectories,wall_s,modes) as
+    {cell: {seed: [(trajectories, wall_s, modes), ...]}}; wall_s is NaN when empty (the exact
+    sampler). Raises ValueError naming the file and line for a malformed row."""
+    cells = {}
+    with open(path) as f:
+        header = f.readline().strip()
+        if header != "cell,seed,trajectories,wall_s,modes":
+            raise ValueError(f"{path}:1: expected the header cell,seed,trajectories,wall_s,modes")
+        for number, line in enumerate(f, start=2):
+            parts = line.strip().split(",")
+            if len(parts) != 5:
+                raise ValueError(f"{path}:{number}: expected 5 columns, got {len(parts)}")
+            try:
+                point = (float(parts[2]), float(parts[3]) if parts[3] else math.nan,
+                         float(parts[4]))
+            except ValueError as e:
+                raise ValueError(f"{path}:{number}: {e}") from None
+            cells.setdefault(parts[0], {}).setdefault(parts[1], []).append(point)
+    return cells
+
+
+def discovery(curves_path, path):
+    """Modes found vs trajectories sampled and vs wall seconds: one colour per cell, one line per
+    seed, the exact sampler's expected curve dashed (docs/spawn.md "Mode discovery")."""
+    cells = read_discovery_curves(curves_path)
+    fig, axes = _figure("discovery.png")
+    by_traj, by_time = axes[0]
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    runs = [c for c in cells if c != "exact sampler"]
+    for i, cell in enumerate(runs):
+        for j, points in enumerate(cells[cell].values()):
+            label = cell if j == 0 else None
+            colour = colours[i % len(colours)]
+            by_traj.step([p[0] for p in points], [p[2] for p in points], where="post",
+                         color=colour, label=label)
+            by_time.step([p[1] for p in points], [p[2] for p in points], where="post",
+                         color=colour, label=label)
+    for points in cells.get("exact sampler", {}).values():
+        by_traj.plot([p[0] for p in points], [p[2] for p in points], "k--",
+                     label="exact sampler (expected)")
+    for ax, x in ((by_traj, "trajectories sampled"), (by_time, "wall seconds")):
+        ax.set_xlabel(x)
+        ax.set_ylabel("modes found")
+        if ax.lines:
+            ax.legend(fontsize=8)
+        else:
+            _no_data(ax, "no curves")
     return _save(fig, path)

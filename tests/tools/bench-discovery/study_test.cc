@@ -140,5 +140,27 @@ TEST(Cells, FreshSampleModesAreMedians) {
   EXPECT_DOUBLE_EQ(cells[0].fresh, 5.0);
 }
 
+TEST(Curves, EveryRunsTimelineThenTheExactSampler) {
+  RunResult ok, failed;
+  ok.agents = 2;
+  ok.policy = "average_all";
+  ok.seed = 3;
+  ok.ok = true;
+  ok.n_modes = 4;
+  ok.timeline = {{1, 64, 0.5}, {3, 192, 1.25}};
+  failed.ok = false;
+  const std::string csv = curves_csv({ok, failed}, 0.5, 64);
+  EXPECT_THAT(csv, ::testing::StartsWith("cell,seed,trajectories,wall_s,modes\n"
+                                         "a2/average_all,3,0,0.000,0\n"
+                                         "a2/average_all,3,64,0.500,1\n"
+                                         "a2/average_all,3,192,1.250,3\n"
+                                         "exact sampler,0,0,,0.00\n"
+                                         "exact sampler,0,1,,2.00\n"
+                                         "exact sampler,0,2,,3.00\n"));
+  EXPECT_THAT(csv, HasSubstr("exact sampler,0,64,,4.00\n"));
+  // Unknown p: no exact rows.
+  EXPECT_EQ(curves_csv({ok}, -1, 64).find("exact"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gfn::bench_discovery

@@ -86,6 +86,29 @@ def main(work):
     path = figures.modes_agents(bare, os.path.join(bare.path, "modes_agents.png"))
     expect(png_size(path) == figures.SIZES["modes_agents.png"], "bare modes_agents.png size")
 
+    # gfn-bench-discovery's curves.csv: two cells, two seeds, the exact sampler.
+    os.makedirs(work, exist_ok=True)
+    curves = os.path.join(work, "curves.csv")
+    with open(curves, "w") as f:
+        f.write("cell,seed,trajectories,wall_s,modes\n"
+                "a1/average_all,1,0,0.000,0\na1/average_all,1,64,0.5,2\n"
+                "a1/average_all,2,0,0.000,0\na1/average_all,2,128,0.9,3\n"
+                "a2/selective,1,0,0.000,0\na2/selective,1,64,0.7,1\n"
+                "exact sampler,0,0,,0.00\nexact sampler,0,128,,3.50\n")
+    cells = figures.read_discovery_curves(curves)
+    expect(sorted(cells) == ["a1/average_all", "a2/selective", "exact sampler"], f"cells {cells}")
+    expect(cells["a1/average_all"]["2"][1] == (128.0, 0.9, 3.0), "a1 seed 2 point")
+    expect(math.isnan(cells["exact sampler"]["0"][1][1]), "exact sampler has no wall time")
+    check_png(figures.discovery(curves, os.path.join(work, "discovery.png")), "discovery.png")
+    bad = os.path.join(work, "bad_curves.csv")
+    with open(bad, "w") as f:
+        f.write("cell,seed,trajectories,wall_s,modes\na1,1,x,0,0\n")
+    try:
+        figures.read_discovery_curves(bad)
+        expect(False, "a malformed curves.csv was accepted")
+    except ValueError as e:
+        expect(f"{bad}:2:" in str(e), f"error names file and line: {e}")
+
     for f in FAILURES:
         print(f"figures_test: {f}", file=sys.stderr)
     print(f"figures_test: {'FAILED' if FAILURES else 'ok'}")
