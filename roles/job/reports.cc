@@ -60,11 +60,12 @@ void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
   }
   summary["modes_found"] = f.modes_found;
   summary["n_modes"] = f.n_modes;
+  // An exact sampler's probability of each mode; null when the environment does not know it.
+  summary["mode_probability"] = nullptr;
+  if (f.mode_probability >= 0) summary["mode_probability"] = f.mode_probability;
   // validation.fresh_samples: null when off.
   summary["fresh_sample_modes"] = nullptr;
   summary["fresh_sample_modes_found"] = nullptr;
-  summary["mode_probability"] = nullptr;  // an exact sampler's probability of each mode
-  if (f.mode_probability >= 0) summary["mode_probability"] = f.mode_probability;
   if (f.fresh_sample_modes >= 0) {
     summary["fresh_sample_modes"] = f.fresh_sample_modes;
     summary["fresh_sample_modes_found"] = f.fresh_sample_modes_found;

@@ -335,28 +335,36 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   return r;
 }
 
+namespace {
+
+/// NoisyNet layers: the mean policy (eval mode) while it lives, then training mode again.
+/// Nothing for a model without noisy layers.
+class MeanWeights {
+ public:
+  explicit MeanWeights(GFlowNetModel& m) : m_(m.noisy() ? &m : nullptr) {
+    if (m_) m_->eval();
+  }
+  ~MeanWeights() {
+    if (m_) m_->train();
+  }
+  MeanWeights(const MeanWeights&) = delete;
+  MeanWeights& operator=(const MeanWeights&) = delete;
+
+ private:
+  GFlowNetModel* m_;
+};
+
+}  // namespace
+
 ValidationResult Learner::validate(const ValidationOptions& options,
                                    const VisitedTerminatingStates* visited) {
-  if (!model_->noisy()) {
-    return core::validate(*model_, *preprocessor_, *env_, options, modes_.get(), validation_gen_,
-                          visited);
-  }
-  // NoisyNet layers: validate the mean policy (eval mode), then back to training mode.
-  struct TrainAgain {
-    GFlowNetModel& m;
-    ~TrainAgain() { m.train(); }
-  } restore{*model_};
-  model_->eval();
+  const MeanWeights mean(*model_);
   return core::validate(*model_, *preprocessor_, *env_, options, modes_.get(), validation_gen_,
                         visited);
 }
 
 std::vector<std::int64_t> Learner::fresh_sample_modes(std::int64_t n) {
-  struct TrainAgain {
-    GFlowNetModel& m;
-    ~TrainAgain() { m.train(); }
-  } restore{*model_};
-  if (model_->noisy()) model_->eval();
+  const MeanWeights mean(*model_);
   return sampled_modes(*model_, *preprocessor_, *env_, n, validation_gen_);
 }
 

@@ -36,8 +36,6 @@ struct LocalSearchOptions {
   /// when n >= 1), in (0, 1].
   double back_ratio = 0.5;
   LocalSearchAcceptance acceptance = LocalSearchAcceptance::kFilter;
-
-  bool enabled() const { return loops > 0; }
 };
 
 /// The `local_search:` keys (local_search_options.cc).
