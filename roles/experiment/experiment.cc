@@ -104,6 +104,14 @@ ExperimentConfig resume_config(const std::string& checkpoint_config_path,
   return config;
 }
 
+void check_same_experiment(const ExperimentConfig& config,
+                           const std::string& checkpoint_config_path) {
+  const auto& schema = experiment_schema();
+  const ExperimentConfig saved = schema.load(checkpoint_config_path);
+  config::refuse_non_resumable(schema.differing_keys(saved, config), schema.resumable_keys(),
+                               checkpoint_config_path);
+}
+
 std::string configuration_reference() {
   std::vector<std::string> resumable;
   for (const auto& key : experiment_schema().resumable_keys()) resumable.push_back("`" + key + "`");

@@ -44,6 +44,12 @@ std::vector<std::string> config_keys();
 ExperimentConfig resume_config(const std::string& checkpoint_config_path,
                                const std::vector<std::string>& overrides);
 
+/// An automatic restart (roles/job/restart.h) runs the experiment it was given (--config,
+/// --set): throws config::ConfigError naming every key in which `config` differs from the
+/// checkpoint's config.yaml that a resumed run may not change.
+void check_same_experiment(const ExperimentConfig& config,
+                           const std::string& checkpoint_config_path);
+
 /// docs/configuration.md: a title and how to read it, then the schema's reference.
 std::string configuration_reference();
 

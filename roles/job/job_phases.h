@@ -66,8 +66,10 @@ void run_coordinator_rank(DistributedContext& ctx, const roles::ExperimentConfig
 void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
                     const timing::TimingTable& timing);
 /// Trainer-group rank 0: summary.json (docs/outputs.md "summary.json"), modes_timeline.csv and
-/// config.yaml; `t_start` is the job's start (wall_s).
+/// config.yaml; `t_start` is the job's start (wall_s); `restart_count` this attempt's
+/// (summary.json "restarts", roles/job/restart.h).
 void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start);
+                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
+                   int restart_count);
 
 }  // namespace gfn::roles

@@ -9,6 +9,7 @@
 
 #include "roles/experiment/experiment.h"
 #include "roles/job/job_phases.h"
+#include "roles/job/restart.h"
 #include "roles/trainer/spawn_report.h"
 #include "runtime/log/logging.h"
 #include "runtime/output/run_output.h"
@@ -140,7 +141,8 @@ void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& conf
 }
 
 void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start) {
+                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
+                   int restart_count) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const auto& result = trainer.result;
@@ -151,6 +153,7 @@ void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& confi
   summary["engine"] = engine_summary(config.engine, result.engine);
   summary["spawn"] = nlohmann::json::parse(spawn_summary_json(config.spawn, result.agent_reports));
   const auto& dir = config.output.dir;
+  summary["restarts"] = restarts_summary(dir, restart_count);
   output::ensure_directory(dir);
   // The timeline's trajectories count the trajectories sampled forward (replayed and remote
   // ones cost nothing): per iteration, the run's total over its iterations.

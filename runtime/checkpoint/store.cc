@@ -170,6 +170,23 @@ OpenedCheckpoint open_checkpoint(const std::string& path) {
   return c;
 }
 
+std::optional<OpenedCheckpoint> open_newest_valid_checkpoint(const std::string& path,
+                                                             std::vector<std::string>* skipped) {
+  std::string root = path;
+  if (fs::is_directory(fs::path(path) / "checkpoints")) root = path + "/checkpoints";
+  const auto all = list(root);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (!it->second) continue;  // incomplete: never read
+    const std::string dir = root + "/" + checkpoint_dir_name(it->first);
+    try {
+      return open_checkpoint(dir);
+    } catch (const CheckpointError& e) {
+      if (skipped) skipped->push_back(dir + ": " + e.what());
+    }
+  }
+  return std::nullopt;
+}
+
 std::string read_rank_file(const OpenedCheckpoint& checkpoint, int rank) {
   const auto& f = entry_of(checkpoint, rank);
   const auto path = checkpoint.directory + "/" + f.name;

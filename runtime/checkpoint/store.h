@@ -22,6 +22,7 @@
 // Thread-compatible. Cost: O(bytes of the checkpoint) per write or open.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +73,17 @@ struct OpenedCheckpoint {
 /// See the header comment. Throws CheckpointError when `path` holds no complete checkpoint,
 /// or its manifest or a listed file is missing, truncated or corrupted (naming the file).
 OpenedCheckpoint open_checkpoint(const std::string& path);
-/// Rank `rank`'s file, read and verified again against the manifest. Throws CheckpointError.
+/// Rank `rank`'s file, read and verified again against the manifest (size and CRC-32: a
+/// file changed after open_checkpoint is refused too). Throws CheckpointError.
 std::string read_rank_file(const OpenedCheckpoint& checkpoint, int rank);
+
+/// The newest complete checkpoint under `path` (a run directory or a folder of checkpoints)
+/// that opens and verifies, for an automatic restart (docs/checkpoints.md "Automatic
+/// restart"): a newest one that is refused (a rank file truncated, corrupted or missing, a
+/// manifest unreadable) is skipped for the previous one, and each skipped checkpoint is
+/// appended to `skipped` as "<directory>: <why>". nullopt when `path` holds no complete
+/// checkpoint that verifies (or does not exist). Never throws CheckpointError.
+std::optional<OpenedCheckpoint> open_newest_valid_checkpoint(const std::string& path,
+                                                             std::vector<std::string>* skipped);
 
 }  // namespace gfn::checkpoint

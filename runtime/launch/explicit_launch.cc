@@ -10,6 +10,8 @@ ExplicitLaunch explicit_launch(const LaunchOptions& options) {
   if (options.local_world_size != -1) x.local_world_size = options.local_world_size;
   if (!options.master_addr.empty()) x.master_addr = options.master_addr;
   if (options.master_port != 0) x.master_port = options.master_port;
+  if (options.restart_count != -1) x.restart_count = options.restart_count;
+  if (!options.restart_reason.empty()) x.restart_reason = options.restart_reason;
   return x;
 }
 

@@ -168,6 +168,31 @@ void check_explicit(const ExplicitLaunch& x) {
     throw LaunchError(
         fmt::format("launch.master_port={} is not a TCP port (1..65535)", *x.master_port));
   }
+  if (x.restart_count && *x.restart_count < 0) {
+    throw LaunchError(fmt::format("launch.restart_count={} must be >= 0", *x.restart_count));
+  }
+}
+
+// The restart values (docs/checkpoints.md "Automatic restart"): explicit first, then
+// torchrun's TORCHELASTIC_RESTART_COUNT (gfn-launch sets it too), then Slurm's
+// SLURM_RESTART_COUNT (set on a requeued job); the reason from GFN_RESTART_REASON.
+void restart_values(const ExplicitLaunch& x, const EnvLookup& getenv, LaunchEnv& env) {
+  if (x.restart_count) {
+    env.restart_count = *x.restart_count;
+    env.restart_count_origin = "launch.restart_count";
+  } else if (auto count =
+                 first_found({"TORCHELASTIC_RESTART_COUNT", "SLURM_RESTART_COUNT"}, getenv)) {
+    env.restart_count = to_int(*count, "restart");
+    if (env.restart_count < 0) {
+      throw LaunchError(fmt::format("{}={} must be >= 0", count->name, count->value));
+    }
+    env.restart_count_origin = count->name;
+  }
+  if (x.restart_reason) {
+    env.restart_reason = *x.restart_reason;
+  } else if (auto reason = first_found({"GFN_RESTART_REASON"}, getenv)) {
+    env.restart_reason = reason->value;
+  }
 }
 
 // Rank, world size and local values from the first launcher whose variables are set
@@ -325,6 +350,7 @@ LaunchEnv detect_launch_env(const ExplicitLaunch& x, const EnvLookup& getenv) {
     env.num_nodes = to_int(*nodes, "torchrun");
   }
   env.federated_nodes = federated_nodes(getenv);
+  restart_values(x, getenv, env);
   return env;
 }
 

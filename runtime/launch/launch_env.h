@@ -47,21 +47,34 @@ struct LaunchEnv {
   /// "MASTER_ADDR", "launch.master_port"; "" when the value is unset (no launcher, no
   /// address, port 0).
   std::string rank_origin, world_size_origin, master_addr_origin, master_port_origin;
+  /// Restarts of the job before this attempt (docs/checkpoints.md "Automatic restart"):
+  /// launch.restart_count, else TORCHELASTIC_RESTART_COUNT (torchrun, gfn-launch), else
+  /// SLURM_RESTART_COUNT (a requeued Slurm job), else 0. Above 0, gfn-train continues from
+  /// the newest valid checkpoint of its output.dir.
+  int restart_count = 0;
+  /// What ended the previous attempt: launch.restart_reason, else GFN_RESTART_REASON
+  /// (gfn-launch); "" when unknown.
+  std::string restart_reason;
+  /// "launch.restart_count", "TORCHELASTIC_RESTART_COUNT", "SLURM_RESTART_COUNT" or "".
+  std::string restart_count_origin;
 };
 
 /// Explicit launch values (the YAML `launch:` section, runtime/launch/explicit_launch.h,
 /// or an API caller). Each set field wins over the launcher's variables; error messages
 /// name them by their config keys (launch.rank, launch.world_size, ...).
 struct ExplicitLaunch {
-  std::optional<int> rank;                 ///< launch.rank: 0 .. world_size-1
-  std::optional<int> world_size;           ///< launch.world_size: >= 1 (with rank)
-  std::optional<int> local_rank;           ///< launch.local_rank: 0 .. local_world_size-1
-  std::optional<int> local_world_size;     ///< launch.local_world_size: 1 .. world_size
-  std::optional<std::string> master_addr;  ///< launch.master_addr: non-empty host
-  std::optional<int> master_port;          ///< launch.master_port: 1..65535
+  std::optional<int> rank;                    ///< launch.rank: 0 .. world_size-1
+  std::optional<int> world_size;              ///< launch.world_size: >= 1 (with rank)
+  std::optional<int> local_rank;              ///< launch.local_rank: 0 .. local_world_size-1
+  std::optional<int> local_world_size;        ///< launch.local_world_size: 1 .. world_size
+  std::optional<std::string> master_addr;     ///< launch.master_addr: non-empty host
+  std::optional<int> master_port;             ///< launch.master_port: 1..65535
+  std::optional<int> restart_count;           ///< launch.restart_count: >= 0
+  std::optional<std::string> restart_reason;  ///< launch.restart_reason
   /// True when no field is set.
   bool empty() const {
-    return !rank && !world_size && !local_rank && !local_world_size && !master_addr && !master_port;
+    return !rank && !world_size && !local_rank && !local_world_size && !master_addr &&
+           !master_port && !restart_count && !restart_reason;
   }
 };
 
@@ -95,11 +108,13 @@ bool torchrun_environment(const EnvLookup& getenv = real_getenv);
 ///      SLURM_NODEID.
 /// When a source gives no local rank / local size, the job is assumed to be on one
 /// node (local = global). MASTER_ADDR / MASTER_PORT, GROUP_RANK / GROUP_WORLD_SIZE and
-/// XFFL_FEDERATED_LOCAL_WORLD_SIZE are read whatever the source.
+/// XFFL_FEDERATED_LOCAL_WORLD_SIZE are read whatever the source, and so are the restart
+/// values: TORCHELASTIC_RESTART_COUNT, else SLURM_RESTART_COUNT; GFN_RESTART_REASON.
 /// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the
 /// variables) when a source gives only one of rank / world size, a value is not an integer, rank >=
 /// world size, local rank >= local world size, local world size > world size, MASTER_PORT is
-/// outside 0..65535, or XFFL_FEDERATED_LOCAL_WORLD_SIZE is not a list of integers.
+/// outside 0..65535, a restart count is not a non-negative integer, or
+/// XFFL_FEDERATED_LOCAL_WORLD_SIZE is not a list of integers.
 LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 
 /// As above, with explicit values first (docs/launchers.md "Launch values": explicit config
@@ -108,12 +123,13 @@ LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 ///   launcher's variables are then not read for rank, world size, local rank or local
 ///   world size (launcher "explicit"; local values default to the global ones, one node);
 /// - explicit local rank / local world size replace the launcher's local values;
-/// - explicit master address / port replace MASTER_ADDR / MASTER_PORT.
+/// - explicit master address / port replace MASTER_ADDR / MASTER_PORT;
+/// - explicit restart count / reason replace the restart variables.
 /// Throws LaunchError naming the config keys (and the variables the other values came
 /// from) when only one of launch.rank / launch.world_size is set, launch.rank >=
 /// launch.world_size, a value is out of range (negative rank, world size < 1, port
-/// outside 1..65535, empty address), local rank >= local world size or local world size >
-/// world size; and as above for the environment's values it uses.
+/// outside 1..65535, empty address, negative restart count), local rank >= local world size or
+/// local world size > world size; and as above for the environment's values it uses.
 LaunchEnv detect_launch_env(const ExplicitLaunch& explicit_values,
                             const EnvLookup& getenv = real_getenv);
 

@@ -21,6 +21,11 @@ struct LaunchOptions {
   int local_world_size = -1;  ///< processes on this node 1 .. world_size, or -1 (unset)
   std::string master_addr;    ///< TCPStore host of the torch backend, or "" (unset)
   int master_port = 0;        ///< TCPStore port of the torch backend 1..65535, or 0 (unset)
+  /// How many times the job was restarted before this attempt (>= 0), or -1 (unset). Set by
+  /// a restart wrapper that cannot export TORCHELASTIC_RESTART_COUNT (tools/mpirun-restart.sh).
+  int restart_count = -1;
+  /// What ended the previous attempt (summary.json "restarts"), or "" (unset).
+  std::string restart_reason;
 };
 
 /// The `launch:` keys (launch_options.cc).

@@ -3,9 +3,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -147,8 +151,17 @@ class LineForwarder : public std::enable_shared_from_this<LineForwarder> {
 
 class Launch {
  public:
-  explicit Launch(const LaunchOptions& o)
-      : opts_(o), signals_(ioc_, SIGINT, SIGTERM), kill_timer_(ioc_) {}
+  Launch(const LaunchOptions& o, int attempt, std::string reason)
+      : opts_(o),
+        attempt_(attempt),
+        reason_(std::move(reason)),
+        signals_(ioc_, SIGINT, SIGTERM),
+        kill_timer_(ioc_) {}
+
+  /// What ended this attempt (describe_failure), "" when nothing failed.
+  const std::string& failure() const { return failure_; }
+  /// True when the launcher received SIGINT / SIGTERM during this attempt.
+  bool interrupted() const { return interrupted_; }
 
   int run() {
     const std::string program = resolve_program(opts_.command.at(0));
@@ -156,40 +169,19 @@ class Launch {
       std::cerr << "gfn-launch: command not found: " << opts_.command[0] << '\n';
       return 127;
     }
-    const std::vector<std::string> args(opts_.command.begin() + 1, opts_.command.end());
     const int port = opts_.master_port > 0 ? opts_.master_port : free_port();
     std::cerr << "gfn-launch: " << opts_.nproc << " processes, MASTER_ADDR=" << opts_.master_addr
-              << " MASTER_PORT=" << port << '\n';
-
+              << " MASTER_PORT=" << port;
+    if (opts_.max_restarts > 0) {
+      std::cerr << ", attempt " << attempt_ + 1 << " of " << opts_.max_restarts + 1;
+    }
+    std::cerr << '\n';
     signals_.async_wait(
         [this](const boost::system::error_code& ec, int sig) { on_signal(ec, sig); });
     children_.resize(static_cast<std::size_t>(opts_.nproc));
     running_ = 0;
     for (int i = 0; i < opts_.nproc; ++i) {
-      const ChildEnvironment env({{"RANK", std::to_string(i)},
-                                  {"LOCAL_RANK", std::to_string(i)},
-                                  {"WORLD_SIZE", std::to_string(opts_.nproc)},
-                                  {"LOCAL_WORLD_SIZE", std::to_string(opts_.nproc)},
-                                  {"MASTER_ADDR", opts_.master_addr},
-                                  {"MASTER_PORT", std::to_string(port)}});
-      const std::string prefix = "[rank " + std::to_string(i) + "] ";
-      auto out = std::make_shared<LineForwarder>(ioc_, prefix, std::cout);
-      auto err = std::make_shared<LineForwarder>(ioc_, prefix, std::cerr);
-      try {
-        children_[static_cast<std::size_t>(i)] = std::make_unique<bp::child>(
-            program, bp::args(args), env, bp::std_out > out->pipe(), bp::std_err > err->pipe(),
-            bp::std_in < bp::null, NewProcessGroup{}, ioc_,
-            bp::on_exit([this, i](int, const std::error_code&) { on_exit(i); }));
-      } catch (const std::exception& e) {
-        std::cerr << "gfn-launch: cannot start rank " << i << " (" << program << "): " << e.what()
-                  << '\n';
-        first_failure_ = 127;
-        stop_children(SIGTERM);
-        break;
-      }
-      ++running_;
-      out->start();
-      err->start();
+      if (!start_child(program, i, port)) break;
     }
     if (running_ == 0) {  // nothing started: no exit will cancel the waits
       signals_.cancel();
@@ -200,6 +192,47 @@ class Launch {
   }
 
  private:
+  // The child's variables: torchrun's, and the restart values (launcher.h).
+  std::vector<std::pair<std::string, std::string>> child_variables(int i, int port) const {
+    std::vector<std::pair<std::string, std::string>> vars = {
+        {"RANK", std::to_string(i)},
+        {"LOCAL_RANK", std::to_string(i)},
+        {"WORLD_SIZE", std::to_string(opts_.nproc)},
+        {"LOCAL_WORLD_SIZE", std::to_string(opts_.nproc)},
+        {"MASTER_ADDR", opts_.master_addr},
+        {"MASTER_PORT", std::to_string(port)},
+        {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt_)},
+        {"TORCHELASTIC_MAX_RESTARTS", std::to_string(opts_.max_restarts)}};
+    if (attempt_ > 0) vars.emplace_back("GFN_RESTART_REASON", reason_);
+    return vars;
+  }
+
+  // Starts rank i; false (and the others stopped) when it cannot be started.
+  bool start_child(const std::string& program, int i, int port) {
+    const std::vector<std::string> args(opts_.command.begin() + 1, opts_.command.end());
+    const ChildEnvironment env(child_variables(i, port));
+    const std::string prefix = "[rank " + std::to_string(i) + "] ";
+    auto out = std::make_shared<LineForwarder>(ioc_, prefix, std::cout);
+    auto err = std::make_shared<LineForwarder>(ioc_, prefix, std::cerr);
+    try {
+      children_[static_cast<std::size_t>(i)] = std::make_unique<bp::child>(
+          program, bp::args(args), env, bp::std_out > out->pipe(), bp::std_err > err->pipe(),
+          bp::std_in < bp::null, NewProcessGroup{}, ioc_,
+          bp::on_exit([this, i](int, const std::error_code&) { on_exit(i); }));
+    } catch (const std::exception& e) {
+      std::cerr << "gfn-launch: cannot start rank " << i << " (" << program << "): " << e.what()
+                << '\n';
+      first_failure_ = 127;
+      failure_ = "rank " + std::to_string(i) + " could not be started";
+      stop_children(SIGTERM);
+      return false;
+    }
+    ++running_;
+    out->start();
+    err->start();
+    return true;
+  }
+
   void on_exit(int i) {
     const auto& child = *children_[static_cast<std::size_t>(i)];
     const int status = child.native_exit_code();
@@ -208,8 +241,8 @@ class Launch {
     --running_;
     if (code != 0 && !first_failure_) {
       first_failure_ = code;
-      std::cerr << "gfn-launch: rank " << i << " (pid " << child.id() << ") failed with exit code "
-                << code << describe_signal(status) << "; stopping the other ranks\n";
+      failure_ = describe_failure(i, child.id(), status);
+      std::cerr << "gfn-launch: " << failure_ << "; stopping the other ranks\n";
       stop_children(SIGTERM);
       kill_timer_.expires_after(
           std::chrono::milliseconds(static_cast<long>(opts_.kill_grace_s * 1000)));
@@ -225,23 +258,29 @@ class Launch {
 
   void on_signal(const boost::system::error_code& ec, int sig) {
     if (ec) return;  // cancelled: all children are gone
+    interrupted_ = true;
     std::cerr << "gfn-launch: forwarding signal " << sig << " to the children\n";
     stop_children(sig);
     signals_.async_wait([this](const boost::system::error_code& e, int s) { on_signal(e, s); });
   }
 
-  // Sends `sig` to the process group of every child that has not exited yet.
+  // Sends `sig` to the process group of every child that has not exited yet (and SIGCONT
+  // after SIGTERM, so that a stopped child can act on it).
   void stop_children(int sig) {
     for (std::size_t i = 0; i < children_.size(); ++i) {
       auto& c = children_[i];
       if (!c) continue;
       bool gone = false;
       for (int e : exited_) gone = gone || static_cast<std::size_t>(e) == i;
-      if (!gone) ::kill(-c->id(), sig);  // the child's process group
+      if (gone) continue;
+      ::kill(-c->id(), sig);  // the child's process group
+      if (sig == SIGTERM) ::kill(-c->id(), SIGCONT);
     }
   }
 
   const LaunchOptions& opts_;
+  const int attempt_;
+  const std::string reason_;
   asio::io_context ioc_;
   asio::signal_set signals_;
   asio::steady_timer kill_timer_;
@@ -249,15 +288,38 @@ class Launch {
   std::vector<int> exited_;
   int running_ = 0;
   std::optional<int> first_failure_;
+  std::string failure_;
+  bool interrupted_ = false;
 };
 
 }  // namespace
 
+std::string describe_failure(int rank, long pid, int wait_status) {
+  return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) +
+         ") failed with exit code " + std::to_string(exit_code_of(wait_status)) +
+         describe_signal(wait_status);
+}
+
 int run(const LaunchOptions& options) {
   if (options.nproc < 1) throw std::invalid_argument("gfn-launch: -n must be >= 1");
   if (options.command.empty()) throw std::invalid_argument("gfn-launch: no command given");
-  Launch launch(options);
-  return launch.run();
+  if (options.max_restarts < 0) throw std::invalid_argument("gfn-launch: --max-restarts < 0");
+  std::string reason;
+  for (int attempt = 0;; ++attempt) {
+    Launch launch(options, attempt, reason);
+    const int code = launch.run();
+    if (code == 0 || code == 127 || launch.interrupted() || attempt >= options.max_restarts) {
+      if (code != 0 && attempt > 0) {
+        std::cerr << "gfn-launch: giving up after " << attempt << " restart(s)\n";
+      }
+      return code;
+    }
+    reason = launch.failure();
+    const double backoff = std::min(60.0, options.restart_backoff_s * std::ldexp(1.0, attempt));
+    std::cerr << "gfn-launch: restart " << attempt + 1 << " of " << options.max_restarts << " in "
+              << backoff << " s after: " << reason << '\n';
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+  }
 }
 
 }  // namespace gfn::launch_tool

@@ -16,7 +16,13 @@ struct LaunchOptions {
   std::string master_addr = "127.0.0.1";  ///< MASTER_ADDR
   std::vector<std::string> command;       ///< program (PATH is searched) and arguments
   double kill_grace_s = 5.0;  ///< seconds between SIGTERM and SIGKILL when stopping children
+  int max_restarts = 0;       ///< whole-world restarts after a failure (torchrun --max-restarts)
+  double restart_backoff_s = 1.0;  ///< wait before restart k: backoff·2^(k-1), at most 60 s
 };
+
+/// What ended one attempt: "rank 2 (pid 1234) failed with exit code 137 (killed by signal 9:
+/// SIGKILL)". Pure.
+std::string describe_failure(int rank, long pid, int wait_status);
 
 /// A free TCP port on 127.0.0.1 (bound to port 0, then released). Throws
 /// std::runtime_error if no socket can be bound.
@@ -24,7 +30,7 @@ int free_port();
 
 /// Runs the children (Boost.Process, one Boost.Asio event loop) and returns the
 /// launcher's exit code:
-/// - 0 when every child exits 0;
+/// - 0 when every child of the last attempt exits 0;
 /// - otherwise the code of the FIRST child to fail (a child killed by signal S
 ///   counts as 128+S); the other children then get SIGTERM, and SIGKILL after
 ///   `kill_grace_s` seconds;
@@ -33,7 +39,14 @@ int free_port();
 /// prefixed with "[rank i] ", whole lines only (a final unterminated line too).
 /// Each child runs in its own process group; signals go to the whole group.
 /// SIGINT / SIGTERM received by the launcher are forwarded to every running child.
-/// Blocks until all children have exited and their output is drained.
+/// Restarts (docs/checkpoints.md "Automatic restart"): after a failed attempt, and unless the
+/// launcher itself was interrupted, the whole world is started again, at most
+/// `max_restarts` times, after the backoff, on a new free port (unless `master_port` is
+/// given). Every child of attempt k gets TORCHELASTIC_RESTART_COUNT=k and
+/// TORCHELASTIC_MAX_RESTARTS (as torchrun sets them) and, for k >= 1, GFN_RESTART_REASON:
+/// what ended attempt k-1 (describe_failure). gfn-train continues from its newest valid
+/// checkpoint when the count is above 0.
+/// Blocks until all children of the last attempt have exited and their output is drained.
 int run(const LaunchOptions& options);
 
 }  // namespace gfn::launch_tool

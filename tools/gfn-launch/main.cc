@@ -1,5 +1,5 @@
 // gfn-launch: start N local processes torchrun-style (standalone mode).
-//   gfn-launch -n 4 [--master-port P] -- build/bin/gfn-train --config configs/x.yaml
+//   gfn-launch -n 4 [--master-port P] [--max-restarts N] -- build/bin/gfn-train --config x.yaml
 // See tools/gfn-launch/launcher.h for the environment, output and exit-code rules.
 
 #include <CLI/CLI.hpp>
@@ -23,6 +23,15 @@ int main(int argc, char** argv) {
   app.add_option("--master-addr", opts.master_addr, "MASTER_ADDR")->capture_default_str();
   app.add_option("--kill-grace", opts.kill_grace_s,
                  "seconds between SIGTERM and SIGKILL when stopping the other ranks")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-restarts", opts.max_restarts,
+                 "restart the whole world this many times after a failure; gfn-train then "
+                 "continues from its newest valid checkpoint (docs/checkpoints.md)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--restart-backoff", opts.restart_backoff_s,
+                 "seconds before the first restart, doubled for each next one (at most 60)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("command", opts.command, "program and its arguments (after --)")->required();

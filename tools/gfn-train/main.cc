@@ -7,6 +7,8 @@
 //   build/bin/gfn-train --resume runs/hypergrid_2d --set train.n_trajectories=64000
 //                                       # continue from the latest checkpoint of a run
 //   build/bin/gfn-train --print-schema  # every key (docs/configuration.md)
+//   build/bin/gfn-launch -n 4 --max-restarts 3 -- build/bin/gfn-train --config ...
+//                # after a restart, continues from the newest valid checkpoint of output.dir
 //
 // Exit codes: 0 success, 2 bad command line / config / layout / launch environment
 // (refused before any communication), 1 any failure while running.
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   roles::ExperimentConfig config;
   launch::LaunchEnv launch_env;
   std::optional<checkpoint::OpenedCheckpoint> resume;
+  std::optional<roles::RestartRecord> restart;
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
@@ -64,6 +67,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     launch_env = launch::detect_launch_env(config.launch);  // `launch:` values first
+    if (!resume && launch_env.restart_count > 0) {
+      // docs/checkpoints.md "Automatic restart": the newest valid checkpoint of output.dir.
+      restart.emplace();
+      resume = roles::restart_checkpoint(config, launch_env, &*restart);
+    }
     // Refuse an impossible layout, or a checkpoint of another one, before any communication.
     const auto layout = roles::plan_from_config(config, launch_env.world_size);
     if (resume) roles::check_resumable(*resume, layout);
@@ -72,7 +80,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return roles::run_job(config, launch_env, resume ? &*resume : nullptr);
+    return roles::run_job(config, launch_env, resume ? &*resume : nullptr,
+                          restart ? &*restart : nullptr);
   } catch (const std::exception& e) {
     spdlog::critical("gfn-train failed on rank {}: {}", launch_env.rank, e.what());
     std::fflush(nullptr);

@@ -134,6 +134,61 @@ TEST_F(StoreTest, AtomicWriteReplacesAWholeFile) {
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
+// A rank file changed after open_checkpoint verified it (same length, one byte) is refused
+// when it is read: the re-check in read_rank_file, not only the one in open_checkpoint.
+TEST_F(StoreTest, RefusesARankFileChangedAfterOpening) {
+  CheckpointStore store(root(), 2);
+  const auto dir = write(store, 10);
+  const auto c = open_checkpoint(dir_.string());
+  {
+    std::fstream f(dir + "/rank_1.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(3);
+    f.put('#');
+  }
+  EXPECT_EQ(fs::file_size(dir + "/rank_1.pt"), payload(10, 1).size());
+  try {
+    read_rank_file(c, 1);
+    FAIL() << "read a changed file";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank_1.pt' is corrupted"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_rank_file(c, 0), payload(10, 0));  // the other file is intact
+  // ... and a file truncated after opening is refused too.
+  fs::resize_file(dir + "/rank_0.pt", 5);
+  EXPECT_THROW(read_rank_file(c, 0), CheckpointError);
+}
+
+// Automatic restart: a corrupted or partial newest checkpoint falls back to the previous one,
+// naming what was skipped.
+TEST_F(StoreTest, NewestValidCheckpointSkipsACorruptedNewest) {
+  CheckpointStore store(root(), 3);
+  std::vector<std::string> skipped;
+  EXPECT_FALSE(open_newest_valid_checkpoint(dir_.string(), &skipped).has_value());
+  write(store, 10);
+  write(store, 20);
+  const auto dir30 = write(store, 30);
+  store.write_rank_file(40, 0, payload(40, 0));  // partial: no manifest, not even tried
+  EXPECT_EQ(open_newest_valid_checkpoint(dir_.string(), &skipped)->manifest.iteration, 30);
+  EXPECT_TRUE(skipped.empty());
+  {
+    std::fstream f(dir30 + "/rank_0.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.put('#');
+  }
+  fs::resize_file(root() + "/iteration_00000020/rank_1.pt", 7);
+  const auto c = open_newest_valid_checkpoint(root(), &skipped);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->manifest.iteration, 10);
+  EXPECT_EQ(read_rank_file(*c, 1), payload(10, 1));
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped[0].find("iteration_00000030: checkpoint file"), std::string::npos)
+      << skipped[0];
+  EXPECT_NE(skipped[0].find("rank_0.pt' is corrupted"), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[1].find("iteration_00000020"), std::string::npos) << skipped[1];
+  EXPECT_NE(skipped[1].find("truncated"), std::string::npos) << skipped[1];
+  fs::remove(root() + "/iteration_00000010/manifest.json");
+  EXPECT_FALSE(open_newest_valid_checkpoint(root(), nullptr).has_value());
+}
+
 TEST_F(StoreTest, KeepBelowOneIsRefused) {
   EXPECT_THROW(CheckpointStore(root(), 0), std::invalid_argument);
 }

@@ -173,7 +173,11 @@ TEST(ExplicitLaunch, FromTheConfigSection) {
   options.local_world_size = 1;
   options.master_addr = "127.0.0.1";
   options.master_port = 29511;
+  options.restart_count = 2;
+  options.restart_reason = "rank 1 killed";
   const ExplicitLaunch x = explicit_launch(options);
+  EXPECT_EQ(x.restart_count, 2);
+  EXPECT_EQ(x.restart_reason, "rank 1 killed");
   EXPECT_EQ(x.rank, 0);
   EXPECT_EQ(x.world_size, 2);
   EXPECT_EQ(x.local_rank, 0);
@@ -186,6 +190,8 @@ TEST(ExplicitLaunch, FromTheConfigSection) {
   EXPECT_EQ(e.world_size, 2);
   EXPECT_EQ(e.local_world_size, 1);
   EXPECT_EQ(e.master_port, 29511);
+  EXPECT_EQ(e.restart_count, 2);
+  EXPECT_EQ(e.restart_reason, "rank 1 killed");
   launch::LaunchOptions half;
   half.world_size = 2;
   EXPECT_THROW(detect_launch_env(half, lookup({})), LaunchError);

@@ -190,6 +190,36 @@ TEST(LaunchEnv, NodeValuesAndFederationsWhateverTheSource) {
   }
 }
 
+// Automatic restart (docs/checkpoints.md "Automatic restart"): torchrun's and gfn-launch's
+// TORCHELASTIC_RESTART_COUNT first, then a requeued Slurm job's SLURM_RESTART_COUNT.
+TEST(LaunchEnv, RestartCountFromTorchrunThenSlurm) {
+  const LaunchEnv none = detect_launch_env(lookup({}));
+  EXPECT_EQ(none.restart_count, 0);
+  EXPECT_EQ(none.restart_count_origin, "");
+  EXPECT_EQ(none.restart_reason, "");
+  const LaunchEnv torchrun = detect_launch_env(lookup({{"TORCHELASTIC_RESTART_COUNT", "2"},
+                                                       {"SLURM_RESTART_COUNT", "5"},
+                                                       {"GFN_RESTART_REASON", "rank 1 died"}}));
+  EXPECT_EQ(torchrun.restart_count, 2);
+  EXPECT_EQ(torchrun.restart_count_origin, "TORCHELASTIC_RESTART_COUNT");
+  EXPECT_EQ(torchrun.restart_reason, "rank 1 died");
+  const LaunchEnv slurm = detect_launch_env(lookup({{"SLURM_RESTART_COUNT", "5"}}));
+  EXPECT_EQ(slurm.restart_count, 5);
+  EXPECT_EQ(slurm.restart_count_origin, "SLURM_RESTART_COUNT");
+  EXPECT_THAT(error_of({{"TORCHELASTIC_RESTART_COUNT", "-1"}}),
+              HasSubstr("TORCHELASTIC_RESTART_COUNT=-1 must be >= 0"));
+  EXPECT_THAT(error_of({{"SLURM_RESTART_COUNT", "x"}}), HasSubstr("SLURM_RESTART_COUNT='x'"));
+  ExplicitLaunch x;
+  x.restart_count = 1;
+  x.restart_reason = "preempted";
+  const LaunchEnv given = detect_launch_env(x, lookup({{"TORCHELASTIC_RESTART_COUNT", "3"}}));
+  EXPECT_EQ(given.restart_count, 1);
+  EXPECT_EQ(given.restart_count_origin, "launch.restart_count");
+  EXPECT_EQ(given.restart_reason, "preempted");
+  x.restart_count = -2;
+  EXPECT_THROW(detect_launch_env(x, lookup({})), LaunchError);
+}
+
 TEST(FirstEnv, ReturnsFirstNonEmptyValue) {
   const auto env = lookup({{"A", ""}, {"B", "b"}, {"C", "c"}});
   EXPECT_EQ(first_env({"A", "B", "C"}, env), "b");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests of tools/gfn-launch. Usage: launch_test.sh <gfn-launch binary> <case>
-# Cases: success, environment, prefix, first_failure, killed, signal, usage.
+# Cases: success, environment, prefix, first_failure, killed, signal, usage, restart,
+# restart_exhausted.
 set -uo pipefail
 launcher=$1
 case_name=$2
@@ -94,6 +95,45 @@ signal)
   rc=$?
   [ $rc -eq 7 ] || fail "exit code $rc, want 7"
   for r in 0 1; do expect_line "$work/out" "[rank $r] got TERM"; done
+  ;;
+restart)
+  # --max-restarts: rank 1 fails in attempts 0 and 1 (killed, then exit 5); the whole world
+  # is started again each time with TORCHELASTIC_RESTART_COUNT and, from attempt 1 on,
+  # GFN_RESTART_REASON naming what ended the previous attempt; attempt 2 succeeds.
+  "$launcher" -n 2 --kill-grace 1 --max-restarts 3 --restart-backoff 0.1 -- bash -c '
+    echo "attempt $RANK $TORCHELASTIC_RESTART_COUNT $TORCHELASTIC_MAX_RESTARTS port=$MASTER_PORT"
+    echo "reason $RANK $TORCHELASTIC_RESTART_COUNT ${GFN_RESTART_REASON:-none}"
+    if [ "$RANK" = 1 ] && [ "$TORCHELASTIC_RESTART_COUNT" = 0 ]; then sleep 0.3; kill -9 $$; fi
+    if [ "$RANK" = 1 ] && [ "$TORCHELASTIC_RESTART_COUNT" = 1 ]; then sleep 0.3; exit 5; fi
+    if [ "$TORCHELASTIC_RESTART_COUNT" != 2 ]; then sleep 30; fi' >"$work/out" 2>"$work/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit code $rc, want 0"
+  for a in 0 1 2; do
+    for r in 0 1; do grep -q "^\[rank $r\] attempt $r $a 3 " "$work/out" || fail "rank $r did not run attempt $a"; done
+  done
+  [ "$(grep -c ' attempt ' "$work/out")" -eq 6 ] || fail "want exactly 6 starts"
+  expect_line "$work/out" "[rank 0] reason 0 0 none"
+  grep -q "^\[rank 0\] reason 0 1 rank 1 (pid [0-9]*) failed with exit code 137 (killed by signal 9: SIGKILL)$" "$work/out" ||
+    fail "attempt 1 was not told what ended attempt 0"
+  grep -q "^\[rank 1\] reason 1 2 rank 1 (pid [0-9]*) failed with exit code 5$" "$work/out" ||
+    fail "attempt 2 was not told what ended attempt 1"
+  grep -q "gfn-launch: restart 1 of 3 in 0.1 s after: rank 1" "$work/err" || fail "no restart message"
+  grep -q "gfn-launch: restart 2 of 3 in 0.2 s after: rank 1" "$work/err" || fail "no backoff doubling"
+  for a in 0 1 2; do  # one free port per attempt, the same for both ranks
+    [ "$(sed -n "s/.* attempt [01] $a 3 port=\([0-9]*\)$/\1/p" "$work/out" | sort -u | wc -l)" -eq 1 ] ||
+      fail "the ranks of attempt $a saw different ports"
+  done
+  ;;
+restart_exhausted)
+  # Every attempt fails: after --max-restarts 1 the launcher gives up with the last code.
+  "$launcher" -n 2 --max-restarts 1 --restart-backoff 0 -- bash -c \
+    'echo "attempt $TORCHELASTIC_RESTART_COUNT"; [ "$RANK" = 0 ] && sleep 0.3 && exit 4; sleep 30' \
+    >"$work/out" 2>"$work/err"
+  rc=$?
+  [ $rc -eq 4 ] || fail "exit code $rc, want 4"
+  [ "$(grep -c 'attempt 1' "$work/out")" -eq 2 ] || fail "attempt 1 not run by both ranks"
+  grep -q "attempt 2" "$work/out" && fail "ran a third attempt"
+  grep -q "gfn-launch: giving up after 1 restart(s)" "$work/err" || fail "no give-up message"
   ;;
 usage)
   "$launcher" -n 0 -- true >"$work/out" 2>"$work/err" && fail "-n 0 accepted"

@@ -1,0 +1,57 @@
+#pragma once
+// Automatic restart (docs/checkpoints.md "Automatic restart"): a job started again after a
+// rank died (gfn-launch --max-restarts, tools/mpirun-restart.sh, torchrun --max-restarts, a
+// requeued Slurm job) knows it from its launch values (LaunchEnv::restart_count > 0) and
+// continues from the newest checkpoint of its output.dir that verifies, falling back to an
+// older one when the newest is corrupted or partial, or starts afresh when there is none.
+// Trainer-group rank 0 appends one record per restart to <output.dir>/restarts.jsonl, which
+// summary.json's "restarts" reports (what ended each attempt, where it resumed, the
+// iterations trained again).
+//
+// Blocking (disk I/O); not thread-safe (one caller per process). Errors: ConfigError
+// (config/schema.h) when the given experiment differs from the checkpoint's in a key a
+// resumed run may not change; std::runtime_error when restarts.jsonl cannot be written.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "roles/experiment/experiment_config.h"
+#include "runtime/checkpoint/store.h"
+#include "runtime/launch/launch_env.h"
+
+namespace gfn::roles {
+
+/// One restart, as restarts.jsonl and summary.json's "restarts" hold it.
+struct RestartRecord {
+  int restart = 0;       ///< 1 for the first restart, ...
+  std::string ended_by;  ///< what ended the previous attempt ("" when the launcher did not say)
+  std::int64_t resumed_from = -1;  ///< the checkpoint's iteration; -1: none, started afresh
+  std::vector<std::string> skipped_checkpoints;  ///< newer ones refused, "<dir>: <why>"
+  /// Iterations the previous attempt had logged beyond the checkpoint, trained again now
+  /// (from its training.csv, so counted at output.log_every's granularity).
+  std::int64_t iterations_redone = 0;
+};
+
+/// The checkpoint an automatic restart continues from: for `launch.restart_count` > 0 the
+/// newest valid one under `config.output.dir` (skipped ones are listed in `record`), after
+/// checking that `config` (from --config and --set) differs from its config only in keys a
+/// resumed run may change. nullopt for a first attempt, or when no checkpoint verifies.
+/// Fills `record` (all but iterations_redone) when restart_count > 0.
+std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentConfig& config,
+                                                               const launch::LaunchEnv& launch,
+                                                               RestartRecord* record);
+
+/// Trainer-group rank 0, before the trainer starts: a first attempt (restart_count 0, not
+/// --resume) removes an old restarts.jsonl; a restart counts the iterations redone (before
+/// the trainer drops training.csv's rows after the checkpoint) and appends `record`.
+void note_restart(const std::string& output_dir, bool fresh_start, RestartRecord* record);
+
+/// summary.json "restarts": {"count": restart_count, "attempts": [each record of
+/// restarts.jsonl]} (unreadable lines are skipped).
+nlohmann::json restarts_summary(const std::string& output_dir, int restart_count);
+
+}  // namespace gfn::roles
