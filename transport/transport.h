@@ -68,14 +68,22 @@ inline constexpr ReceiveWaitName kReceiveWaitNames[] = {{ReceiveWait::kSpin, "sp
 inline constexpr const auto& enum_names(ReceiveWait) { return kReceiveWaitNames; }
 
 /// Options common to every backend; built once from the YAML `transport:` section.
+/// Every group collective is bounded by this many times TransportOptions::timeout, on both
+/// backends. Longer than a point-to-point wait on purpose: when a rank stops, the peers
+/// blocked in a receive or send name it (they know whom they wait for), while a collective
+/// must first find out which member is missing; a member that reached the collective a
+/// little earlier than its peer reached its blocked receive must not end the job first.
+inline constexpr double kCollectiveTimeoutFactor = 2.0;
+
 struct TransportOptions {
   /// Largest payload (bytes) a receiver accepts; larger messages are refused with
   /// MessageError before any allocation. Default 256 MiB.
   std::size_t max_message_bytes = std::size_t{256} << 20;
-  /// Default timeout (seconds) of blocking receives and send-handle waits, and the bound
-  /// of every group collective (> 0; the mpi backend ends a rank whose collective runs
-  /// longer, transport/mpi/collective_deadline.h; the torch backend's Gloo collectives
-  /// throw after their own timeout). 0 leaves mpi collectives unbounded.
+  /// Default timeout (seconds) of blocking receives and send-handle waits; every group
+  /// collective is bounded by kCollectiveTimeoutFactor times it (> 0; the mpi backend ends
+  /// a rank whose collective runs longer, transport/mpi/collective_deadline.h; the torch
+  /// backend's Gloo collectives throw TimeoutError naming the members that did not reach
+  /// them, transport/gloo/gloo_group.h). 0 leaves mpi collectives unbounded.
   Seconds timeout{300.0};
   /// How blocking receives wait (mpi backend); a role may change it with
   /// Transport::set_receive_wait (the buffer manager does, YAML buffer.receive_wait).

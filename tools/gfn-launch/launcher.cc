@@ -264,8 +264,8 @@ class Launch {
     signals_.async_wait([this](const boost::system::error_code& e, int s) { on_signal(e, s); });
   }
 
-  // Sends `sig` to the process group of every child that has not exited yet (and SIGCONT
-  // after SIGTERM, so that a stopped child can act on it).
+  // Sends `sig` to the process group of every child that has not exited yet. A stopped
+  // (SIGSTOP) child is not continued: it ends at the SIGKILL after the grace period.
   void stop_children(int sig) {
     for (std::size_t i = 0; i < children_.size(); ++i) {
       auto& c = children_[i];
@@ -274,7 +274,6 @@ class Launch {
       for (int e : exited_) gone = gone || static_cast<std::size_t>(e) == i;
       if (gone) continue;
       ::kill(-c->id(), sig);  // the child's process group
-      if (sig == SIGTERM) ::kill(-c->id(), SIGCONT);
     }
   }
 

@@ -2,9 +2,11 @@
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 namespace gfn::transport::gloo_detail {
@@ -18,7 +20,7 @@ GlooGroup::GlooGroup(std::shared_ptr<GlooSession> session, std::vector<int> rank
   try {
     auto store = c10::make_intrusive<c10d::PrefixStore>(prefix, session_->store);
     auto opts = c10d::ProcessGroupGloo::Options::create(
-        std::chrono::duration_cast<std::chrono::milliseconds>(session_->options.timeout));
+        std::chrono::duration_cast<std::chrono::milliseconds>(collective_timeout()));
     opts->devices.push_back(session_->device);
     pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, group_rank_, size(), opts);
   } catch (const std::exception& e) {
@@ -57,15 +59,66 @@ void GlooGroup::require_member(const char* op) const {
   }
 }
 
-void GlooGroup::run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) const {
+Seconds GlooGroup::collective_timeout() const {
+  return session_->options.timeout * kCollectiveTimeoutFactor;
+}
+
+// Members can be at different collectives when one stalls (a ring all-reduce lets a member
+// finish once it has every chunk, and it goes on to the next collective, maybe on another
+// group), so the mark is per rank, not per collective: "this rank is alive and timed out".
+std::optional<std::vector<int>> GlooGroup::missing_members() const {
+  const std::string base = "gfn/collective_timed_out/";
+  std::optional<std::vector<int>> missing;  // the last complete round of checks
+  try {
+    session_->store->set(base + std::to_string(session_->rank), std::vector<std::uint8_t>{1});
+    const auto grace = std::min<Seconds>(session_->options.timeout, Seconds(10));
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(grace);
+    for (;;) {
+      std::vector<int> round;
+      for (int r = 0; r < size(); ++r) {
+        const int global = ranks_[static_cast<std::size_t>(r)];
+        if (r != group_rank_ && !session_->store->check({base + std::to_string(global)})) {
+          round.push_back(global);
+        }
+      }
+      missing = std::move(round);
+      if (missing->empty() || Clock::now() > deadline) return missing;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  } catch (const std::exception& e) {
+    // The store's server lives in global rank 0: gone when that rank has stopped or ended
+    // (then the last complete round, if any, still tells).
+    if (!missing) {
+      spdlog::warn("torch backend: cannot tell which members missed a collective: {}", e.what());
+    }
+    return missing;
+  }
+}
+
+void GlooGroup::run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) {
   try {
     work->wait();
   } catch (const std::exception& e) {
-    const std::string msg = std::string("torch backend: ") + op + " on a group of " +
-                            std::to_string(size()) + " ranks (group rank " +
-                            std::to_string(group_rank_) + ") failed: " + e.what();
-    if (is_timeout_message(e.what())) throw TimeoutError(msg);
-    throw TransportError(msg);
+    std::string msg = std::string("torch backend: ") + op + " on a group of " +
+                      std::to_string(size()) + " ranks (group rank " + std::to_string(group_rank_) +
+                      ") failed: " + e.what();
+    if (!is_timeout_message(e.what())) throw TransportError(msg);
+    const auto missing = missing_members();
+    std::string who;
+    if (!missing) {
+      who = "the store is unreachable, so the missing members are unknown";
+    } else if (missing->empty()) {
+      who = "every member reached it";
+    } else {
+      for (int r : *missing) who += (who.empty() ? "rank(s) " : ", ") + std::to_string(r);
+      who += " did not reach it (stopped, hung, or waiting elsewhere)";
+    }
+    msg = fmt::format(
+        "torch backend: {} on a group of {} ranks (group rank {}) timed out after {:g} s ({:g} x "
+        "transport.timeout_s): {}; Gloo: {}",
+        op, size(), group_rank_, collective_timeout().count(), kCollectiveTimeoutFactor, who,
+        e.what());
+    throw TimeoutError(msg);
   }
 }
 

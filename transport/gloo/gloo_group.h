@@ -2,10 +2,17 @@
 // Internal: a Group of the torch backend, one c10d ProcessGroupGloo per group over
 // a c10d::PrefixStore of the session's TCPStore (collectives only; point-to-point
 // traffic has its own process group). Raw memory is wrapped with at::from_blob (no
-// copies). Gloo timeout = TransportOptions::timeout; a collective that fails or
-// times out throws TransportError / TimeoutError and leaves the group unusable.
+// copies). A collective is bounded by kCollectiveTimeoutFactor × TransportOptions::timeout
+// (transport/transport.h; Gloo's own timeout). One that fails throws TransportError; one that
+// times out throws TimeoutError naming the global ranks that did not reach it: each rank
+// whose collective times out marks itself on the store (gfn/collective_timed_out/<rank>), and
+// the members whose mark is still missing after min(timeout, 10 s) are named (a member stopped
+// or hung, or one waiting elsewhere). Either leaves the group unusable. Not thread-safe: one
+// collective at a time.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +41,12 @@ class GlooGroup final : public Group {
 
  private:
   void require_member(const char* op) const;
-  void run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) const;
+  /// Waits for `work`; throws as the header comment says.
+  void run(const char* op, const c10::intrusive_ptr<c10d::Work>& work);
+  Seconds collective_timeout() const;
+  /// Global ranks of the members that did not mark a timed-out collective within the grace;
+  /// nullopt when the store cannot be reached.
+  std::optional<std::vector<int>> missing_members() const;
 
   std::shared_ptr<GlooSession> session_;
   std::vector<int> ranks_;

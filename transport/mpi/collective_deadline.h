@@ -24,14 +24,13 @@
 #include <string>
 #include <thread>
 
+#include "transport/transport.h"
+
 namespace gfn::transport::mpi_detail {
 
-/// The MPI transport bounds its groups' collectives by this many times transport.timeout_s.
-/// Longer than a point-to-point wait on purpose: when a rank stops, the peers blocked in a
-/// receive or send name it (they know whom they wait for), while a collective can only say
-/// that some member is missing; a member that reached the collective a little earlier than
-/// its peer reached its blocked receive must not end the job first.
-inline constexpr double kCollectiveTimeoutFactor = 2.0;
+/// The MPI transport bounds its groups' collectives by this many times transport.timeout_s
+/// (transport/transport.h).
+using gfn::transport::kCollectiveTimeoutFactor;
 
 class CollectiveDeadline {
  public:
