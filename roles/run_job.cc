@@ -43,8 +43,10 @@ int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
       run_coordinator_rank(ctx, config, resume);
       break;
   }
-  report_timings(ctx, config, timing);
-  if (writes_summary) write_summary(ctx, config, trainer, t_start, restart_count);
+  JobFacts facts;
+  facts.restart_count = restart_count;
+  facts.peak_rss_bytes = report_timings(ctx, config, timing);
+  if (writes_summary) write_summary(ctx, config, trainer, t_start, facts);
   ctx.cleanup();
   // output.plots: after the transport is closed, so that no rank waits for the plots.
   if (config.output.plots && writes_summary) {

@@ -61,15 +61,23 @@ void run_manager_rank(DistributedContext& ctx, const roles::ExperimentConfig& co
 void run_coordinator_rank(DistributedContext& ctx, const roles::ExperimentConfig& config,
                           const checkpoint::OpenedCheckpoint* resume);
 
+/// What every rank knows about the whole job at its end, for summary.json.
+struct JobFacts {
+  int restart_count = 0;  ///< this attempt's (summary.json "restarts", roles/job/restart.h)
+  std::vector<std::int64_t> peak_rss_bytes;  ///< per global rank (runtime/process/peak_rss.h)
+};
+
 /// Every rank's `timing` to rank 0 (collective over WORLD), which logs the time and
-/// load-imbalance reports of the trainers (and managers) and writes timing.json.
-void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                    const timing::TimingTable& timing);
+/// load-imbalance reports of the trainers (and managers) and writes timing.json; and every
+/// rank's peak RSS to every rank (an all-gather over WORLD), returned per global rank and
+/// logged by rank 0.
+std::vector<std::int64_t> report_timings(DistributedContext& ctx,
+                                         const roles::ExperimentConfig& config,
+                                         const timing::TimingTable& timing);
 /// Trainer-group rank 0: summary.json (docs/outputs.md "summary.json"), modes_timeline.csv and
-/// config.yaml; `t_start` is the job's start (wall_s); `restart_count` this attempt's
-/// (summary.json "restarts", roles/job/restart.h).
+/// config.yaml; `t_start` is the job's start (wall_s).
 void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
                    const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
-                   int restart_count);
+                   const JobFacts& facts);
 
 }  // namespace gfn::roles

@@ -1,8 +1,10 @@
 // announce, report_timings and write_summary (roles/job/job_phases.h).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -14,6 +16,7 @@
 #include "runtime/log/logging.h"
 #include "runtime/output/run_output.h"
 #include "runtime/output/timing_json.h"
+#include "runtime/process/peak_rss.h"
 #include "runtime/timing/gather.h"
 #include "runtime/timing/reports.h"
 #include "runtime/timing/timing_table.h"
@@ -103,6 +106,37 @@ void put_run(nlohmann::json& summary, DistributedContext& ctx,
   summary["trajectories_sampled"] = trainer.totals[8];  // forward: from s0 and local search
 }
 
+/// summary.json / timing.json "peak_rss_mb": per global rank, the largest and the total.
+nlohmann::json peak_rss_json(const std::vector<std::int64_t>& rss) {
+  constexpr double kMb = 1024.0 * 1024.0;
+  nlohmann::json per_rank = nlohmann::json::array();
+  double total = 0, largest = 0;
+  for (const auto bytes : rss) {
+    const double mb = std::round(static_cast<double>(bytes) / kMb * 10) / 10;
+    per_rank.push_back(mb);
+    total += mb;
+    largest = std::max(largest, mb);
+  }
+  return {{"per_rank", per_rank}, {"max", largest}, {"total", std::round(total * 10) / 10}};
+}
+
+/// Rank 0's log line of the job's memory: the total and the largest rank per role.
+void log_peak_rss(const RankLayout& layout, const std::vector<std::int64_t>& rss) {
+  std::map<std::string, std::pair<std::int64_t, int>> largest;  // role -> (bytes, rank)
+  std::int64_t total = 0;
+  for (int r = 0; r < static_cast<int>(rss.size()); ++r) {
+    total += rss[static_cast<std::size_t>(r)];
+    auto& entry = largest[to_string(layout.role(r))];
+    if (rss[static_cast<std::size_t>(r)] >= entry.first)
+      entry = {rss[static_cast<std::size_t>(r)], r};
+  }
+  std::string roles;
+  for (const auto& [role, e] : largest) {
+    roles += fmt::format(", largest {} {:.0f} MB (rank {})", role, e.first / 1048576.0, e.second);
+  }
+  spdlog::info("peak RSS: {:.0f} MB over {} ranks{}", total / 1048576.0, rss.size(), roles);
+}
+
 }  // namespace
 
 void announce(DistributedContext& ctx, const roles::ExperimentConfig& config) {
@@ -114,10 +148,15 @@ void announce(DistributedContext& ctx, const roles::ExperimentConfig& config) {
                ctx.layout().summary());
 }
 
-void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                    const timing::TimingTable& timing) {
+std::vector<std::int64_t> report_timings(DistributedContext& ctx,
+                                         const roles::ExperimentConfig& config,
+                                         const timing::TimingTable& timing) {
   const auto tables = timing::gather_timing_tables(ctx.world(), timing, 0);
-  if (ctx.rank() != 0) return;
+  const std::int64_t mine = runtime::peak_rss_bytes();
+  std::vector<std::int64_t> rss(static_cast<std::size_t>(ctx.world_size()));
+  ctx.world().all_gather(&mine, 1, transport::DType::kInt64, rss.data());
+  if (ctx.rank() != 0) return rss;
+  log_peak_rss(ctx.layout(), rss);
   const auto& layout = ctx.layout();
   std::vector<timing::TimingTable> trainer_tables;
   for (int r : layout.trainer_ranks()) trainer_tables.push_back(tables.at(r));
@@ -136,13 +175,15 @@ void report_timings(DistributedContext& ctx, const roles::ExperimentConfig& conf
     spdlog::info("time report (buffer managers):\n{}", manager_times.to_string());
     timing_out["buffer_managers"] = output::time_report_json(manager_times);
   }
+  timing_out["peak_rss_mb"] = peak_rss_json(rss);
   output::ensure_directory(config.output.dir);
   output::write_json(config.output.dir + "/timing.json", timing_out);
+  return rss;
 }
 
 void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
                    const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
-                   int restart_count) {
+                   const JobFacts& facts) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const auto& result = trainer.result;
@@ -153,7 +194,8 @@ void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& confi
   summary["engine"] = engine_summary(config.engine, result.engine);
   summary["spawn"] = nlohmann::json::parse(spawn_summary_json(config.spawn, result.agent_reports));
   const auto& dir = config.output.dir;
-  summary["restarts"] = restarts_summary(dir, restart_count);
+  summary["restarts"] = restarts_summary(dir, facts.restart_count);
+  summary["peak_rss_mb"] = peak_rss_json(facts.peak_rss_bytes);
   output::ensure_directory(dir);
   // The timeline's trajectories count the trajectories sampled forward (replayed and remote
   // ones cost nothing): per iteration, the run's total over its iterations.

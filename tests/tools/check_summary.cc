@@ -69,6 +69,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Every rank's peak RSS (roles/job/reports.cc peak_rss_json).
+  check(s.contains("peak_rss_mb") && s["peak_rss_mb"]["per_rank"].size() == s["world_size"],
+        "peak_rss_mb.per_rank: one figure per rank");
+  if (s.contains("peak_rss_mb")) {
+    for (const auto& mb : s["peak_rss_mb"]["per_rank"]) check(mb > 0, "peak RSS > 0");
+  }
+
   // Buffer managers' own counts (buffer_manager_<rank>.json): every item the trainers
   // submitted is counted exactly once, no EXIT count mismatch, nothing rejected.
   if (s.contains("items_submitted") && s["roles"]["buffer_manager"] > 0) {

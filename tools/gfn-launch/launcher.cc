@@ -27,6 +27,36 @@ namespace gfn::launch_tool {
 namespace bp = boost::process;
 namespace asio = boost::asio;
 
+std::vector<SimulatedHost> parse_hosts(const std::string& spec) {
+  std::vector<SimulatedHost> hosts;
+  std::stringstream items(spec);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto colon = item.find(':');
+    SimulatedHost h;
+    h.name = item.substr(0, colon);
+    bool ok = colon != std::string::npos && !h.name.empty();
+    if (ok) {
+      const std::string count = item.substr(colon + 1);
+      ok = !count.empty() && count.size() < 7 &&
+           count.find_first_not_of("0123456789") == std::string::npos;
+      if (ok) h.ranks = std::stoi(count);
+    }
+    if (!ok || h.ranks < 1) {
+      throw std::invalid_argument("gfn-launch: --hosts item '" + item +
+                                  "' is not NAME:RANKS with RANKS >= 1 (e.g. --hosts a:8,b:8)");
+    }
+    for (const auto& other : hosts) {
+      if (other.name == h.name) {
+        throw std::invalid_argument("gfn-launch: --hosts names host '" + h.name + "' twice");
+      }
+    }
+    hosts.push_back(h);
+  }
+  if (hosts.empty()) throw std::invalid_argument("gfn-launch: --hosts is empty");
+  return hosts;
+}
+
 int free_port() {
   asio::io_context ioc;
   asio::ip::tcp::acceptor acceptor(ioc);
@@ -194,16 +224,31 @@ class Launch {
  private:
   // The child's variables: torchrun's, and the restart values (launcher.h).
   std::vector<std::pair<std::string, std::string>> child_variables(int i, int port) const {
+    int local_rank = i, local_size = opts_.nproc, host = 0;
+    for (int first = 0; host < static_cast<int>(opts_.hosts.size()); ++host) {
+      const int n = opts_.hosts[static_cast<std::size_t>(host)].ranks;
+      if (i < first + n) {
+        local_rank = i - first;
+        local_size = n;
+        break;
+      }
+      first += n;
+    }
     std::vector<std::pair<std::string, std::string>> vars = {
         {"RANK", std::to_string(i)},
-        {"LOCAL_RANK", std::to_string(i)},
+        {"LOCAL_RANK", std::to_string(local_rank)},
         {"WORLD_SIZE", std::to_string(opts_.nproc)},
-        {"LOCAL_WORLD_SIZE", std::to_string(opts_.nproc)},
+        {"LOCAL_WORLD_SIZE", std::to_string(local_size)},
         {"MASTER_ADDR", opts_.master_addr},
         {"MASTER_PORT", std::to_string(port)},
         {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt_)},
         {"TORCHELASTIC_MAX_RESTARTS", std::to_string(opts_.max_restarts)}};
     if (attempt_ > 0) vars.emplace_back("GFN_RESTART_REASON", reason_);
+    if (!opts_.hosts.empty()) {
+      vars.emplace_back("GROUP_RANK", std::to_string(host));
+      vars.emplace_back("GROUP_WORLD_SIZE", std::to_string(opts_.hosts.size()));
+      vars.emplace_back("GFN_HOSTNAME", opts_.hosts[static_cast<std::size_t>(host)].name);
+    }
     return vars;
   }
 

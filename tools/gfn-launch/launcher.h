@@ -10,8 +10,16 @@
 
 namespace gfn::launch_tool {
 
+/// One simulated host of --hosts: its name and how many ranks run "on" it.
+struct SimulatedHost {
+  std::string name;
+  int ranks = 0;
+};
+
 struct LaunchOptions {
-  int nproc = 1;                          ///< number of local processes (>= 1)
+  int nproc = 1;  ///< number of local processes (>= 1)
+  /// --hosts: simulated hosts in rank order (empty: one host). Their ranks add up to nproc.
+  std::vector<SimulatedHost> hosts;
   int master_port = 0;                    ///< MASTER_PORT; 0 = pick a free port
   std::string master_addr = "127.0.0.1";  ///< MASTER_ADDR
   std::vector<std::string> command;       ///< program (PATH is searched) and arguments
@@ -24,6 +32,10 @@ struct LaunchOptions {
 /// SIGKILL)". Pure.
 std::string describe_failure(int rank, long pid, int wait_status);
 
+/// Parses --hosts "a:8,b:8" (name:ranks, comma-separated; names non-empty, distinct, without
+/// ':' or ','; ranks >= 1). Throws std::invalid_argument naming the bad item.
+std::vector<SimulatedHost> parse_hosts(const std::string& spec);
+
 /// A free TCP port on 127.0.0.1 (bound to port 0, then released). Throws
 /// std::runtime_error if no socket can be bound.
 int free_port();
@@ -35,6 +47,10 @@ int free_port();
 ///   counts as 128+S); the other children then get SIGTERM, and SIGKILL after
 ///   `kill_grace_s` seconds;
 /// - 127 when the command cannot be started (message on stderr).
+/// With `hosts`, rank i runs on simulated host h (ranks in host order): its LOCAL_RANK and
+/// LOCAL_WORLD_SIZE are within h, GROUP_RANK = h and GROUP_WORLD_SIZE = the number of hosts
+/// (as torchrun sets them on several nodes), and GFN_HOSTNAME = h's name, which the role
+/// planner's hostname placement reads instead of the real hostname (runtime/launch/hostname.h).
 /// Every line a child writes to stdout (stderr) is written to our stdout (stderr)
 /// prefixed with "[rank i] ", whole lines only (a final unterminated line too).
 /// Each child runs in its own process group; signals go to the whole group.

@@ -15,9 +15,13 @@ int main(int argc, char** argv) {
   app.footer(
       "Example: gfn-launch -n 4 -- build/bin/gfn-train --config configs/hypergrid_demo.yaml "
       "--set transport.backend=torch. See docs/launchers.md \"gfn-launch\".");
-  app.add_option("-n,--nproc-per-node", opts.nproc, "number of processes")
-      ->required()
-      ->check(CLI::Range(1, 4096));
+  std::string hosts;
+  auto* nproc = app.add_option("-n,--nproc-per-node", opts.nproc, "number of processes")
+                    ->check(CLI::Range(1, 4096));
+  app.add_option("--hosts", hosts,
+                 "simulated hosts NAME:RANKS,... (e.g. a:8,b:8): per host LOCAL_RANK, "
+                 "LOCAL_WORLD_SIZE, GROUP_RANK and GFN_HOSTNAME; -n defaults to their sum")
+      ->group("Options");
   app.add_option("--master-port", opts.master_port, "MASTER_PORT (default: a free port)")
       ->check(CLI::Range(1, 65535));
   app.add_option("--master-addr", opts.master_addr, "MASTER_ADDR")->capture_default_str();
@@ -37,6 +41,19 @@ int main(int argc, char** argv) {
   app.add_option("command", opts.command, "program and its arguments (after --)")->required();
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!hosts.empty()) {
+      opts.hosts = gfn::launch_tool::parse_hosts(hosts);
+      int total = 0;
+      for (const auto& h : opts.hosts) total += h.ranks;
+      if (nproc->count() > 0 && opts.nproc != total) {
+        throw std::invalid_argument("gfn-launch: -n " + std::to_string(opts.nproc) +
+                                    " differs from the " + std::to_string(total) +
+                                    " ranks of --hosts");
+      }
+      opts.nproc = total;
+    } else if (nproc->count() == 0) {
+      throw std::invalid_argument("gfn-launch: -n (or --hosts) is required");
+    }
     return gfn::launch_tool::run(opts);
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';

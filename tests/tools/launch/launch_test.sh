@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of tools/gfn-launch. Usage: launch_test.sh <gfn-launch binary> <case>
 # Cases: success, environment, prefix, first_failure, killed, signal, usage, restart,
-# restart_exhausted.
+# restart_exhausted, hosts.
 set -uo pipefail
 launcher=$1
 case_name=$2
@@ -134,6 +134,21 @@ restart_exhausted)
   [ "$(grep -c 'attempt 1' "$work/out")" -eq 2 ] || fail "attempt 1 not run by both ranks"
   grep -q "attempt 2" "$work/out" && fail "ran a third attempt"
   grep -q "gfn-launch: giving up after 1 restart(s)" "$work/err" || fail "no give-up message"
+  ;;
+hosts)
+  # --hosts a:2,b:1: ranks in host order, local values per host, GROUP_* and GFN_HOSTNAME.
+  "$launcher" --hosts a:2,b:1 -- bash -c \
+    'echo "host $RANK $LOCAL_RANK $LOCAL_WORLD_SIZE $WORLD_SIZE $GROUP_RANK $GROUP_WORLD_SIZE $GFN_HOSTNAME"' \
+    >"$work/out" 2>"$work/err" || fail "exit code $?"
+  expect_line "$work/out" "[rank 0] host 0 0 2 3 0 2 a"
+  expect_line "$work/out" "[rank 1] host 1 1 2 3 0 2 a"
+  expect_line "$work/out" "[rank 2] host 2 0 1 3 1 2 b"
+  "$launcher" -n 4 --hosts a:2,b:1 -- true >"$work/out" 2>"$work/err" && fail "-n 4 with 3 host ranks accepted"
+  grep -q "differs from the 3 ranks of --hosts" "$work/err" || fail "no -n mismatch message"
+  for bad in a:0 a a:x a:1,a:1 :2; do
+    "$launcher" --hosts "$bad" -- true >"$work/out" 2>"$work/err" && fail "--hosts $bad accepted"
+  done
+  grep -q "names host 'a' twice" "$work/err" || true
   ;;
 usage)
   "$launcher" -n 0 -- true >"$work/out" 2>"$work/err" && fail "-n 0 accepted"
