@@ -1,5 +1,7 @@
 #include "transport/factory.h"
 
+#include <cstdlib>
+
 #include <string>
 #include <utility>
 
@@ -100,6 +102,11 @@ std::unique_ptr<Transport> make_transport(Backend backend, const TransportOption
         " (give both or neither)");
   }
   if (backend == Backend::kTorch) return make_torch(options, rendezvous);
+  if (!options.interface.empty()) {
+    // Open MPI's TCP transport on that interface (read at MPI initialization; a value the
+    // user gave, e.g. mpirun --mca btl_tcp_if_include, wins).
+    ::setenv("OMPI_MCA_btl_tcp_if_include", options.interface.c_str(), /*overwrite=*/0);
+  }
   auto t = make_mpi_transport(options);
   const auto [rank, world] = world_of(rendezvous);
   check_world(*t, rank, world);

@@ -88,6 +88,15 @@ struct TransportOptions {
   /// How blocking receives wait (mpi backend); a role may change it with
   /// Transport::set_receive_wait (the buffer manager does, YAML buffer.receive_wait).
   ReceiveWait receive_wait = ReceiveWait::kSpin;
+  /// The job's token (docs/security.md): the torch backend's rank 0 publishes it on its
+  /// TCPStore and every other rank compares its own before it registers anything there, so a
+  /// process of another job (or of none: "" differs from a set token) that reaches this
+  /// store's port is refused with TransportError instead of joining the world. Not a secret
+  /// against an attacker: it guards against accidents. "" = no token. Unused by mpi.
+  std::string job_token;
+  /// Network interface the torch backend's Gloo pairs bind to ("" = the master address's,
+  /// or the host's default); mpi: Open MPI's btl_tcp_if_include when not set already.
+  std::string interface;
 };
 
 /// Result of a receive: the global rank that sent it and its payload.

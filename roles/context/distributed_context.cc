@@ -42,6 +42,8 @@ DistributedContext::DistributedContext(const roles::ExperimentConfig& config,
   transport::TransportOptions options;
   options.max_message_bytes = config.transport.max_message_bytes;
   options.timeout = transport::Seconds(config.transport.timeout_s);
+  options.interface = config.transport.interface;
+  options.job_token = launch.job_token;
   // The transport checks the launch values it is given against the world it forms;
   // without a launcher (a world of one) it is given none, hence the check below.
   transport_ = transport::make_transport(config.transport.backend, options,

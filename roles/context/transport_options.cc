@@ -19,7 +19,11 @@ const config::Fields<TransportConfig>& transport_fields() {
           .add("timeout_s", &T::timeout_s,
                "Bound of every blocking wait on a peer and of every group collective; the "
                "error names the peer.",
-               config::positive(), {"s"});
+               config::positive(), {"s"})
+          .add("interface", &T::interface,
+               "Network interface the torch backend's Gloo connections bind to, e.g. eth0 "
+               "(\"\": the master address's, else the host's default); mpi: Open MPI's "
+               "btl_tcp_if_include unless set already (docs/security.md).");
   return fields;
 }
 

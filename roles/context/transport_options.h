@@ -4,6 +4,7 @@
 // from it, and every role bounds its waits for peers by timeout_s. Plain value type.
 
 #include <cstddef>
+#include <string>
 
 #include "transport/backend.h"
 
@@ -18,6 +19,7 @@ struct TransportConfig {
   transport::Backend backend = transport::Backend::kMpi;
   std::size_t max_message_bytes = std::size_t{256} << 20;  ///< bytes
   double timeout_s = 300.0;  ///< seconds; every blocking wait on a peer
+  std::string interface;     ///< network interface to bind ("" = default; docs/security.md)
 };
 
 /// The `transport:` keys (transport_options.cc).

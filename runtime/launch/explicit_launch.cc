@@ -12,6 +12,7 @@ ExplicitLaunch explicit_launch(const LaunchOptions& options) {
   if (options.master_port != 0) x.master_port = options.master_port;
   if (options.restart_count != -1) x.restart_count = options.restart_count;
   if (!options.restart_reason.empty()) x.restart_reason = options.restart_reason;
+  if (!options.job_token.empty()) x.job_token = options.job_token;
   return x;
 }
 

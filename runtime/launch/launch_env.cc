@@ -193,6 +193,11 @@ void restart_values(const ExplicitLaunch& x, const EnvLookup& getenv, LaunchEnv&
   } else if (auto reason = first_found({"GFN_RESTART_REASON"}, getenv)) {
     env.restart_reason = reason->value;
   }
+  if (x.job_token) {
+    env.job_token = *x.job_token;
+  } else if (auto token = first_found({"GFN_JOB_TOKEN"}, getenv)) {
+    env.job_token = token->value;
+  }
 }
 
 // Rank, world size and local values from the first launcher whose variables are set

@@ -57,6 +57,9 @@ struct LaunchEnv {
   std::string restart_reason;
   /// "launch.restart_count", "TORCHELASTIC_RESTART_COUNT", "SLURM_RESTART_COUNT" or "".
   std::string restart_count_origin;
+  /// The job's token (docs/security.md): launch.job_token, else GFN_JOB_TOKEN (gfn-launch
+  /// sets a random one); "" when neither is set.
+  std::string job_token;
 };
 
 /// Explicit launch values (the YAML `launch:` section, runtime/launch/explicit_launch.h,
@@ -71,10 +74,11 @@ struct ExplicitLaunch {
   std::optional<int> master_port;             ///< launch.master_port: 1..65535
   std::optional<int> restart_count;           ///< launch.restart_count: >= 0
   std::optional<std::string> restart_reason;  ///< launch.restart_reason
+  std::optional<std::string> job_token;       ///< launch.job_token
   /// True when no field is set.
   bool empty() const {
     return !rank && !world_size && !local_rank && !local_world_size && !master_addr &&
-           !master_port && !restart_count && !restart_reason;
+           !master_port && !restart_count && !restart_reason && !job_token;
   }
 };
 
@@ -109,7 +113,8 @@ bool torchrun_environment(const EnvLookup& getenv = real_getenv);
 /// When a source gives no local rank / local size, the job is assumed to be on one
 /// node (local = global). MASTER_ADDR / MASTER_PORT, GROUP_RANK / GROUP_WORLD_SIZE and
 /// XFFL_FEDERATED_LOCAL_WORLD_SIZE are read whatever the source, and so are the restart
-/// values: TORCHELASTIC_RESTART_COUNT, else SLURM_RESTART_COUNT; GFN_RESTART_REASON.
+/// values: TORCHELASTIC_RESTART_COUNT, else SLURM_RESTART_COUNT; GFN_RESTART_REASON; and the
+/// job token GFN_JOB_TOKEN.
 /// None found: a world of one. MASTER_PORT=0 counts as unset. Throws LaunchError (naming the
 /// variables) when a source gives only one of rank / world size, a value is not an integer, rank >=
 /// world size, local rank >= local world size, local world size > world size, MASTER_PORT is
@@ -124,7 +129,8 @@ LaunchEnv detect_launch_env(const EnvLookup& getenv = real_getenv);
 ///   world size (launcher "explicit"; local values default to the global ones, one node);
 /// - explicit local rank / local world size replace the launcher's local values;
 /// - explicit master address / port replace MASTER_ADDR / MASTER_PORT;
-/// - explicit restart count / reason replace the restart variables.
+/// - explicit restart count / reason replace the restart variables, an explicit job token
+///   GFN_JOB_TOKEN.
 /// Throws LaunchError naming the config keys (and the variables the other values came
 /// from) when only one of launch.rank / launch.world_size is set, launch.rank >=
 /// launch.world_size, a value is out of range (negative rank, world size < 1, port

@@ -35,6 +35,10 @@ const config::Fields<LaunchOptions>& launch_fields() {
           .add("restart_reason", &L::restart_reason,
                "What ended the previous attempt, for summary.json (\"\": GFN_RESTART_REASON, as "
                "gfn-launch sets it).",
+               config::NoRule{}, resumable)
+          .add("job_token", &L::job_token,
+               "The job's token: the torch backend's rendezvous refuses a rank of another job "
+               "(\"\": GFN_JOB_TOKEN, random under gfn-launch; docs/security.md).",
                config::NoRule{}, resumable);
   return fields;
 }

@@ -26,6 +26,9 @@ struct LaunchOptions {
   int restart_count = -1;
   /// What ended the previous attempt (summary.json "restarts"), or "" (unset).
   std::string restart_reason;
+  /// The job's token, checked at the torch backend's rendezvous (docs/security.md), or ""
+  /// (unset: GFN_JOB_TOKEN, which gfn-launch sets to a random value).
+  std::string job_token;
 };
 
 /// The `launch:` keys (launch_options.cc).

@@ -10,11 +10,13 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,17 @@ namespace gfn::launch_tool {
 
 namespace bp = boost::process;
 namespace asio = boost::asio;
+
+std::string random_job_token() {
+  std::random_device device;
+  std::string token;
+  for (int i = 0; i < 4; ++i) {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(device()));
+    token += buf;
+  }
+  return token;
+}
 
 std::vector<SimulatedHost> parse_hosts(const std::string& spec) {
   std::vector<SimulatedHost> hosts;
@@ -242,7 +255,8 @@ class Launch {
         {"MASTER_ADDR", opts_.master_addr},
         {"MASTER_PORT", std::to_string(port)},
         {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt_)},
-        {"TORCHELASTIC_MAX_RESTARTS", std::to_string(opts_.max_restarts)}};
+        {"TORCHELASTIC_MAX_RESTARTS", std::to_string(opts_.max_restarts)},
+        {"GFN_JOB_TOKEN", opts_.job_token}};
     if (attempt_ > 0) vars.emplace_back("GFN_RESTART_REASON", reason_);
     if (!opts_.hosts.empty()) {
       vars.emplace_back("GROUP_RANK", std::to_string(host));
@@ -344,7 +358,9 @@ std::string describe_failure(int rank, long pid, int wait_status) {
          describe_signal(wait_status);
 }
 
-int run(const LaunchOptions& options) {
+int run(const LaunchOptions& given) {
+  LaunchOptions options = given;
+  if (options.job_token.empty()) options.job_token = random_job_token();
   if (options.nproc < 1) throw std::invalid_argument("gfn-launch: -n must be >= 1");
   if (options.command.empty()) throw std::invalid_argument("gfn-launch: no command given");
   if (options.max_restarts < 0) throw std::invalid_argument("gfn-launch: --max-restarts < 0");

@@ -26,7 +26,12 @@ struct LaunchOptions {
   double kill_grace_s = 5.0;  ///< seconds between SIGTERM and SIGKILL when stopping children
   int max_restarts = 0;       ///< whole-world restarts after a failure (torchrun --max-restarts)
   double restart_backoff_s = 1.0;  ///< wait before restart k: backoff·2^(k-1), at most 60 s
+  /// GFN_JOB_TOKEN of every child (docs/security.md); "" = a random one per launch.
+  std::string job_token;
 };
+
+/// 32 hex digits from std::random_device (/dev/urandom): a job token.
+std::string random_job_token();
 
 /// What ended one attempt: "rank 2 (pid 1234) failed with exit code 137 (killed by signal 9:
 /// SIGKILL)". Pure.
@@ -61,7 +66,8 @@ int free_port();
 /// given). Every child of attempt k gets TORCHELASTIC_RESTART_COUNT=k and
 /// TORCHELASTIC_MAX_RESTARTS (as torchrun sets them) and, for k >= 1, GFN_RESTART_REASON:
 /// what ended attempt k-1 (describe_failure). gfn-train continues from its newest valid
-/// checkpoint when the count is above 0.
+/// checkpoint when the count is above 0. Every child gets GFN_JOB_TOKEN (the same for every
+/// attempt), which the torch backend checks at its rendezvous.
 /// Blocks until all children of the last attempt have exited and their output is drained.
 int run(const LaunchOptions& options);
 

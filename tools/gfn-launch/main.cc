@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
                  "seconds before the first restart, doubled for each next one (at most 60)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--job-token", opts.job_token,
+                 "GFN_JOB_TOKEN of every rank, checked at the torch backend's rendezvous "
+                 "(default: a random one; docs/security.md)");
   app.add_option("command", opts.command, "program and its arguments (after --)")->required();
   CLI11_PARSE(app, argc, argv);
   try {

@@ -143,6 +143,12 @@ class GlooTransport final : public Transport {
 
 }  // namespace
 
+// The store's value for a token: never empty ("v1:" + token), so that "no token" is a value too.
+std::vector<std::uint8_t> token_bytes(const std::string& token) {
+  const std::string v = "v1:" + token;
+  return std::vector<std::uint8_t>(v.begin(), v.end());
+}
+
 void check_options(const TransportOptions& options) {
   if (options.max_message_bytes == 0) {
     throw TransportError("torch backend: transport max_message_bytes must be > 0");
@@ -153,11 +159,44 @@ void check_options(const TransportOptions& options) {
   }
 }
 
-std::shared_ptr<::gloo::transport::Device> device_for(const std::string& master_addr) {
+std::shared_ptr<::gloo::transport::Device> device_for(const std::string& master_addr,
+                                                      const std::string& interface) {
+  if (!interface.empty()) {
+    try {
+      return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+    } catch (const std::exception& e) {
+      throw TransportError("torch backend: transport.interface '" + interface +
+                           "' cannot be used: " + e.what());
+    }
+  }
   if (master_addr == "127.0.0.1" || master_addr == "localhost") {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+void check_job_token(c10d::Store& store, int rank, const std::string& token,
+                     const std::string& master_addr) {
+  const std::string key = "gfn/job_token";
+  const std::vector<std::uint8_t> mine = token_bytes(token);
+  if (rank == 0) {
+    store.set(key, mine);
+    return;
+  }
+  std::vector<std::uint8_t> theirs;
+  try {
+    theirs = store.get(key);
+  } catch (const std::exception& e) {
+    throw TransportError("torch backend: rank " + std::to_string(rank) +
+                         " found no job token on the TCPStore at " + master_addr +
+                         " (is it another program's, or an older gfn-runtime's?): " + e.what());
+  }
+  if (theirs != mine) {
+    throw TransportError(
+        "torch backend: rank " + std::to_string(rank) + " refused the TCPStore at " + master_addr +
+        ": it belongs to another job (its job token differs from this rank's launch.job_token / "
+        "GFN_JOB_TOKEN). Two jobs on one MASTER_PORT? Give each its own port.");
+  }
 }
 
 std::unique_ptr<Transport> make_transport_on_store(const TransportOptions& options, int rank,
@@ -171,8 +210,9 @@ std::unique_ptr<Transport> make_transport_on_store(const TransportOptions& optio
   session->rank = rank;
   session->world_size = world_size;
   session->options = options;
+  check_job_token(*session->store, rank, options.job_token, master_addr);
+  session->device = device_for(master_addr, options.interface);
   try {
-    session->device = device_for(master_addr);
     auto opts = c10d::ProcessGroupGloo::Options::create(
         std::chrono::duration_cast<std::chrono::milliseconds>(kP2pBackstopTimeout));
     opts->devices.push_back(session->device);
@@ -210,9 +250,11 @@ std::unique_ptr<Transport> make_gloo_transport(const TransportOptions& options,
     so.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout);
     store = c10::make_intrusive<c10d::TCPStore>(rv.master_addr, so);
   } catch (const std::exception& e) {
-    throw TransportError("torch backend: TCPStore rendezvous at " + rv.master_addr + ":" +
-                         std::to_string(rv.master_port) + " failed (rank " +
-                         std::to_string(rv.rank) + "): " + e.what());
+    const bool in_use = std::string(e.what()).find("Address already in use") != std::string::npos;
+    throw TransportError(
+        "torch backend: TCPStore rendezvous at " + rv.master_addr + ":" +
+        std::to_string(rv.master_port) + " failed (rank " + std::to_string(rv.rank) + "): " +
+        e.what() + (in_use ? " Another job on this port? Give each job its own MASTER_PORT." : ""));
   }
   return gloo_detail::make_transport_on_store(options, rv.rank, rv.world_size, std::move(store),
                                               rv.master_addr, nullptr);

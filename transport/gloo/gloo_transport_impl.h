@@ -11,11 +11,21 @@ namespace gfn::transport::gloo_detail {
 /// Validates `options`; throws TransportError naming the bad field.
 void check_options(const TransportOptions& options);
 
-/// The Gloo device for meeting at `master_addr`: 127.0.0.1 for "127.0.0.1" /
-/// "localhost", else this host's default interface.
-std::shared_ptr<::gloo::transport::Device> device_for(const std::string& master_addr);
+/// The Gloo device: on `interface` when given (TransportError naming transport.interface when
+/// it cannot be used), else 127.0.0.1 for a master at "127.0.0.1" / "localhost", else this
+/// host's default interface.
+std::shared_ptr<::gloo::transport::Device> device_for(const std::string& master_addr,
+                                                      const std::string& interface);
 
-/// Creates the process groups of WORLD on `store` and returns the transport.
+/// The job-token check of the rendezvous (TransportOptions::job_token, docs/security.md):
+/// rank 0 publishes `token` on `store`; every other rank reads it (blocking, bounded by the
+/// store's timeout) and throws TransportError when it differs from its own `token`, before it
+/// registers anything on the store.
+void check_job_token(c10d::Store& store, int rank, const std::string& token,
+                     const std::string& master_addr);
+
+/// Checks the job token, then creates the process groups of WORLD on `store` and returns the
+/// transport.
 /// `finalizer` (may be null) is destroyed after the process groups and the store.
 /// Collective over all ranks. Throws TransportError.
 std::unique_ptr<Transport> make_transport_on_store(const TransportOptions& options, int rank,

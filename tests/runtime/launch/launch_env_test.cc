@@ -220,6 +220,15 @@ TEST(LaunchEnv, RestartCountFromTorchrunThenSlurm) {
   EXPECT_THROW(detect_launch_env(x, lookup({})), LaunchError);
 }
 
+// The job token (docs/security.md): launch.job_token, else gfn-launch's GFN_JOB_TOKEN.
+TEST(LaunchEnv, JobTokenFromTheConfigThenGfnLaunch) {
+  EXPECT_EQ(detect_launch_env(lookup({})).job_token, "");
+  EXPECT_EQ(detect_launch_env(lookup({{"GFN_JOB_TOKEN", "abc"}})).job_token, "abc");
+  ExplicitLaunch x;
+  x.job_token = "mine";
+  EXPECT_EQ(detect_launch_env(x, lookup({{"GFN_JOB_TOKEN", "abc"}})).job_token, "mine");
+}
+
 TEST(FirstEnv, ReturnsFirstNonEmptyValue) {
   const auto env = lookup({{"A", ""}, {"B", "b"}, {"C", "c"}});
   EXPECT_EQ(first_env({"A", "B", "C"}, env), "b");

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Who may join (docs/security.md), on this machine, torch backend under gfn-launch:
+#  1. job A runs on a fixed MASTER_PORT; job B is started on the same port (gfn-launch gives
+#     each job its own random GFN_JOB_TOKEN): B is refused with a clear error (its rank 0
+#     cannot bind the port, or its other ranks find A's store with another job token,
+#     whichever comes first);
+#  2. a stray rank of another job (explicit launch values, rank 1 of 3 at A's port, another
+#     token or none) is refused by the job token, and A finishes every iteration;
+#  3. while A runs, a raw TCP client sends garbage to the store port: A is not disturbed;
+#  4. transport.interface: lo works, an interface that does not exist is refused naming it.
+#   job_token_e2e.sh GFN_LAUNCH GFN_TRAIN OUT_DIR
+set -uo pipefail
+launch=$1 train=$2 out=$3
+rm -rf "$out"
+mkdir -p "$out"
+fail() { echo "FAILED: $*"; for f in "$out"/*.log; do echo "--- $f"; tail -8 "$f"; done; exit 1; }
+port=$((20000 + RANDOM % 20000))
+args=(--config configs/hypergrid_demo.yaml --set transport.backend=torch --set layout.num_buffers=1
+      --set layout.coordinator=false --set output.progress=off --set validation.n_samples=2000)
+"$launch" -n 3 --master-port $port -- "$train" "${args[@]}" --set train.n_iterations=600 \
+  --set output.dir="$out/a" >"$out/a.log" 2>&1 &
+a=$!
+for _ in $(seq 300); do [ -f "$out/a/training.csv" ] && break; sleep 0.1; done
+[ -f "$out/a/training.csv" ] || fail "job A did not start"
+"$launch" -n 3 --master-port $port -- "$train" "${args[@]}" --set train.n_iterations=10 \
+  --set output.dir="$out/b" >"$out/b.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] || fail "job B joined job A's port"
+grep -qE "belongs to another job|Another job on this port\?" "$out/b.log" || fail "job B's error is unclear"
+[ -f "$out/b/summary.json" ] && fail "job B wrote a summary"
+stray=(--set launch.rank=1 --set launch.world_size=3 --set launch.master_addr=127.0.0.1
+       --set launch.master_port=$port --set train.n_iterations=10)
+GFN_JOB_TOKEN=another "$train" "${args[@]}" "${stray[@]}" --set output.dir="$out/s1" >"$out/s1.log" 2>&1 &&
+  fail "a stray rank with another token joined"
+"$train" "${args[@]}" "${stray[@]}" --set output.dir="$out/s2" >"$out/s2.log" 2>&1 &&
+  fail "a stray rank without token joined"
+for f in s1 s2; do
+  grep -q "refused the TCPStore at 127.0.0.1: it belongs to another job" "$out/$f.log" ||
+    fail "stray rank $f not refused by the job token"
+done
+(head -c 65536 /dev/urandom >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+(printf 'GET / HTTP/1.0\r\n\r\n' >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+wait $a || fail "job A failed"
+[ "$(jq -r .iterations "$out/a/summary.json")" = 600 ] || fail "job A did not train 600 iterations"
+"$launch" -n 2 -- "$train" "${args[@]}" --set layout.num_buffers=0 --set train.n_iterations=5 \
+  --set transport.interface=lo --set output.dir="$out/lo" >"$out/lo.log" 2>&1 ||
+  fail "transport.interface=lo"
+"$launch" -n 2 -- "$train" "${args[@]}" --set layout.num_buffers=0 --set train.n_iterations=5 \
+  --set transport.interface=nosuchif0 --set output.dir="$out/bad" >"$out/bad.log" 2>&1 &&
+  fail "a missing interface was accepted"
+grep -q "transport.interface 'nosuchif0' cannot be used" "$out/bad.log" || fail "the bad interface is not named"
+echo "PASS"
