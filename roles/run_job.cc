@@ -25,13 +25,12 @@ using Clock = std::chrono::steady_clock;
 /// plots. Returns 0.
 int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
               Clock::time_point t_start, const checkpoint::OpenedCheckpoint* resume,
-              RestartRecord* restart, int restart_count) {
+              int restart_count) {
   announce(ctx, config);
   signals::StopSignal stop;
   timing::TimingTable timing;
   TrainerOutcome trainer;
   const bool writes_summary = ctx.role() == Role::kTrainer && ctx.trainer_group().rank() == 0;
-  if (writes_summary) note_restart(config.output.dir, resume == nullptr, restart);
   switch (ctx.role()) {
     case Role::kTrainer:
       trainer = run_trainer_rank(ctx, config, resume, &stop, &timing);
@@ -81,13 +80,13 @@ void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayou
 }
 
 int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch,
-            const checkpoint::OpenedCheckpoint* resume, RestartRecord* restart) {
+            const checkpoint::OpenedCheckpoint* resume) {
   const auto t_start = Clock::now();
   // Plan and context: the layout planned (refused before any communication), the transport
   // and the groups created. The resume check (check_resumable) ran before, in gfn-train.
   DistributedContext ctx(config, launch);
   try {
-    return run_roles(ctx, config, t_start, resume, restart, launch.restart_count);
+    return run_roles(ctx, config, t_start, resume, launch.restart_count);
   } catch (const std::exception& e) {
     if (ctx.world_size() == 1) throw;
     // Fail fast: exiting without finalizing makes the launcher (mpirun) end every

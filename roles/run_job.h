@@ -6,7 +6,6 @@
 // load-imbalance reports, and write <output.dir>/summary.json (trainer-group rank 0).
 
 #include "roles/experiment/experiment_config.h"
-#include "roles/job/restart.h"
 #include "roles/planner/rank_layout.h"
 #include "runtime/launch/launch_env.h"
 
@@ -21,10 +20,9 @@ namespace gfn::roles {
 /// (the caller prints the message and exits non-zero).
 /// `resume`: the verified checkpoint to continue from (gfn-train --resume; README "Checkpoint
 /// and resume"), or null; the caller has checked that its layout matches (check_resumable).
-/// `restart`: this attempt's record when it is an automatic restart (restart_checkpoint,
-/// roles/job/restart.h), else null; trainer-group rank 0 appends it to restarts.jsonl.
+/// An automatic restart's record was written before (roles/job/restart.h note_restart).
 int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch,
-            const checkpoint::OpenedCheckpoint* resume = nullptr, RestartRecord* restart = nullptr);
+            const checkpoint::OpenedCheckpoint* resume = nullptr);
 
 /// Refuses a checkpoint whose world (size, role of each rank) differs from `layout`'s, before
 /// any communication: std::invalid_argument naming what differs.

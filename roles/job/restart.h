@@ -4,9 +4,10 @@
 // requeued Slurm job) knows it from its launch values (LaunchEnv::restart_count > 0) and
 // continues from the newest checkpoint of its output.dir that verifies, falling back to an
 // older one when the newest is corrupted or partial, or starts afresh when there is none.
-// Trainer-group rank 0 appends one record per restart to <output.dir>/restarts.jsonl, which
-// summary.json's "restarts" reports (what ended each attempt, where it resumed, the
-// iterations trained again).
+// Global rank 0 appends one record per restart to <output.dir>/restarts.jsonl before any
+// communication (so an attempt that fails in its rendezvous is recorded too), and summary.json's
+// "restarts" reports them (what ended each attempt, where it resumed, the iterations trained
+// again).
 //
 // Blocking (disk I/O); not thread-safe (one caller per process). Errors: ConfigError
 // (config/schema.h) when the given experiment differs from the checkpoint's in a key a
@@ -45,9 +46,10 @@ std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentC
                                                                const launch::LaunchEnv& launch,
                                                                RestartRecord* record);
 
-/// Trainer-group rank 0, before the trainer starts: a first attempt (restart_count 0, not
-/// --resume) removes an old restarts.jsonl; a restart counts the iterations redone (before
-/// the trainer drops training.csv's rows after the checkpoint) and appends `record`.
+/// Global rank 0, before any communication (hence before the trainer drops training.csv's
+/// rows after the checkpoint): a first attempt (`fresh_start`: no --resume, no restart)
+/// removes an old restarts.jsonl; a restart counts the iterations redone and appends
+/// `record` (null: nothing to append).
 void note_restart(const std::string& output_dir, bool fresh_start, RestartRecord* record);
 
 /// summary.json "restarts": {"count": restart_count, "attempts": [each record of

@@ -11,6 +11,9 @@
 // add, reply) gives median and p99 per phase and of their sum, the service time;
 // trainers served = trainer iteration time / median service time.
 //   tools/mpirun.sh -np 2 build/bin/gfn-bench-manager
+// --role coordinator measures the coordinator instead, fed by K synthetic managers
+// (coordinator_bench.h): reports per second with every report and mode checked.
+//   tools/mpirun.sh -np 64 build/bin/gfn-bench-manager --role coordinator
 // Shared benchmark flags (tools/common/harness/front.h): --json FILE, --quick, --warmup,
 // and --repeats for --iters.
 #include <mpi.h>
@@ -31,6 +34,7 @@
 #include "runtime/gfn/env/registry.h"
 #include "runtime/timing/timing_table.h"
 #include "tools/common/harness/front.h"
+#include "tools/gfn-bench-manager/coordinator_bench.h"
 #include "tools/gfn-bench-manager/feeder.h"
 #include "tools/gfn-bench-manager/pool.h"
 #include "transport/factory.h"
@@ -48,7 +52,10 @@ struct Options {
   int iters = 1000;
   int warmup = 20;  // submissions beyond those that fill the buffer
   int window = 8;
-  int pool = 0;  // 0: as many distinct submissions as are sent
+  int pool = 0;                  // 0: as many distinct submissions as are sent
+  std::string role = "manager";  // or "coordinator" (coordinator_bench.h)
+  int reports = 2000;            // per synthetic manager (--role coordinator)
+  int modes_per_report = 4;
 };
 
 /// The last `n` values of a manager timing step (seconds).
@@ -80,6 +87,18 @@ harness::Method run_method(harness::Method base, const Options& o, int trainers)
                    o.warmup),
        "submissions: full payloads from a training Learner (one per iteration)",
        "served = median trainer iteration time / median service time"});
+}
+
+harness::Method coordinator_method(harness::Method base, const Options& o, int managers) {
+  return base.describe(
+      "the coordinator's wall time (roles::run_coordinator, steady_clock) from its start to "
+      "the last MANAGER_EXIT_ACK; reports/s = reports received / that time",
+      std::nullopt, o.reports,
+      fmt::format("reports per synthetic manager ({} manager(s), blocking sends)", managers),
+      {fmt::format("MODE_REPORTs of {} new modes alternate with rising BASELINE_REPORTs (every "
+                   "one moves the global baseline: a BASELINE_SYNC to every manager)",
+                   o.modes_per_report),
+       "every report and mode is checked at the end"});
 }
 
 void print_header(const harness::Method& method) {
@@ -165,6 +184,37 @@ void add_options(CLI::App& app, harness::Front& front, Options& o) {
   app.add_option("--window", o.window, "submissions in flight per trainer")
       ->check(CLI::PositiveNumber);
   app.add_option("--pool", o.pool, "distinct submissions per trainer (0: one per submission sent)");
+  app.add_option("--role", o.role,
+                 "what rank 0 runs: manager (fed by synthetic trainers) or coordinator (fed by "
+                 "synthetic managers)")
+      ->check(CLI::IsMember({"manager", "coordinator"}));
+  app.add_option("--reports", o.reports, "--role coordinator: reports per synthetic manager")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--modes-per-report", o.modes_per_report,
+                 "--role coordinator: new modes in each MODE_REPORT")
+      ->check(CLI::PositiveNumber);
+}
+
+// --role coordinator: one round, one row.
+void run_coordinator_role(transport::Transport& t, harness::Front& front, harness::Report report,
+                          const Options& o) {
+  const auto row = bench_coordinator(t, o.reports, o.modes_per_report);
+  if (t.rank() != 0) return;
+  std::printf("%s# the coordinator's wall time from start to the last MANAGER_EXIT_ACK\n",
+              harness::method_statement(report.method).c_str());
+  std::printf("%8s %10s %10s %10s %10s %12s\n", "senders", "reports", "modes", "syncs", "wall_s",
+              "reports/s");
+  std::printf("%8d %10lld %10lld %10lld %10.3f %12.0f\n", row.senders,
+              static_cast<long long>(row.reports), static_cast<long long>(row.modes),
+              static_cast<long long>(row.syncs), row.wall_s, row.reports_per_s);
+  harness::Case c;
+  c.name = fmt::format("coordinator/{}", row.senders);
+  c.parameters = {{"senders", row.senders},
+                  {"reports_per_sender", o.reports},
+                  {"modes_per_report", o.modes_per_report}};
+  c.add("reports_per_s", row.reports_per_s, "1/s").add("wall_s", row.wall_s, "s");
+  report.cases.push_back(c);
+  front.write_json(report);
 }
 
 // The JSON case and the goal of one row.
@@ -236,7 +286,16 @@ int run(int argc, char** argv) {
   const int rank = transport->rank(), world = transport->world_size();
   if (world < 2) throw std::invalid_argument("gfn-bench-manager needs >= 2 ranks (mpirun -np 2)");
   const int trainers = world - 1;
-  harness::Report report{front.tool(), run_method(front.method(argc, argv), o, trainers), {}, {}};
+  harness::Report report{front.tool(),
+                         o.role == "coordinator"
+                             ? coordinator_method(front.method(argc, argv), o, trainers)
+                             : run_method(front.method(argc, argv), o, trainers),
+                         {},
+                         {}};
+  if (o.role == "coordinator") {
+    run_coordinator_role(*transport, front, report, o);
+    return 0;
+  }
   if (rank == 0) print_header(report.method);
   for (const auto& path : o.configs) {
     auto cfg = roles::load_config(path, {});

@@ -21,6 +21,7 @@
 
 #include "roles/context/distributed_context.h"
 #include "roles/experiment/experiment.h"
+#include "roles/job/restart.h"
 #include "roles/run_job.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/config/cli.h"
@@ -75,13 +76,15 @@ int main(int argc, char** argv) {
     // Refuse an impossible layout, or a checkpoint of another one, before any communication.
     const auto layout = roles::plan_from_config(config, launch_env.world_size);
     if (resume) roles::check_resumable(*resume, layout);
+    if (launch_env.rank == 0) {  // docs/checkpoints.md "Automatic restart": restarts.jsonl
+      roles::note_restart(config.output.dir, !resume && !restart, restart ? &*restart : nullptr);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-train: error: %s\n", e.what());
     return 2;
   }
   try {
-    return roles::run_job(config, launch_env, resume ? &*resume : nullptr,
-                          restart ? &*restart : nullptr);
+    return roles::run_job(config, launch_env, resume ? &*resume : nullptr);
   } catch (const std::exception& e) {
     spdlog::critical("gfn-train failed on rank {}: {}", launch_env.rank, e.what());
     std::fflush(nullptr);
