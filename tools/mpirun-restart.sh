@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Automatic restart for mpirun users (docs/checkpoints.md "Automatic restart"): runs
 # tools/mpirun.sh with the given arguments and, when it fails, runs it again, at most
-# --max-restarts times with a doubling backoff, adding `--set launch.restart_count=K --set
+# --max-restarts times with a backoff (doubled after each attempt shorter than 60 s, reset
+# after a longer one, at most 60 s), adding `--set launch.restart_count=K --set
 # launch.restart_reason=WHY` to the program's arguments, so that gfn-train continues from the
 # newest valid checkpoint of its output.dir. The program must be gfn-train (the arguments
 # are appended to the command line's end). An interrupted wrapper (SIGINT/SIGTERM) does not
@@ -26,7 +27,9 @@ trap 'rm -f "$log"' EXIT
 interrupted=0
 trap 'interrupted=1; [ -n "${child:-}" ] && kill -TERM "$child" 2>/dev/null' INT TERM
 reason=""
+short_failures=0
 for ((attempt = 0; ; attempt++)); do
+  started=$(date +%s)
   extra=()
   if [ "$attempt" -gt 0 ]; then
     extra=(--set "launch.restart_count=$attempt" --set "launch.restart_reason=$reason")
@@ -48,7 +51,9 @@ for ((attempt = 0; ; attempt++)); do
   reason=$(grep -o 'process rank [0-9]* with PID [0-9]* on node [^ ]* exited on signal [0-9]* ([^)]*)' "$log" | head -1)
   [ -n "$reason" ] || reason=$(grep -o 'gfn-train failed on rank [0-9]*: .*\|rank [0-9]* ([a-z ]*) failed: .*' "$log" | head -1)
   [ -n "$reason" ] || reason="mpirun exited with code $rc"
-  wait_s=$(awk -v b="$backoff" -v k="$attempt" 'BEGIN { w = b * 2 ^ k; print (w > 60 ? 60 : w) }')
+  [ $(($(date +%s) - started)) -ge 60 ] && short_failures=0
+  wait_s=$(awk -v b="$backoff" -v k="$short_failures" 'BEGIN { w = b * 2 ^ k; print (w > 60 ? 60 : w) }')
+  short_failures=$((short_failures + 1))
   echo "mpirun-restart: restart $((attempt + 1)) of $max_restarts in $wait_s s after: $reason" >&2
   sleep "$wait_s"
 done

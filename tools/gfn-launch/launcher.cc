@@ -365,8 +365,10 @@ int run(const LaunchOptions& given) {
   if (options.command.empty()) throw std::invalid_argument("gfn-launch: no command given");
   if (options.max_restarts < 0) throw std::invalid_argument("gfn-launch: --max-restarts < 0");
   std::string reason;
+  int short_failures = 0;  // consecutive failed attempts shorter than restart_reset_s
   for (int attempt = 0;; ++attempt) {
     Launch launch(options, attempt, reason);
+    const auto started = std::chrono::steady_clock::now();
     const int code = launch.run();
     if (code == 0 || code == 127 || launch.interrupted() || attempt >= options.max_restarts) {
       if (code != 0 && attempt > 0) {
@@ -375,7 +377,10 @@ int run(const LaunchOptions& given) {
       return code;
     }
     reason = launch.failure();
-    const double backoff = std::min(60.0, options.restart_backoff_s * std::ldexp(1.0, attempt));
+    const std::chrono::duration<double> ran = std::chrono::steady_clock::now() - started;
+    if (ran.count() >= options.restart_reset_s) short_failures = 0;
+    const double backoff =
+        std::min(60.0, options.restart_backoff_s * std::ldexp(1.0, short_failures++));
     std::cerr << "gfn-launch: restart " << attempt + 1 << " of " << options.max_restarts << " in "
               << backoff << " s after: " << reason << '\n';
     std::this_thread::sleep_for(std::chrono::duration<double>(backoff));

@@ -25,7 +25,10 @@ struct LaunchOptions {
   std::vector<std::string> command;       ///< program (PATH is searched) and arguments
   double kill_grace_s = 5.0;  ///< seconds between SIGTERM and SIGKILL when stopping children
   int max_restarts = 0;       ///< whole-world restarts after a failure (torchrun --max-restarts)
-  double restart_backoff_s = 1.0;  ///< wait before restart k: backoff·2^(k-1), at most 60 s
+  /// Wait before a restart: backoff·2^(j-1), at most 60 s, j counting the consecutive failed
+  /// attempts that ran less than `restart_reset_s` (a longer one starts the count again).
+  double restart_backoff_s = 1.0;
+  double restart_reset_s = 60.0;
   /// GFN_JOB_TOKEN of every child (docs/security.md); "" = a random one per launch.
   std::string job_token;
 };

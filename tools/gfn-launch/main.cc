@@ -34,8 +34,14 @@ int main(int argc, char** argv) {
                  "continues from its newest valid checkpoint (docs/checkpoints.md)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--restart-backoff", opts.restart_backoff_s,
-                 "seconds before the first restart, doubled for each next one (at most 60)")
+  app.add_option(
+         "--restart-backoff", opts.restart_backoff_s,
+         "seconds before the first restart, doubled for each next one after an attempt shorter "
+         "than 60 s (at most 60)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--restart-reset", opts.restart_reset_s,
+                 "an attempt that ran this many seconds starts the backoff's doubling again")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--job-token", opts.job_token,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of tools/gfn-launch. Usage: launch_test.sh <gfn-launch binary> <case>
 # Cases: success, environment, prefix, first_failure, killed, signal, usage, restart,
-# restart_exhausted, hosts.
+# restart_backoff_reset, restart_exhausted, hosts.
 set -uo pipefail
 launcher=$1
 case_name=$2
@@ -123,6 +123,17 @@ restart)
     [ "$(sed -n "s/.* attempt [01] $a 3 port=\([0-9]*\)$/\1/p" "$work/out" | sort -u | wc -l)" -eq 1 ] ||
       fail "the ranks of attempt $a saw different ports"
   done
+  ;;
+restart_backoff_reset)
+  # Attempts 0 and 2 run 1.5 s (longer than --restart-reset 1), attempt 1 fails at once: the
+  # waits are 0.1 (first), 0.2 (after a short attempt: doubled), 0.1 (after a long one: reset).
+  "$launcher" -n 1 --max-restarts 3 --restart-backoff 0.1 --restart-reset 1 -- bash -c '
+    case $TORCHELASTIC_RESTART_COUNT in 0|2) sleep 1.5; exit 3 ;; 1) exit 3 ;; esac' \
+    >"$work/out" 2>"$work/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit code $rc, want 0"
+  waits=$(sed -n 's/^gfn-launch: restart [0-9] of 3 in \([0-9.]*\) s after.*/\1/p' "$work/err" | tr '\n' ' ')
+  [ "$waits" = "0.1 0.2 0.1 " ] || fail "waits '$waits', want '0.1 0.2 0.1 '"
   ;;
 restart_exhausted)
   # Every attempt fails: after --max-restarts 1 the launcher gives up with the last code.
