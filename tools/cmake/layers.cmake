@@ -33,7 +33,9 @@ function(gfn_library name)
     file(RELATIVE_PATH A_FOLDER ${root} ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
   add_library(${name} STATIC ${A_SOURCES})
-  target_include_directories(${name} PUBLIC ${root})
+  # Headers by their path from the root, in the tree and once installed (tools/cmake/install.cmake).
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${root}>
+                                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${name} PUBLIC ${A_PUBLIC} PRIVATE ${A_PRIVATE})
   set_property(GLOBAL APPEND PROPERTY GFN_LAYER_LIBRARIES ${name})
   set_property(TARGET ${name} PROPERTY GFN_LAYER_DECLARED ${A_PUBLIC} ${A_PRIVATE})
