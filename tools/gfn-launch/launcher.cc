@@ -331,8 +331,7 @@ class Launch {
       if (!c) continue;
       bool gone = false;
       for (int e : exited_) gone = gone || static_cast<std::size_t>(e) == i;
-      if (gone) continue;
-      ::kill(-c->id(), sig);  // the child's process group
+      if (!gone) ::kill(-c->id(), sig);  // the child's process group
     }
   }
 

@@ -95,14 +95,15 @@ std::optional<std::vector<int>> GlooGroup::missing_members() const {
   }
 }
 
-void GlooGroup::run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) {
+void GlooGroup::run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) const {
   try {
     work->wait();
   } catch (const std::exception& e) {
-    std::string msg = std::string("torch backend: ") + op + " on a group of " +
-                      std::to_string(size()) + " ranks (group rank " + std::to_string(group_rank_) +
-                      ") failed: " + e.what();
-    if (!is_timeout_message(e.what())) throw TransportError(msg);
+    if (!is_timeout_message(e.what())) {
+      throw TransportError(std::string("torch backend: ") + op + " on a group of " +
+                           std::to_string(size()) + " ranks (group rank " +
+                           std::to_string(group_rank_) + ") failed: " + e.what());
+    }
     const auto missing = missing_members();
     std::string who;
     if (!missing) {
@@ -113,12 +114,11 @@ void GlooGroup::run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) 
       for (int r : *missing) who += (who.empty() ? "rank(s) " : ", ") + std::to_string(r);
       who += " did not reach it (stopped, hung, or waiting elsewhere)";
     }
-    msg = fmt::format(
+    throw TimeoutError(fmt::format(
         "torch backend: {} on a group of {} ranks (group rank {}) timed out after {:g} s ({:g} x "
         "transport.timeout_s): {}; Gloo: {}",
         op, size(), group_rank_, collective_timeout().count(), kCollectiveTimeoutFactor, who,
-        e.what());
-    throw TimeoutError(msg);
+        e.what()));
   }
 }
 

@@ -42,7 +42,7 @@ class GlooGroup final : public Group {
  private:
   void require_member(const char* op) const;
   /// Waits for `work`; throws as the header comment says.
-  void run(const char* op, const c10::intrusive_ptr<c10d::Work>& work);
+  void run(const char* op, const c10::intrusive_ptr<c10d::Work>& work) const;
   Seconds collective_timeout() const;
   /// Global ranks of the members that did not mark a timed-out collective within the grace;
   /// nullopt when the store cannot be reached.
