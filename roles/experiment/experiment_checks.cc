@@ -16,12 +16,22 @@ using dist::spawn::SpawnMetric;
 using dist::spawn::SpawnPolicy;
 using dist::spawn::SpawnReplacementMode;
 
-/// env.name: a catalogued environment (runtime/gfn/env/env_options.h).
+/// env.name: a catalogued environment (runtime/gfn/env/env_options.h), or any name with
+/// env.plugin (the plugin loader checks it is the plugin's, runtime/gfn/env/plugin_loader.h).
 std::string known_environment(const E& c) {
+  if (!c.env.plugin.empty()) return "";
   std::vector<std::string> names = core::catalogued_environment_names();
   if (std::find(names.begin(), names.end(), c.env.name) != names.end()) return "";
   std::sort(names.begin(), names.end());
-  return fmt::format("must be one of: {}", fmt::join(names, ", "));
+  return fmt::format("must be one of: {} (or an environment plugin's, with env.plugin)",
+                     fmt::join(names, ", "));
+}
+
+/// env.options: the options of an environment plugin only.
+std::string options_need_plugin(const E& c) {
+  if (c.env.options.empty() || !c.env.plugin.empty()) return "";
+  return "is only for an environment plugin (env.plugin); a built-in environment's options "
+         "are env.<key>";
 }
 
 /// spawn.metric score: used by selective, and by donor_pull unless it replaces by age;
@@ -73,6 +83,7 @@ std::string donor_pull_needs_mpi(const E& c) {
 
 void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
   schema.cross_check("env.name", known_environment)
+      .cross_check("env.options", options_need_plugin)
       .cross_check("spawn.metric", score_needs_replies)
       .cross_check("spawn.policy", replacing_needs_model_averages)
       .cross_check("spawn.policy", donor_pull_needs_mpi);

@@ -14,8 +14,8 @@
 //
 // and the program binds it to a section of its root configuration (schema.h). Supported
 // member types: bool, integers (signed and unsigned), float/double, std::string,
-// IntRange, and enumerations with a name table (enum_names.h). Defaults are the struct's
-// default member initializers. Fields are immutable once built; building is not
+// IntRange, OptionMap (option_map.h) and enumerations with a name table (enum_names.h). Defaults
+// are the struct's default member initializers. Fields are immutable once built; building is not
 // thread-safe, reading is.
 
 #include <yaml-cpp/yaml.h>
@@ -28,6 +28,7 @@
 
 #include "runtime/config/enum_names.h"
 #include "runtime/config/int_range.h"
+#include "runtime/config/option_map.h"
 #include "runtime/config/rules.h"
 
 namespace gfn::config {
@@ -54,6 +55,9 @@ struct Field {
   std::function<std::string(const void* object)> problem;
   /// The value as text, for messages and the reference.
   std::function<std::string(const void* object)> show;
+  /// OptionMap fields only (else null): sets entry `entry` to the scalar `node`
+  /// (`--set section.name.entry=value`); false if `node` is not a scalar.
+  std::function<bool(void* object, const std::string& entry, const YAML::Node& node)> assign_entry;
 };
 
 namespace field_detail {
@@ -64,6 +68,8 @@ std::string type_name() {
     return "one of: " + enum_choices<T>();
   } else if constexpr (std::is_same_v<T, IntRange>) {
     return "a list of two integers [min, max]";
+  } else if constexpr (std::is_same_v<T, OptionMap>) {
+    return "a mapping of names to values";
   } else if constexpr (std::is_same_v<T, bool>) {
     return "a boolean (true/false)";
   } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
@@ -80,11 +86,18 @@ std::string type_name() {
 
 /// A list of two integers; `--set` gives the text "[a, b]" as a scalar, parsed here.
 bool read_range(const YAML::Node& node, IntRange& out);
+/// A mapping of scalars (or null: empty); `--set` gives the text "{a: 1}", parsed here.
+bool read_map(const YAML::Node& node, OptionMap& out);
+void emit_map(YAML::Emitter& out, const OptionMap& value);
+/// "{a: 1, b: x}".
+std::string show_map(const OptionMap& value);
 
 template <class T>
 bool read(const YAML::Node& node, T& out) {
   if constexpr (std::is_same_v<T, IntRange>) {
     return read_range(node, out);
+  } else if constexpr (std::is_same_v<T, OptionMap>) {
+    return read_map(node, out);
   } else {
     if (!node.IsScalar()) return false;
     if constexpr (std::is_enum_v<T>) {
@@ -113,6 +126,8 @@ void emit(YAML::Emitter& out, const T& value) {
     out << enum_name(value);
   } else if constexpr (std::is_same_v<T, IntRange>) {
     out << YAML::Flow << YAML::BeginSeq << value.min << value.max << YAML::EndSeq;
+  } else if constexpr (std::is_same_v<T, OptionMap>) {
+    emit_map(out, value);
   } else {
     out << value;
   }
@@ -124,6 +139,8 @@ std::string show(const T& value) {
     return enum_name(value);
   } else if constexpr (std::is_same_v<T, IntRange>) {
     return fmt::format("[{}, {}]", value.min, value.max);
+  } else if constexpr (std::is_same_v<T, OptionMap>) {
+    return show_map(value);
   } else {
     return fmt::format("{}", value);
   }
@@ -181,6 +198,13 @@ class Fields {
     f.show = [member](const void* object) {
       return field_detail::show(static_cast<const S*>(object)->*member);
     };
+    if constexpr (std::is_same_v<T, OptionMap>) {
+      f.assign_entry = [member](void* object, const std::string& entry, const YAML::Node& node) {
+        if (!node.IsScalar()) return false;
+        (static_cast<S*>(object)->*member)[entry] = node.Scalar();
+        return true;
+      };
+    }
     fields_.push_back(std::move(f));
   }
 

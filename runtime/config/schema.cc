@@ -57,6 +57,41 @@ bool read_range(const YAML::Node& node, IntRange& out) {
   return true;
 }
 
+bool read_map(const YAML::Node& node, OptionMap& out) {
+  YAML::Node map = node;
+  if (node.IsScalar()) {
+    try {
+      map = YAML::Load(node.Scalar());
+    } catch (const YAML::Exception&) {
+      return false;
+    }
+  }
+  if (map.IsNull()) {
+    out.clear();
+    return true;
+  }
+  if (!map.IsMap()) return false;
+  OptionMap values;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar() || !kv.second.IsScalar()) return false;
+    values[kv.first.Scalar()] = kv.second.Scalar();
+  }
+  out = std::move(values);
+  return true;
+}
+
+void emit_map(YAML::Emitter& out, const OptionMap& value) {
+  out << YAML::Flow << YAML::BeginMap;
+  for (const auto& [k, v] : value) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+}
+
+std::string show_map(const OptionMap& value) {
+  std::vector<std::string> entries;
+  for (const auto& [k, v] : value) entries.push_back(k + ": " + v);
+  return fmt::format("{{{}}}", fmt::join(entries, ", "));
+}
+
 }  // namespace field_detail
 
 void Schema::section(std::string name, std::string doc) {
@@ -191,6 +226,18 @@ void Schema::apply_section(void* root, const std::string& path, const std::strin
   }
 }
 
+bool Schema::assign_map_entry(void* root, const std::string& key, const std::string& value) const {
+  const std::size_t dot = key.rfind('.');
+  if (dot == std::string::npos || find(key) != nullptr) return false;
+  const std::string map_key = key.substr(0, dot);
+  bool assigned = false;
+  for (const auto& b : bindings_) {
+    if (b.section + "." + b.field.name != map_key || !b.field.assign_entry) continue;
+    assigned = b.field.assign_entry(b.object(root), key.substr(dot + 1), YAML::Node(value));
+  }
+  return assigned;
+}
+
 void Schema::apply_override(void* root, const std::string& path, const std::string& assignment,
                             Origins& origins) const {
   const std::string context =
@@ -202,6 +249,11 @@ void Schema::apply_override(void* root, const std::string& path, const std::stri
   }
   const std::string key = assignment.substr(0, eq);
   const std::string value = assignment.substr(eq + 1);
+  if (assign_map_entry(root, key, value)) {
+    origins.emplace_back(key.substr(0, key.rfind('.')),
+                         fmt::format("--set {} ({})", assignment, context));
+    return;
+  }
   const Binding* b = find(key);
   if (b == nullptr) {
     refuse_renamed(key, fmt::format("--set {} ({})", assignment, context));

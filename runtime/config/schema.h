@@ -106,6 +106,9 @@ class Schema {
                      const YAML::Node& keys, Origins& origins) const;
   void apply_override(void* root, const std::string& path, const std::string& assignment,
                       Origins& origins) const;
+  /// `--set section.map.entry=value` of an OptionMap field: sets the entry; false if `key`
+  /// names no entry of a map.
+  bool assign_map_entry(void* root, const std::string& key, const std::string& value) const;
   void validate_with(const void* root, const Origins& origins, const std::string& fallback) const;
 
   std::vector<Section> sections_;

@@ -3,13 +3,14 @@
 # writes
 #   find_package(GfnRuntime 0.1 CONFIG REQUIRED)
 #   target_link_libraries(my_target PRIVATE GfnRuntime::gfn_roles)
-# and gets the imported targets GfnRuntime::<library> of every project library (their
+# and gets the imported targets GfnRuntime::<library> of every project library, GfnRuntime::plugin
+# and gfn_add_environment_plugin() for environment plugins (plugins.cmake) (their
 # dependencies found again by GfnRuntimeConfig.cmake: MPI, LibTorch, spdlog, yaml-cpp, cereal,
 # Boost, CLI11, nlohmann_json, ZLIB).
 include(CMakePackageConfigHelpers)
 
 get_property(gfn_installed_libraries GLOBAL PROPERTY GFN_LAYER_LIBRARIES)
-install(TARGETS ${gfn_installed_libraries}
+install(TARGETS ${gfn_installed_libraries} gfn_plugin
         EXPORT GfnRuntimeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -33,4 +34,5 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/GfnRuntimeConfigVersion.cma
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/GfnRuntimeConfig.cmake
               ${CMAKE_BINARY_DIR}/GfnRuntimeConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/tools/cmake/plugins.cmake
         DESTINATION ${gfn_package_dir})

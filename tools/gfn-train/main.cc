@@ -25,6 +25,7 @@
 #include "roles/run_job.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/config/cli.h"
+#include "runtime/gfn/env/plugin_loader.h"
 #include "runtime/launch/explicit_launch.h"
 #include "runtime/launch/launch_env.h"
 #include "runtime/process/blas_kernels.h"
@@ -57,6 +58,10 @@ int main(int argc, char** argv) {
             std::to_string(config.iterations()) + " iterations: nothing left to train");
       }
     }
+    // env.plugin: loaded and its options checked on every rank before any communication.
+    core::resolve_environment_plugin(config.env, config.source_file.empty()
+                                                     ? "--set"
+                                                     : "config file '" + config.source_file + "'");
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
     // OpenBLAS's kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc
     // thresholds that keep tensor buffers in the heap.

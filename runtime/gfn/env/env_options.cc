@@ -48,7 +48,15 @@ const config::Fields<EnvOptions>& env_fields() {
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "
                "floats); each environment supports some.",
-               config::AsInvalid{});
+               config::AsInvalid{})
+          .add("plugin", &E::plugin,
+               "Path of an environment plugin, a shared library built against the installed "
+               "package (docs/environments.md \"Plugins\"); env.name must be the plugin's "
+               "environment. Relative paths are from the working directory. Empty: a built-in "
+               "environment.")
+          .add("options", &E::options,
+               "The plugin environment's options, checked by its own schema: `options: {key: "
+               "value}`, or `--set env.options.key=value`.");
   return fields;
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/config/option_map.h"
 #include "runtime/gfn/env/bit_sequence_options.h"
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/hypergrid_options.h"
@@ -33,6 +34,10 @@ namespace gfn::core {
 struct EnvOptions {
   std::string name = "hypergrid";                           ///< a name of the registry (registry.h)
   PreprocessorKind preprocessor = PreprocessorKind::kKHot;  ///< khot | onehot | identity
+  /// Path of an environment plugin (a shared library, plugin.h); "" = a built-in environment.
+  std::string plugin;
+  /// The plugin's options, checked by its own schema (plugin_loader.h).
+  config::OptionMap options;
 
   /// Every catalogued environment's options, with their defaults.
   EnvOptions();

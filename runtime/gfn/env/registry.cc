@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/plugin_loader.h"
 
 #include "runtime/gfn/env/environment_list.h"
 
@@ -38,6 +39,7 @@ std::vector<std::string> environment_names() {
 bool has_environment(const std::string& name) { return registry().count(name) > 0; }
 
 std::unique_ptr<Environment> make_environment(const EnvOptions& options) {
+  if (!options.plugin.empty()) return load_environment_plugin(options.plugin).make(options);
   const auto it = registry().find(options.name);
   if (it == registry().end()) {
     std::string known;

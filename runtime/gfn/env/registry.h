@@ -40,7 +40,8 @@ using EnvironmentFactory = std::unique_ptr<Environment> (*)(const EnvOptions& op
 /// Builds the environment options.name names. Throws std::invalid_argument naming
 /// env.name and listing the registered names for an unknown name, and whatever the
 /// environment's constructor throws for bad options (std::invalid_argument naming the
-/// field).
+/// field). With options.plugin set, the plugin's environment (plugin_loader.h; throws
+/// config::ConfigError for a plugin that does not load or options it refuses).
 std::unique_ptr<Environment> make_environment(const EnvOptions& options);
 
 /// The registered names, sorted.

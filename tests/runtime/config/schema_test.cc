@@ -31,6 +31,7 @@ struct Alpha {
   bool flag = false;
   std::uint64_t seed = 1;
   IntRange range{1, 2};
+  OptionMap extra;
 };
 
 struct Select {
@@ -59,6 +60,7 @@ const Fields<Alpha>& alpha_fields() {
           .add("flag", &Alpha::flag, "A flag.")
           .add("seed", &Alpha::seed, "A seed.")
           .add("range", &Alpha::range, "A range.", ordered_range(1))
+          .add("extra", &Alpha::extra, "Options someone else checks.")
           .renamed("old_count", "alpha.count: the same number");
   return fields;
 }
@@ -150,6 +152,29 @@ TEST_F(SchemaTest, DefaultsThenFileThenOverridesInOrder) {
   EXPECT_EQ(schema_.load("", {"alpha.range=[3, 3]"}).alpha.range, (IntRange{3, 3}));
 }
 
+// An OptionMap (option_map.h): a mapping of scalars in a file, one entry by
+// `--set section.key.entry=value` (over the file's), the whole map by `--set section.key={..}`;
+// written back as a flow mapping that loads to the same map.
+TEST_F(SchemaTest, OptionMapsFromFilesAndOverrides) {
+  const auto path = write("m.yaml", "alpha:\n  extra: {size: 6, beta: 0.5}\n");
+  const Root r = schema_.load(path, {"alpha.extra.flag=true", "alpha.extra.size=7"});
+  EXPECT_EQ(r.alpha.extra, (OptionMap{{"beta", "0.5"}, {"flag", "true"}, {"size", "7"}}));
+  EXPECT_EQ(schema_.load(path, {"alpha.extra={only: 1}"}).alpha.extra, (OptionMap{{"only", "1"}}));
+  EXPECT_TRUE(schema_.load(path, {"alpha.extra={}"}).alpha.extra.empty());
+  EXPECT_TRUE(schema_.load(write("n.yaml", "alpha:\n  extra:\n")).alpha.extra.empty());
+  const Root back = schema_.load(write("back.yaml", schema_.to_yaml(r)));
+  EXPECT_EQ(back.alpha.extra, r.alpha.extra);
+  EXPECT_THAT(schema_.to_yaml(r), HasSubstr("extra: {beta: 0.5, flag: true, size: 7}"));
+  EXPECT_THAT(schema_.differing_keys(r, schema_.load(path)), ElementsAre("alpha.extra"));
+  // Not a mapping of scalars: refused naming the key.
+  EXPECT_THAT(error_of(write("bad.yaml", "alpha:\n  extra: [1, 2]\n")),
+              HasSubstr("alpha.extra must be a mapping of names to values"));
+  EXPECT_THAT(error_of(write("deep.yaml", "alpha:\n  extra: {a: {b: 1}}\n")),
+              HasSubstr("alpha.extra must be a mapping of names to values"));
+  // An entry of a key that is not a map is still an unknown key.
+  EXPECT_THAT(error_of("", {"alpha.count.x=1"}), HasSubstr("unknown key 'alpha.count.x'"));
+}
+
 TEST_F(SchemaTest, UnknownSectionsAndKeysNameTheKeyAndTheFile) {
   const auto p1 = write("s.yaml", "alpah:\n  count: 1\n");
   EXPECT_THAT(error_of(p1), AllOf(HasSubstr("unknown section 'alpah'"), HasSubstr(p1),
@@ -219,8 +244,8 @@ TEST_F(SchemaTest, YamlRoundTripsAndWritesTheSelectedVariant) {
   EXPECT_EQ(schema_.to_yaml(again), yaml);
   EXPECT_EQ(again.two.size, 9);
   EXPECT_THAT(schema_.keys(), ElementsAre("alpha.count", "alpha.rate", "alpha.color", "alpha.name",
-                                          "alpha.flag", "alpha.seed", "alpha.range", "variant.kind",
-                                          "variant.size", "variant.scale"));
+                                          "alpha.flag", "alpha.seed", "alpha.range", "alpha.extra",
+                                          "variant.kind", "variant.size", "variant.scale"));
   EXPECT_THAT(schema_.differing_keys(r, again), ElementsAre());
   // The selected variants' sizes differ (two's 9, one's 4).
   EXPECT_THAT(schema_.differing_keys(r, schema_.load("")),
