@@ -190,7 +190,7 @@ ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor
   r.log_z = model.log_z().item<double>();
   r.n_modes_total = env.n_modes();
   r.n_modes_found = modes ? modes->n_found() : 0;
-  if (const auto* bits = dynamic_cast<const BitSequence*>(&env);
+  if (const auto* bits = dynamic_cast<const BitSequence*>(&env.base_environment());
       bits != nullptr && options.logp_samples > 0 && options.test_per_mode > 0) {
     // The TB paper's bit-sequence metric; the test set is fixed (seed 0, torchgfn's
     // create_test_set default), only the backward trajectories are random.

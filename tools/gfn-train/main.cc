@@ -25,7 +25,9 @@
 #include "roles/run_job.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/config/cli.h"
+#include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/plugin_loader.h"
+#include "runtime/gfn/env/registry.h"
 #include "runtime/launch/explicit_launch.h"
 #include "runtime/launch/launch_env.h"
 #include "runtime/process/blas_kernels.h"
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
             std::to_string(config.iterations()) + " iterations: nothing left to train");
       }
     }
-    // env.plugin: loaded and its options checked on every rank before any communication.
+    // env.plugin: loaded and checked on every rank before any communication.
     core::resolve_environment_plugin(config.env, config.source_file.empty()
                                                      ? "--set"
                                                      : "config file '" + config.source_file + "'");
@@ -68,6 +70,9 @@ int main(int argc, char** argv) {
     runtime::select_blas_kernels(config.engine.blas_kernels == core::BlasKernels::kAuto, argc,
                                  argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
+    // env.reward_model: loaded and run on a probe batch of the environment's states, on every
+    // rank before any communication.
+    if (!config.env.reward_model.empty()) core::make_environment(config.env);
     if (cli.print_config) {
       std::printf("%s\n", roles::to_yaml(config).c_str());
       return 0;

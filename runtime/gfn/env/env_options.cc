@@ -56,7 +56,12 @@ const config::Fields<EnvOptions>& env_fields() {
                "environment.")
           .add("options", &E::options,
                "The plugin environment's options, checked by its own schema: `options: {key: "
-               "value}`, or `--set env.options.key=value`.");
+               "value}`, or `--set env.options.key=value`.")
+          .add("reward_model", &E::reward_model,
+               "Path of a TorchScript module (torch.jit.save) mapping a batch of terminating "
+               "states int64 [B, state_dim] to log R, floating [B]; it replaces the "
+               "environment's reward (docs/environments.md \"Reward models\"). Empty: the "
+               "environment's own.");
   return fields;
 }
 

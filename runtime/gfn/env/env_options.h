@@ -38,6 +38,9 @@ struct EnvOptions {
   std::string plugin;
   /// The plugin's options, checked by its own schema (plugin_loader.h).
   config::OptionMap options;
+  /// Path of a TorchScript module giving log R of a batch of terminating states
+  /// (reward_model.h); "" = the environment's own reward.
+  std::string reward_model;
 
   /// Every catalogued environment's options, with their defaults.
   EnvOptions();

@@ -128,6 +128,10 @@ class Environment {
   /// index override it with a cheaper 1-D unique.
   virtual UniqueStates unique(const at::Tensor& states) const;
 
+  /// The environment this one decorates (a reward model, reward_model.h), else itself:
+  /// code that needs a concrete environment's extras (BitSequence's test set) looks there.
+  virtual const Environment& base_environment() const { return *this; }
+
   // ---- enumeration (optional) ---------------------------------------------------------
   /// True if the members below work; they throw std::domain_error otherwise.
   virtual bool enumerable() const { return false; }

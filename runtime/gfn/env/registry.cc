@@ -6,6 +6,7 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/plugin_loader.h"
+#include "runtime/gfn/env/reward_model.h"
 
 #include "runtime/gfn/env/environment_list.h"
 
@@ -39,6 +40,12 @@ std::vector<std::string> environment_names() {
 bool has_environment(const std::string& name) { return registry().count(name) > 0; }
 
 std::unique_ptr<Environment> make_environment(const EnvOptions& options) {
+  std::unique_ptr<Environment> env = make_base_environment(options);
+  if (options.reward_model.empty()) return env;
+  return with_reward_model(std::move(env), options.reward_model);
+}
+
+std::unique_ptr<Environment> make_base_environment(const EnvOptions& options) {
   if (!options.plugin.empty()) return load_environment_plugin(options.plugin).make(options);
   const auto it = registry().find(options.name);
   if (it == registry().end()) {

@@ -41,8 +41,13 @@ using EnvironmentFactory = std::unique_ptr<Environment> (*)(const EnvOptions& op
 /// env.name and listing the registered names for an unknown name, and whatever the
 /// environment's constructor throws for bad options (std::invalid_argument naming the
 /// field). With options.plugin set, the plugin's environment (plugin_loader.h; throws
-/// config::ConfigError for a plugin that does not load or options it refuses).
+/// config::ConfigError for a plugin that does not load or options it refuses). With
+/// options.reward_model set, wrapped by with_reward_model (reward_model.h; throws
+/// config::ConfigError for a module that cannot serve).
 std::unique_ptr<Environment> make_environment(const EnvOptions& options);
+
+/// make_environment without the reward model.
+std::unique_ptr<Environment> make_base_environment(const EnvOptions& options);
 
 /// The registered names, sorted.
 std::vector<std::string> environment_names();

@@ -1,0 +1,38 @@
+#pragma once
+// TorchScript reward models (`env.reward_model: path.pt`; docs/environments.md "Reward
+// models"): log R of a batch of terminating states from a module saved in Python with
+// torch.jit.save, for any environment (built-in or plugin). The usual case in sequence or
+// molecule design: the reward is a proxy network trained on data.
+//
+// The module's forward takes the states as they are, int64 [B, state_dim] (the environment's
+// representation, environment.h), and returns log R, a floating tensor [B] whose entries are
+// finite or -inf (R = 0); it is called once per batch (a trainer's sampled batch, a
+// validation batch), under no_grad, and its result is converted to float32. Everything else
+// (states, masks, preprocessors, enumeration, modes) is the wrapped environment's; an
+// enumerable environment's true distribution and log Z are recomputed from the module (in
+// batches of 65,536 states) when the wrapper is built. The modes stay the environment's
+// definition (e.g. BitSequence's target set); mode_probability() is unknown (nullopt).
+// Buffer managers score the log R the trainers computed with the module.
+//
+// Format: Debian's python3-torch and the LibTorch this program links are the same release
+// (1.13.1), so torch.jit.save's archives load here; the test exports its modules with it.
+// Thread-safety: the module is run under a mutex (const members stay callable from any
+// thread). Errors: std::runtime_error naming the file for a module that fails or returns
+// something else than described above.
+
+#include <memory>
+#include <string>
+
+namespace gfn::core {
+
+class Environment;
+
+/// `inner` with log R from the TorchScript module at `path` (loaded once, checked on a probe
+/// batch). Throws config::ConfigError naming env.reward_model and the file when the file is
+/// missing, is not a TorchScript archive, or its module does not map a batch of states to a
+/// floating tensor [B].
+std::unique_ptr<Environment> with_reward_model(std::unique_ptr<Environment> inner,
+                                               const std::string& path);
+
+
+}  // namespace gfn::core
