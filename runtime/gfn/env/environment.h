@@ -18,6 +18,13 @@
 // Speed contract (the trainer is throughput-bound): every member works on a whole
 // batch, so the sampler and the losses make ONE virtual call per batched operation
 // (per sampling step: forward_masks, step_unchecked, unique), never per state.
+// Costs the trainer expects: forward_masks, backward_masks, step_unchecked,
+// backward_step_unchecked and unique are called once per step of every sampled batch and
+// should be O(B * state_dim) tensor operations (no loop over rows); log_reward once per
+// batch of terminating states (a reward model's cost is the module's); check_states on
+// every validated call (keep it O(B * state_dim) too); the enumeration members once, at
+// validation set-up (their results are cached by the caller, all_states() etc. return
+// references to tensors built once, in the constructor or lazily).
 //
 // Enumeration (optional, for exact validation): an enumerable environment lists all
 // its states in a topological order of the DAG (every parent before its children),
@@ -31,10 +38,11 @@
 // modes a batch hits (HyperGrid: the state index of the mode; BitSequence: the index
 // of the target sequence in its mode set).
 //
-// Implementing one: see runtime/gfn/env/registry.h (and the README section "Adding an
-// environment"). Thread-safety: implementations must be immutable after construction;
-// every const member function may then be called concurrently (state_graph() builds
-// its cache under std::call_once).
+// Implementing one: built in, runtime/gfn/env/registry.h (docs/environments.md "Adding an
+// environment"); as a plugin outside this tree, runtime/gfn/env/plugin.h ("Plugins").
+// docs/environments.md "The interface" tabulates what each member must guarantee. Thread-safety:
+// implementations must be immutable after construction; every const member function may then be
+// called concurrently (state_graph() builds its cache under std::call_once).
 
 #include <ATen/core/Tensor.h>
 

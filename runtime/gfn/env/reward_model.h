@@ -34,5 +34,4 @@ class Environment;
 std::unique_ptr<Environment> with_reward_model(std::unique_ptr<Environment> inner,
                                                const std::string& path);
 
-
 }  // namespace gfn::core
