@@ -76,7 +76,9 @@ const config::Fields<TrainOptions>& train_fields() {
           .add("temperature", &T::temperature,
                "Off-policy sampling: PF's logits are divided by it.", config::positive())
           .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
-          .add("num_threads", &T::num_threads, "LibTorch intra-op threads per rank.",
+          .add("num_threads", &T::num_threads,
+               "LibTorch intra-op threads and OpenBLAS threads per rank; above 1, gfn-train "
+               "starts with OMP_WAIT_POLICY=PASSIVE (docs/performance.md \"Two threads\").",
                config::at_least(1));
   return fields;
 }

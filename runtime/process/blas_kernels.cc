@@ -42,16 +42,31 @@ std::string choose_openblas_coretype(const std::string& flags_text) {
   return "";
 }
 
-void select_blas_kernels(bool auto_select, int argc, char** argv) {
-  if (!auto_select || std::getenv("OPENBLAS_CORETYPE")) return;
-  const std::string core = choose_openblas_coretype(cpu_flags());
-  if (core.empty()) return;
-  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+std::vector<std::pair<std::string, std::string>> library_environment(const std::string& flags,
+                                                                     bool auto_select,
+                                                                     int intra_op_threads,
+                                                                     bool coretype_set,
+                                                                     bool wait_policy_set) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (auto_select && !coretype_set) {
+    const std::string core = choose_openblas_coretype(flags);
+    if (!core.empty()) out.emplace_back("OPENBLAS_CORETYPE", core);
+  }
+  if (intra_op_threads > 1 && !wait_policy_set) out.emplace_back("OMP_WAIT_POLICY", "PASSIVE");
+  return out;
+}
+
+void select_blas_kernels(bool auto_select, int intra_op_threads, int argc, char** argv) {
+  const auto vars =
+      library_environment(cpu_flags(), auto_select, intra_op_threads,
+                          std::getenv("OPENBLAS_CORETYPE"), std::getenv("OMP_WAIT_POLICY"));
+  if (vars.empty()) return;
+  for (const auto& [name, value] : vars) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> args(argv, argv + argc);
   args.push_back(nullptr);
   execv("/proc/self/exe", args.data());
-  std::fprintf(stderr, "warning: could not re-exec with OPENBLAS_CORETYPE=%s: %s\n", core.c_str(),
-               std::strerror(errno));
+  std::fprintf(stderr, "warning: could not re-exec with %s=%s: %s\n", vars[0].first.c_str(),
+               vars[0].second.c_str(), std::strerror(errno));
 }
 
 }  // namespace gfn::runtime

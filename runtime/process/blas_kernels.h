@@ -4,10 +4,20 @@
 // generic Prescott (SSE3) kernels (an OpenBLAS bug fixed in 0.3.25): measured
 // here, 4-D HyperGrid batch 128 takes 38 ms/iteration with them and 16-18 ms with
 // OPENBLAS_CORETYPE=SkylakeX. OpenBLAS reads OPENBLAS_CORETYPE when it is loaded,
-// before main(), so the only way to set it from inside the program is to re-exec: the one
-// environment variable the runtime still sets, from the config's engine.blas_kernels.
+// before main(), so the only way to set it from inside the program is to re-exec: the
+// environment variables the runtime sets, from the config, are this one (engine.blas_kernels)
+// and OMP_WAIT_POLICY (train.num_threads).
+//
+// OMP_WAIT_POLICY=PASSIVE with more than one intra-op thread: LibTorch's OpenMP threads
+// (libgomp) otherwise spin for a while after each parallel region, on the cores OpenBLAS's
+// own threads need for the next GEMM. Measured (2026-11-26, this 2-vCPU VM, HyperGrid 8-D
+// batch 1024, train.num_threads 2): 162-180 ms per iteration with libgomp's default policy,
+// 2.5x slower than one thread (65 ms); 52 ms with PASSIVE. libgomp reads the variable when it
+// is loaded, so it is set before the same re-exec.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gfn::runtime {
 
@@ -17,13 +27,22 @@ namespace gfn::runtime {
 /// Pure, thread-safe.
 std::string choose_openblas_coretype(const std::string& cpu_flags);
 
+/// The variables to set for the libraries, given this CPU's flags, engine.blas_kernels auto
+/// (`auto_select`), train.num_threads and whether each is already set (a user's own value
+/// wins): OPENBLAS_CORETYPE = choose_openblas_coretype() if auto_select and it is not empty;
+/// OMP_WAIT_POLICY = PASSIVE if intra_op_threads > 1. Pure, thread-safe.
+std::vector<std::pair<std::string, std::string>> library_environment(const std::string& cpu_flags,
+                                                                     bool auto_select,
+                                                                     int intra_op_threads,
+                                                                     bool coretype_set,
+                                                                     bool wait_policy_set);
+
 /// Call in main() once the config is read, before MPI or LibTorch start (reading the YAML
-/// touches neither). If `auto_select` (engine.blas_kernels auto), OPENBLAS_CORETYPE is
-/// unset (a user's own choice wins) and choose_openblas_coretype() of this CPU is not
-/// empty: sets OPENBLAS_CORETYPE and re-executes /proc/self/exe with the same arguments
-/// (same PID, so launchers are unaffected; the new process reads the same config and
-/// returns here at once). Returns normally when nothing is to be done or the re-exec
-/// fails (a warning on stderr). Not thread-safe.
-void select_blas_kernels(bool auto_select, int argc, char** argv);
+/// touches neither). Sets library_environment() of this CPU and process and, if it set
+/// anything, re-executes /proc/self/exe with the same arguments (same PID, so launchers are
+/// unaffected; the new process reads the same config, finds the variables set and returns
+/// here at once). Returns normally when nothing is to be done or the re-exec fails (a
+/// warning on stderr). Not thread-safe.
+void select_blas_kernels(bool auto_select, int intra_op_threads, int argc, char** argv);
 
 }  // namespace gfn::runtime

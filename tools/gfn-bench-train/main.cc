@@ -17,6 +17,7 @@
 #include <fmt/ostream.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -145,9 +146,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     // Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
-    // kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc thresholds.
+    // kernel set and, if a run uses several threads, OpenMP's passive wait policy (may
+    // re-exec with OPENBLAS_CORETYPE / OMP_WAIT_POLICY set), then malloc thresholds.
     const core::EngineOptions& engine = runs.front().second.engine;
-    runtime::select_blas_kernels(engine.blas_kernels == core::BlasKernels::kAuto, argc, argv);
+    int threads = 1;
+    for (const auto& run : runs) threads = std::max(threads, run.second.train.num_threads);
+    runtime::select_blas_kernels(engine.blas_kernels == core::BlasKernels::kAuto, threads, argc,
+                                 argv);
     runtime::tune_malloc_for_training(engine.malloc_tune);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());

@@ -65,10 +65,11 @@ int main(int argc, char** argv) {
                                                      ? "--set"
                                                      : "config file '" + config.source_file + "'");
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
-    // OpenBLAS's kernel set (may re-exec with OPENBLAS_CORETYPE set), then malloc
+    // OpenBLAS's kernel set and OpenMP's wait policy (may re-exec with OPENBLAS_CORETYPE /
+    // OMP_WAIT_POLICY set, runtime/process/blas_kernels.h), then malloc
     // thresholds that keep tensor buffers in the heap.
-    runtime::select_blas_kernels(config.engine.blas_kernels == core::BlasKernels::kAuto, argc,
-                                 argv);
+    runtime::select_blas_kernels(config.engine.blas_kernels == core::BlasKernels::kAuto,
+                                 config.train.num_threads, argc, argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
     // env.reward_model: loaded and run on a probe batch of the environment's states, on every
     // rank before any communication.
