@@ -43,7 +43,8 @@ const config::Fields<EnvOptions>& env_fields() {
       config::Fields<E>()
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-               "hypergrid, discrete_ebm, bit_sequence, line. Its own keys follow.")
+               "hypergrid, discrete_ebm, bit_sequence, line, or an environment plugin's "
+               "(env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "
