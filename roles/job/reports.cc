@@ -37,7 +37,8 @@ double median(std::vector<double> v) {
 nlohmann::json engine_summary(const core::EngineOptions& engine,
                               const std::map<std::string, std::string>& paths) {
   nlohmann::json out = paths;
-  const char* core = std::getenv("OPENBLAS_CORETYPE");  // set by select_blas_kernels or the user
+  const char* core =
+      std::getenv("OPENBLAS_CORETYPE");  // set by set_library_environment or the user
   out["blas_kernels"] = config::enum_name(engine.blas_kernels);
   out["openblas_coretype"] = core != nullptr ? core : "";
   out["malloc_tune"] =

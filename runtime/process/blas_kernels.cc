@@ -56,7 +56,7 @@ std::vector<std::pair<std::string, std::string>> library_environment(const std::
   return out;
 }
 
-void select_blas_kernels(bool auto_select, int intra_op_threads, int argc, char** argv) {
+void set_library_environment(bool auto_select, int intra_op_threads, int argc, char** argv) {
   const auto vars =
       library_environment(cpu_flags(), auto_select, intra_op_threads,
                           std::getenv("OPENBLAS_CORETYPE"), std::getenv("OMP_WAIT_POLICY"));

@@ -43,6 +43,6 @@ std::vector<std::pair<std::string, std::string>> library_environment(const std::
 /// unaffected; the new process reads the same config, finds the variables set and returns
 /// here at once). Returns normally when nothing is to be done or the re-exec fails (a
 /// warning on stderr). Not thread-safe.
-void select_blas_kernels(bool auto_select, int intra_op_threads, int argc, char** argv);
+void set_library_environment(bool auto_select, int intra_op_threads, int argc, char** argv);
 
 }  // namespace gfn::runtime

@@ -60,19 +60,19 @@ int main(int argc, char** argv) {
             std::to_string(config.iterations()) + " iterations: nothing left to train");
       }
     }
-    // env.plugin: loaded and checked on every rank before any communication.
-    core::resolve_environment_plugin(config.env, config.source_file.empty()
-                                                     ? "--set"
-                                                     : "config file '" + config.source_file + "'");
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
     // OpenBLAS's kernel set and OpenMP's wait policy (may re-exec with OPENBLAS_CORETYPE /
     // OMP_WAIT_POLICY set, runtime/process/blas_kernels.h), then malloc
     // thresholds that keep tensor buffers in the heap.
-    runtime::select_blas_kernels(config.engine.blas_kernels == core::BlasKernels::kAuto,
-                                 config.train.num_threads, argc, argv);
+    runtime::set_library_environment(config.engine.blas_kernels == core::BlasKernels::kAuto,
+                                     config.train.num_threads, argc, argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
-    // env.reward_model: loaded and run on a probe batch of the environment's states, on every
-    // rank before any communication.
+    // env.plugin and env.reward_model: loaded and checked on every rank before any
+    // communication (after the set-up, whose re-exec would load them twice); the reward model
+    // runs on a probe batch of the environment's states.
+    core::resolve_environment_plugin(config.env, config.source_file.empty()
+                                                     ? "--set"
+                                                     : "config file '" + config.source_file + "'");
     if (!config.env.reward_model.empty()) core::make_environment(config.env);
     if (cli.print_config) {
       std::printf("%s\n", roles::to_yaml(config).c_str());

@@ -38,7 +38,6 @@ class RewardModelEnvironment final : public Environment {
     module_.eval();
     try {
       probe();
-      if (inner_->enumerable()) enumerate_rewards();
     } catch (const std::runtime_error& e) {
       throw config::ConfigError(e.what());
     }
@@ -83,10 +82,12 @@ class RewardModelEnvironment final : public Environment {
   }
   const at::Tensor& true_distribution() const override {
     if (!enumerable()) not_enumerable("true_distribution");
+    std::call_once(rewards_once_, [this] { enumerate_rewards(); });
     return true_dist_;
   }
   double log_partition() const override {
     if (!enumerable()) not_enumerable("log_partition");
+    std::call_once(rewards_once_, [this] { enumerate_rewards(); });
     return log_z_;
   }
 
@@ -136,8 +137,10 @@ class RewardModelEnvironment final : public Environment {
     run(states, inner_->enumerable());
   }
 
-  /// R(x) / Z and log Z over the terminating states, from the module.
-  void enumerate_rewards() {
+  /// R(x) / Z and log Z over the terminating states, from the module: once, on first use
+  /// (exact validation), so trainers without validation, managers and gfn-train's start-up
+  /// check never pay it.
+  void enumerate_rewards() const {
     const at::Tensor& term = inner_->terminating_states();
     std::vector<at::Tensor> parts;
     for (std::int64_t b = 0; b < term.size(0); b += kChunk) {
@@ -153,8 +156,9 @@ class RewardModelEnvironment final : public Environment {
   std::string path_;
   mutable torch::jit::Module module_;  // forward() is not const; serialised by mutex_
   mutable std::mutex mutex_;
-  at::Tensor true_dist_;
-  double log_z_ = 0.0;
+  mutable std::once_flag rewards_once_;
+  mutable at::Tensor true_dist_;
+  mutable double log_z_ = 0.0;
 };
 
 torch::jit::Module load_module(const std::string& path) {

@@ -10,7 +10,7 @@
 // validation batch), under no_grad, and its result is converted to float32. Everything else
 // (states, masks, preprocessors, enumeration, modes) is the wrapped environment's; an
 // enumerable environment's true distribution and log Z are recomputed from the module (in
-// batches of 65,536 states) when the wrapper is built. The modes stay the environment's
+// batches of 65,536 states) on their first use. The modes stay the environment's
 // definition (e.g. BitSequence's target set); mode_probability() is unknown (nullopt).
 // Buffer managers score the log R the trainers computed with the module.
 //

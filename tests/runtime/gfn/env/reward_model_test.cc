@@ -118,7 +118,6 @@ TEST(RewardModel, ModulesThatCannotServeAreRefusedNamingTheFile) {
       {"integer", "must return log R, a floating tensor [4], got Long [4]"},
       {"nan", "finite or -inf, got NaN or +inf"},
       {"posinf", "finite or -inf, got NaN or +inf"},
-      {"neginf", "log Z is -inf"},
       {"pair", "forward must return a tensor, got Tuple"},
       {"needs_floats", "forward failed on a batch of states int64 [4, 3]"},
   };
@@ -127,6 +126,19 @@ TEST(RewardModel, ModulesThatCannotServeAreRefusedNamingTheFile) {
     const std::string file = name.front() == '/' ? name : model(name);
     EXPECT_NE(message.find("env.reward_model '" + file + "'"), std::string::npos) << message;
     EXPECT_NE(message.find(reason), std::string::npos) << name << ": " << message;
+  }
+}
+
+TEST(RewardModel, RewardsThatAreZeroEverywhereAreRefusedAtFirstUse) {
+  EnvOptions o = hypergrid();
+  o.reward_model = model("neginf");
+  const auto env = make_environment(o);  // -inf is a valid log R
+  try {
+    env->log_partition();
+    FAIL() << "log Z = -inf accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(model("neginf")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("log Z is -inf"), std::string::npos) << e.what();
   }
 }
 
