@@ -30,6 +30,11 @@ const config::Fields<EngineOptions>& engine_fields() {
           .add("reuse_logprobs", &E::reuse_logprobs,
                "On-policy iterations of the generic path reuse the sampling forward in the loss "
                "(runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
+          .add("precision", &E::precision,
+               "fp32, or bf16: the fast path's MLP GEMMs (sampling forward reused by the loss, "
+               "state table) with bfloat16 operands and float32 accumulation "
+               "(runtime/gfn/fast/bf16_gemm.h); parameters, gradients and the optimizer stay "
+               "float32. Needs a CPU with AVX512_BF16.")
           .add("blas_kernels", &E::blas_kernels,
                "At start-up, choose OpenBLAS's kernels from the CPU flags (OPENBLAS_CORETYPE, "
                "then a re-exec; a user-set value wins), or let OpenBLAS guess (off).")

@@ -48,14 +48,23 @@ enum class BlasKernels {
 inline constexpr config::EnumName<BlasKernels> kBlasKernelsNames[] = {{BlasKernels::kAuto, "auto"},
                                                                       {BlasKernels::kOff, "off"}};
 
+/// engine.precision: the arithmetic of the fast path's MLP GEMMs (fast/mlp_kernels.h).
+enum class Precision {
+  kFp32,  ///< float32 GEMMs (OpenBLAS through ATen): the reference
+  kBf16,  ///< bfloat16 operands, float32 accumulation and output (fast/bf16_gemm.h)
+};
+inline constexpr config::EnumName<Precision> kPrecisionNames[] = {{Precision::kFp32, "fp32"},
+                                                                  {Precision::kBf16, "bf16"}};
+
 inline constexpr const auto& enum_names(StateTableMode) { return kStateTableModeNames; }
+inline constexpr const auto& enum_names(Precision) { return kPrecisionNames; }
 inline constexpr const auto& enum_names(TableBackward) { return kTableBackwardNames; }
 inline constexpr const auto& enum_names(OptimizerKind) { return kOptimizerKindNames; }
 inline constexpr const auto& enum_names(BlasKernels) { return kBlasKernelsNames; }
 
-/// Every non-default value selects a reference path with the same results up to float
-/// rounding (tests/runtime/gfn/fast/evaluator_equivalence_test.cc and the other tests
-/// there).
+/// Every non-default value except precision: bf16 selects a reference path with the same
+/// results up to float rounding (tests/runtime/gfn/fast/evaluator_equivalence_test.cc and
+/// the other tests there).
 struct EngineOptions {
   /// Small enumerable environments evaluate PF/PB/logF once per iteration on all states
   /// (fast/state_table.h); off: the generic path. Cost of off at 2-D h8: ~2x per iteration.
@@ -76,6 +85,13 @@ struct EngineOptions {
   /// On-policy iterations of the generic path reuse the sampling forward in the loss
   /// (fast/saved_outputs_evaluator.h); false: the loss recomputes log PF / log PB.
   bool reuse_logprobs = true;
+  /// fp32, or bf16: the GEMMs of the hand-written MLP forward and backward (the sampling
+  /// forward reused by the loss, the state table) with bfloat16 operands and float32
+  /// accumulation (fast/bf16_gemm.h; ~2x the float32 GEMM rate on AVX512_BF16 CPUs). The
+  /// parameters, gradients, optimizer, loss, validation and the reference path stay
+  /// float32. NOT a reference-equivalent option: values change by bf16 rounding. Refused
+  /// at start-up on a CPU without bf16 instructions (Learner).
+  Precision precision = Precision::kFp32;
   /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
   /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and
   /// re-executes itself (runtime/process/blas_kernels.h). A user-set OPENBLAS_CORETYPE wins.

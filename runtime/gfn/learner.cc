@@ -22,6 +22,7 @@
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/plain_loops.h"
@@ -62,6 +63,15 @@ void check_train(const TrainOptions& t) {
 
 const char* on_off(bool on) { return on ? "on" : "off"; }
 
+void check_engine(const EngineOptions& engine) {
+  if (engine.precision == Precision::kBf16 && !bf16_gemm_supported()) {
+    throw std::invalid_argument(
+        "engine.precision: bf16 needs a CPU with bfloat16 instructions (AVX512_BF16 or AMX); "
+        "oneDNN finds " +
+        bf16_gemm_isa() + " on this one. Use engine.precision: fp32");
+  }
+}
+
 }  // namespace
 
 Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
@@ -73,6 +83,7 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_train(train);
+  check_engine(engine);
   set_threads(train.num_threads);
   env_ = make_environment(env);
   preprocessor_ = env_->make_preprocessor(env.preprocessor);
@@ -387,6 +398,7 @@ std::map<std::string, std::string> Learner::engine_paths() const {
   paths["optimizer"] = config::enum_name(engine_.optimizer);
   paths["adam_kernel"] = optim_->flat ? FlatAdamW::kernel_name(optim_->flat->kernel()) : "torch";
   paths["plain_loops"] = on_off(engine_.plain_loops);
+  paths["precision"] = config::enum_name(engine_.precision);
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   return paths;
 }

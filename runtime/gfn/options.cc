@@ -78,7 +78,8 @@ const config::Fields<TrainOptions>& train_fields() {
           .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
           .add("num_threads", &T::num_threads,
                "LibTorch intra-op threads and OpenBLAS threads per rank; above 1, gfn-train "
-               "starts with OMP_WAIT_POLICY=PASSIVE (docs/performance.md \"Two threads\").",
+               "starts with OMP_WAIT_POLICY=PASSIVE (bf16: GOMP_SPINCOUNT=10000; "
+               "docs/performance.md \"Two threads\").",
                config::at_least(1));
   return fields;
 }

@@ -42,24 +42,29 @@ std::string choose_openblas_coretype(const std::string& flags_text) {
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> library_environment(const std::string& flags,
-                                                                     bool auto_select,
-                                                                     int intra_op_threads,
-                                                                     bool coretype_set,
-                                                                     bool wait_policy_set) {
+std::vector<std::pair<std::string, std::string>> library_environment(
+    const std::string& flags, bool auto_select, int intra_op_threads, bool openmp_gemms,
+    bool coretype_set, bool wait_policy_set) {
   std::vector<std::pair<std::string, std::string>> out;
   if (auto_select && !coretype_set) {
     const std::string core = choose_openblas_coretype(flags);
     if (!core.empty()) out.emplace_back("OPENBLAS_CORETYPE", core);
   }
-  if (intra_op_threads > 1 && !wait_policy_set) out.emplace_back("OMP_WAIT_POLICY", "PASSIVE");
+  if (intra_op_threads > 1 && !wait_policy_set) {
+    if (openmp_gemms) {
+      out.emplace_back("GOMP_SPINCOUNT", kOpenMpGemmSpinCount);
+    } else {
+      out.emplace_back("OMP_WAIT_POLICY", "PASSIVE");
+    }
+  }
   return out;
 }
 
-void set_library_environment(bool auto_select, int intra_op_threads, int argc, char** argv) {
-  const auto vars =
-      library_environment(cpu_flags(), auto_select, intra_op_threads,
-                          std::getenv("OPENBLAS_CORETYPE"), std::getenv("OMP_WAIT_POLICY"));
+void set_library_environment(bool auto_select, int intra_op_threads, bool openmp_gemms, int argc,
+                             char** argv) {
+  const bool wait_policy_set = std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT");
+  const auto vars = library_environment(cpu_flags(), auto_select, intra_op_threads, openmp_gemms,
+                                        std::getenv("OPENBLAS_CORETYPE"), wait_policy_set);
   if (vars.empty()) return;
   for (const auto& [name, value] : vars) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> args(argv, argv + argc);

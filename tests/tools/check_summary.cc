@@ -60,12 +60,16 @@ int main(int argc, char** argv) {
   check(s.contains("engine") && s["engine"].is_object(), "engine object");
   if (s.contains("engine") && s["engine"].is_object()) {
     const auto& e = s["engine"];
-    for (const char* key : {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel",
-                            "plain_loops", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
+    for (const char* key :
+         {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel", "plain_loops",
+          "precision", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
       check(e.contains(key) && e.at(key).is_string(), std::string("engine.") + key);
     }
     if (e.contains("state_table")) {
       check(e["state_table"] == "on" || e["state_table"] == "off", "engine.state_table on|off");
+    }
+    if (e.contains("precision")) {
+      check(e["precision"] == "fp32" || e["precision"] == "bf16", "engine.precision fp32|bf16");
     }
   }
 

@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
     const core::EngineOptions& engine = runs.front().second.engine;
     int threads = 1;
     for (const auto& run : runs) threads = std::max(threads, run.second.train.num_threads);
-    runtime::set_library_environment(engine.blas_kernels == core::BlasKernels::kAuto, threads, argc,
-                                     argv);
+    runtime::set_library_environment(engine.blas_kernels == core::BlasKernels::kAuto, threads,
+                                     engine.precision == core::Precision::kBf16, argc, argv);
     runtime::tune_malloc_for_training(engine.malloc_tune);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());

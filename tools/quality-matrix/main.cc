@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   std::string seeds_for;
   long long iterations = 0;
   long long validation_samples = 0;
+  std::vector<std::string> user_sets;
   double timeout_s = 1800;
   bool smoke = false, dry_run = false, reuse_runs = false;
   ReplaySettings replay;
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
   app.add_option("--validation-samples", validation_samples,
                  "override validation.n_samples (smoke runs)")
       ->check(CLI::Range(1LL, 100000000LL));
+  app.add_option("--set", user_sets,
+                 "KEY=VALUE passed to every gfn-train run as --set (repeatable; e.g. "
+                 "engine.precision=bf16 for an A/B matrix)");
   app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
   std::vector<std::string> buffered_kinds;  // replay.kind's names (options.h), but none
   for (const auto& entry : gfn::buffer::kReplayKindNames) {
@@ -163,6 +167,7 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> extra;
     if (iterations > 0) extra.push_back(fmt::format("train.n_iterations={}", iterations));
+    extra.insert(extra.end(), user_sets.begin(), user_sets.end());
 
     bool any_replay = false;
     for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -1,5 +1,6 @@
 #include "runtime/gfn/fast/make_evaluator.h"
 
+#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
 #include "runtime/gfn/fast/state_table_evaluator.h"
 #include "runtime/gfn/reference_evaluator.h"
@@ -13,7 +14,7 @@ std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocess
     return std::make_unique<StateTableEvaluator>(model, preprocessor, env, engine);
   }
   if (engine.reuse_logprobs && reusable) {
-    return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, engine.plain_loops);
+    return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, mlp_kernels(engine));
   }
   return std::make_unique<ReferenceEvaluator>(model, preprocessor, env);
 }

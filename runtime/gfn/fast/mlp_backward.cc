@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/plain_loops.h"
 
 namespace gfn::core {
@@ -70,6 +71,16 @@ GFN_LOOP_CLONES void relu_backward_in_place(float* __restrict d, const float* __
   for (std::int64_t i = 0; i < n; ++i) d[i] = out[i] <= 0.0f ? 0.0f : d[i];
 }
 
+// d[i] = 0 where out[i] <= 0 for a bfloat16 out (raw bits): relu_backward_in_place on the
+// bf16 copy of the ReLU output that engine.precision bf16 keeps. A positive nonzero
+// bfloat16 is a positive nonzero int16; the copy is 0 only where the output was <= 0 or
+// a float32 below bfloat16's smallest subnormal (~9e-41; its gradient is then dropped).
+GFN_LOOP_CLONES void relu_backward_bf16_in_place(float* __restrict d,
+                                                 const std::int16_t* __restrict out,
+                                                 std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) d[i] = out[i] <= 0 ? 0.0f : d[i];
+}
+
 bool is_plain_float(const at::Tensor& t) {
   return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu();
 }
@@ -98,6 +109,57 @@ at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Te
   at::addmm_out(y, y, x, transposed_view(w, loops));
   if (relu) relu_in_place(yd, m * n);
   return y;
+}
+
+// engine.precision bf16: y = x_bf16 W_bf16^T + b in float32 (bf16_gemm.h), the bias rows
+// copied first and the GEMM accumulating onto them.
+at::Tensor linear_forward_bf16(const at::Tensor& xb, const at::Tensor& wb, const at::Tensor& b) {
+  const std::int64_t m = xb.size(0), n = wb.size(0);
+  at::Tensor y = at::empty({m, n}, at::kFloat);
+  const at::Tensor bias = b.contiguous();
+  float* yd = y.data_ptr<float>();
+  const float* bd = bias.data_ptr<float>();
+  for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
+  gemm_bf16(xb, /*transpose_a=*/false, wb, /*transpose_b=*/true, y, /*accumulate=*/true);
+  return y;
+}
+
+// The bf16 copies of the nets' weights (every Linear layer's W, in parameter order: the
+// copy of params[w] is at w / 2), made once per recorder or forward.
+std::vector<at::Tensor> bf16_weights(const std::vector<Net>& nets) {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> out;
+  for (const Net& net : nets) {
+    for (std::size_t i = 0; i < net.params.size(); i += 2) {
+      out.push_back(to_bf16(net.params[i].detach().contiguous()));
+    }
+  }
+  return out;
+}
+
+// run_nets with engine.precision bf16: the layer inputs kept as bf16 copies (what the
+// backward's grad-weight GEMMs read, and the ReLU mask), the head outputs in float32.
+void run_nets_bf16(const std::vector<Net>& nets, const std::vector<at::Tensor>& wb,
+                   const at::Tensor& x, NetsForward& out) {
+  at::NoGradGuard no_grad;
+  const at::Tensor xb = to_bf16(x.contiguous());
+  std::size_t first = 0;  // the first weight of the net in wb
+  for (const Net& net : nets) {
+    at::Tensor h = xb;
+    out.acts.push_back(xb);
+    for (std::int64_t i = 0; i < net.n_trunk; ++i) {
+      const auto w = static_cast<std::size_t>(2 * i);
+      at::Tensor y = linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1]);
+      relu_in_place(y.data_ptr<float>(), y.numel());
+      h = to_bf16(y);
+      out.acts.push_back(h);
+    }
+    for (std::size_t k = 0; k < net.heads.size(); ++k) {
+      const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
+      out.heads.push_back(linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1]));
+    }
+    first += net.params.size() / 2;
+  }
 }
 
 void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, NetsForward& out) {
@@ -135,10 +197,15 @@ void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, Net
 // input needs a gradient (it never receives one). Their versions are checked instead of
 // autograd's saved-variable check (std::logic_error if modified in place before backward).
 struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
-  static torch::autograd::variable_list forward(
-      torch::autograd::AutogradContext* ctx, at::TensorList vars, std::vector<at::Tensor> params,
-      std::vector<at::Tensor> acts, std::vector<at::Tensor> head_outputs,
-      std::vector<std::int64_t> layout, std::vector<std::int64_t> var_of_param, bool loops) {
+  // weights_bf16: empty (float32 GEMMs), or the bf16 copies of the weights (bf16_weights;
+  // engine.precision bf16) with which the forward ran; acts are then bf16 copies too.
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                at::TensorList vars, std::vector<at::Tensor> params,
+                                                std::vector<at::Tensor> acts,
+                                                std::vector<at::Tensor> head_outputs,
+                                                std::vector<std::int64_t> layout,
+                                                std::vector<std::int64_t> var_of_param, bool loops,
+                                                std::vector<at::Tensor> weights_bf16) {
     std::vector<std::int64_t> versions;
     for (std::size_t i = 0; i < params.size(); ++i) {
       versions.push_back(var_of_param[i] < 0 ? static_cast<std::int64_t>(params[i]._version()) : 0);
@@ -151,54 +218,23 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     ctx->saved_data["var_of_param"] = std::move(var_of_param);
     ctx->saved_data["versions"] = std::move(versions);
     ctx->saved_data["loops"] = loops;
+    ctx->saved_data["weights_bf16"] = std::move(weights_bf16);
     return head_outputs;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
     ctx->get_saved_variables();  // autograd's version check of the vars
-    const auto params = ctx->saved_data["params"].toTensorVector();
+    Backward b{ctx->saved_data["params"].toTensorVector(),
+               ctx->saved_data["weights_bf16"].toTensorVector(),
+               ctx->saved_data["var_of_param"].toIntVector(),
+               ctx->saved_data["versions"].toIntVector(), ctx->saved_data["loops"].toBool(),
+               // One gradient per forward argument: vars, then params, acts, head_outputs,
+               // layout, var_of_param, loops, weights_bf16.
+               torch::autograd::variable_list(
+                   static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 7)};
     const auto acts = ctx->saved_data["acts"].toTensorVector();
     const auto layout = ctx->saved_data["layout"].toIntVector();
-    const auto var_of_param = ctx->saved_data["var_of_param"].toIntVector();
-    const auto versions = ctx->saved_data["versions"].toIntVector();
-    const bool loops = ctx->saved_data["loops"].toBool();
-    // One gradient per forward argument: vars, then params, acts, head_outputs, layout,
-    // var_of_param, loops.
-    torch::autograd::variable_list grads(
-        static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 6);
-    // The .grad to accumulate parameter i's gradient into, or nullptr (return it).
-    auto sink = [&](std::size_t i) -> at::Tensor* {
-      if (var_of_param[i] >= 0) return nullptr;
-      if (static_cast<std::int64_t>(params[i]._version()) != versions[i]) {
-        throw std::logic_error(
-            "RecordedMlp: a parameter was modified in place between the forward and the "
-            "backward");
-      }
-      at::Tensor& g = params[i].mutable_grad();
-      if (!g.defined()) g = at::zeros_like(params[i]);
-      return &g;
-    };
-    auto give = [&](std::size_t i, at::Tensor value) {
-      grads[static_cast<std::size_t>(var_of_param[i])] = std::move(value);
-    };
-    // Gradients of Linear(in -> out) with parameters (W, b) at index w, given dy [M, out]
-    // and its input x [M, in].
-    auto linear_grads = [&](std::size_t w, const at::Tensor& dy, const at::Tensor& x) {
-      // dy^T without dispatch (transposed_view: m.t() without loops), same GEMM.
-      const at::Tensor dy_t = transposed_view(dy, loops);
-      if (at::Tensor* g = sink(w)) {
-        g->addmm_(dy_t, x);
-      } else {
-        give(w, dy_t.mm(x));
-      }
-      if (at::Tensor* g = sink(w + 1)) {
-        if (!loops || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
-      } else {
-        at::Tensor db = at::zeros({dy.size(1)}, at::kFloat);
-        give(w + 1, loops && add_column_sums(db, dy) ? db : dy.sum(0));
-      }
-    };
     std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
     for (std::size_t net = 0; net < layout.size(); net += 2) {
       const auto n_trunk = static_cast<std::size_t>(layout[net]);
@@ -209,28 +245,109 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
         const at::Tensor& g = grad_out[k + j];
         if (!g.defined()) continue;
         const std::size_t w = p + 2 * n_trunk + 2 * j;
-        linear_grads(w, g, h);
-        dh = dh.defined() ? dh.addmm_(g, params[w]) : g.mm(params[w]);
+        const at::Tensor g_op = b.gemm_operand(g);
+        b.linear_grads(w, g, g_op, h);
+        b.add_grad_input(dh, g_op, w);
       }
       for (std::size_t i = n_trunk; i-- > 0 && dh.defined();) {
         const std::size_t w = p + 2 * i;
         const at::Tensor dz = relu_backward_(dh, acts[a + i + 1]);
-        linear_grads(w, dz, acts[a + i]);
-        dh = i > 0 ? dz.mm(params[w]) : at::Tensor();
+        const at::Tensor dz_op = b.gemm_operand(dz);
+        b.linear_grads(w, dz, dz_op, acts[a + i]);
+        at::Tensor next;
+        if (i > 0) b.add_grad_input(next, dz_op, w);
+        dh = next;
       }
       p += 2 * (n_trunk + n_heads);
       a += n_trunk + 1;
       k += n_heads;
     }
-    return grads;
+    return std::move(b.grads);
   }
 
+  // The GEMMs of the Linear layers' backward and where their gradients go.
+  struct Backward {
+    std::vector<at::Tensor> params, weights_bf16;
+    std::vector<std::int64_t> var_of_param, versions;
+    bool loops;
+    torch::autograd::variable_list grads;
+
+    bool bf16() const { return !weights_bf16.empty(); }
+
+    // dy as the GEMMs read it: its bf16 copy (engine.precision bf16) or itself.
+    at::Tensor gemm_operand(const at::Tensor& dy) const {
+      return bf16() ? to_bf16(dy.contiguous()) : dy;
+    }
+
+    // The .grad to accumulate parameter i's gradient into, or nullptr (return it).
+    at::Tensor* sink(std::size_t i) {
+      if (var_of_param[i] >= 0) return nullptr;
+      if (static_cast<std::int64_t>(params[i]._version()) != versions[i]) {
+        throw std::logic_error(
+            "RecordedMlp: a parameter was modified in place between the forward and the "
+            "backward");
+      }
+      at::Tensor& g = params[i].mutable_grad();
+      if (!g.defined()) g = at::zeros_like(params[i]);
+      return &g;
+    }
+
+    void give(std::size_t i, at::Tensor value) {
+      grads[static_cast<std::size_t>(var_of_param[i])] = std::move(value);
+    }
+
+    // Gradients of Linear(in -> out) with parameters (W, b) at index w, given dy [M, out]
+    // (dy_op: gemm_operand(dy)) and its input x [M, in] (bf16: the kept bf16 copy).
+    void linear_grads(std::size_t w, const at::Tensor& dy, const at::Tensor& dy_op,
+                      const at::Tensor& x) {
+      if (bf16()) {
+        if (at::Tensor* g = sink(w)) {
+          gemm_bf16(dy_op, /*transpose_a=*/true, x, false, *g, /*accumulate=*/true);
+        } else {
+          at::Tensor gw = at::empty({dy.size(1), x.size(1)}, at::kFloat);
+          gemm_bf16(dy_op, /*transpose_a=*/true, x, false, gw, /*accumulate=*/false);
+          give(w, std::move(gw));
+        }
+      } else if (at::Tensor* g = sink(w)) {
+        // dy^T without dispatch (transposed_view: m.t() without loops), same GEMM.
+        g->addmm_(transposed_view(dy, loops), x);
+      } else {
+        give(w, transposed_view(dy, loops).mm(x));
+      }
+      if (at::Tensor* g = sink(w + 1)) {
+        if (!loops || !add_column_sums(*g, dy)) g->add_(dy.sum(0));
+      } else {
+        at::Tensor db = at::zeros({dy.size(1)}, at::kFloat);
+        give(w + 1, loops && add_column_sums(db, dy) ? db : dy.sum(0));
+      }
+    }
+
+    // dh (+)= dy W for the Linear layer whose weight is params[w] (dy_op: gemm_operand(dy)).
+    void add_grad_input(at::Tensor& dh, const at::Tensor& dy_op, std::size_t w) const {
+      if (!bf16()) {
+        dh = dh.defined() ? dh.addmm_(dy_op, params[w]) : dy_op.mm(params[w]);
+        return;
+      }
+      const at::Tensor& wb = weights_bf16[w / 2];
+      const bool accumulate = dh.defined();
+      if (!accumulate) dh = at::empty({dy_op.size(0), wb.size(1)}, at::kFloat);
+      gemm_bf16(dy_op, false, wb, false, dh, accumulate);
+    }
+  };
+
   // ReLU's backward, in place on dh (a tensor of this backward): at::threshold_backward's
-  // values (0 where the ReLU output is <= 0) without allocating (one loop, vectorized).
+  // values (0 where the ReLU output is <= 0) without allocating (one loop, vectorized);
+  // out may be the bf16 copy of the output (engine.precision bf16).
   static at::Tensor relu_backward_(at::Tensor& dh, const at::Tensor& out) {
+    if (dh.is_contiguous() && out.is_contiguous() && dh.scalar_type() == at::kFloat &&
+        out.scalar_type() == at::kBFloat16) {
+      relu_backward_bf16_in_place(
+          dh.data_ptr<float>(), reinterpret_cast<const std::int16_t*>(out.data_ptr()), dh.numel());
+      return dh;
+    }
     if (!dh.is_contiguous() || !out.is_contiguous() || dh.scalar_type() != at::kFloat ||
         out.scalar_type() != at::kFloat) {
-      return at::threshold_backward(dh, out, 0);
+      return at::threshold_backward(dh, out.to(at::kFloat), 0);
     }
     relu_backward_in_place(dh.data_ptr<float>(), out.data_ptr<float>(), dh.numel());
     return dh;
@@ -244,41 +361,65 @@ struct ModelLayout {
   // pf_only: PF's trunk with every head it serves (tied: PB and logF too); else every
   // net: PF, then (untied) PB's and logF's own trunks. A uniform PB has no net.
   static std::vector<Net> nets(GFlowNetModel& m, bool pf_only) {
-    std::vector<Net> nets;
-    auto add_net = [&nets](const torch::nn::Sequential& trunk) {
-      Net net;
-      append_trunk(trunk, net.params);
-      net.n_trunk = static_cast<std::int64_t>(net.params.size() / 2);
-      nets.push_back(std::move(net));
-    };
-    auto add_head = [&nets](Head head, const at::Tensor& w, const at::Tensor& b) {
-      nets.back().params.push_back(w);
-      nets.back().params.push_back(b);
-      nets.back().heads.push_back(head);
-    };
-    add_net(m.pf_trunk_);
-    if (m.pf_noisy_head_) {
-      add_head(kPfHead, m.pf_noisy_head_->weight(), m.pf_noisy_head_->bias());
-    } else {
-      add_head(kPfHead, m.pf_head_->weight, m.pf_head_->bias);
-    }
+    std::vector<Net> nets = pf_net(m);
     const bool learned_pb = !m.uniform_pb_;
     if (m.tied_ || !pf_only) {
       if (learned_pb) {
-        if (!m.tied_) add_net(m.pb_trunk_);
-        add_head(kPbHead, m.pb_head_->weight, m.pb_head_->bias);
+        if (!m.tied_) add_net(nets, m.pb_trunk_);
+        add_head(nets, kPbHead, m.pb_head_->weight, m.pb_head_->bias);
       }
       if (m.has_log_flow()) {
-        if (!m.tied_) add_net(m.log_flow_trunk_);
-        add_head(kLogFlowHead, m.log_flow_head_->weight, m.log_flow_head_->bias);
+        if (!m.tied_) add_net(nets, m.log_flow_trunk_);
+        add_head(nets, kLogFlowHead, m.log_flow_head_->weight, m.log_flow_head_->bias);
       }
     }
     return nets;
   }
 
-  // RecordedMlp over `nets` (parameters with autograd) with the forward `fwd`.
+  // Untied model: PB's net (if learned) and logF's (if any), without PF's.
+  static std::vector<Net> pb_and_flow_nets(GFlowNetModel& m) {
+    std::vector<Net> nets;
+    if (!m.uniform_pb_) {
+      add_net(nets, m.pb_trunk_);
+      add_head(nets, kPbHead, m.pb_head_->weight, m.pb_head_->bias);
+    }
+    if (m.has_log_flow()) {
+      add_net(nets, m.log_flow_trunk_);
+      add_head(nets, kLogFlowHead, m.log_flow_head_->weight, m.log_flow_head_->bias);
+    }
+    return nets;
+  }
+
+  static void add_net(std::vector<Net>& nets, const torch::nn::Sequential& trunk) {
+    Net net;
+    append_trunk(trunk, net.params);
+    net.n_trunk = static_cast<std::int64_t>(net.params.size() / 2);
+    nets.push_back(std::move(net));
+  }
+
+  static void add_head(std::vector<Net>& nets, Head head, const at::Tensor& w,
+                       const at::Tensor& b) {
+    nets.back().params.push_back(w);
+    nets.back().params.push_back(b);
+    nets.back().heads.push_back(head);
+  }
+
+  // PF's trunk and head.
+  static std::vector<Net> pf_net(GFlowNetModel& m) {
+    std::vector<Net> nets;
+    add_net(nets, m.pf_trunk_);
+    if (m.pf_noisy_head_) {
+      add_head(nets, kPfHead, m.pf_noisy_head_->weight(), m.pf_noisy_head_->bias());
+    } else {
+      add_head(nets, kPfHead, m.pf_head_->weight, m.pf_head_->bias);
+    }
+    return nets;
+  }
+
+  // RecordedMlp over `nets` (parameters with autograd) with the forward `fwd` (run with
+  // weights_bf16 if not empty).
   static PolicyOutputs apply(const std::vector<Net>& nets, NetsForward fwd, bool write_leaf_grads,
-                             bool loops) {
+                             bool loops, std::vector<at::Tensor> weights_bf16) {
     std::vector<at::Tensor> params, vars;
     std::vector<std::int64_t> layout, var_of_param;
     std::vector<Head> heads;
@@ -303,9 +444,9 @@ struct ModelLayout {
       thread_local const at::Tensor anchor = at::zeros({}, at::kFloat).requires_grad_(true);
       vars.push_back(anchor);
     }
-    const auto out =
-        RecordedMlp::apply(at::TensorList(vars), std::move(params), std::move(fwd.acts),
-                           std::move(fwd.heads), std::move(layout), std::move(var_of_param), loops);
+    const auto out = RecordedMlp::apply(
+        at::TensorList(vars), std::move(params), std::move(fwd.acts), std::move(fwd.heads),
+        std::move(layout), std::move(var_of_param), loops, std::move(weights_bf16));
     return outputs_of(heads, out);
   }
 
@@ -329,22 +470,62 @@ struct ModelLayout {
   }
 };
 
-PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
-                                      bool write_leaf_grads, bool loops) {
+namespace {
+
+// run_nets in the kernels' precision; bf16: with the weights' bf16 copies, made here if
+// weights_bf16 is empty.
+void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels kernels,
+                 std::vector<at::Tensor>& weights_bf16, NetsForward& out) {
+  if (!kernels.bf16) {
+    run_nets(nets, x, kernels.plain_loops, out);
+    return;
+  }
+  if (weights_bf16.empty()) weights_bf16 = bf16_weights(nets);
+  run_nets_bf16(nets, weights_bf16, x, out);
+}
+
+// The hand-written forward of the nets select(model) on x, and their RecordedMlp node.
+template <class Select>
+PolicyOutputs manual_forward(GFlowNetModel& model, Select select, const at::Tensor& x,
+                             bool write_leaf_grads, MlpKernels kernels) {
   std::vector<Net> nets;
   {
     at::NoGradGuard no_grad;
-    nets = ModelLayout::nets(model, /*pf_only=*/false);
+    nets = select(model);
   }
+  if (nets.empty()) return PolicyOutputs{};
   NetsForward fwd;
-  run_nets(nets, x, loops, fwd);
-  PolicyOutputs out = ModelLayout::apply(ModelLayout::nets(model, /*pf_only=*/false),
-                                         std::move(fwd), write_leaf_grads, loops);
+  std::vector<at::Tensor> weights_bf16;
+  run_nets_in(nets, x, kernels, weights_bf16, fwd);
+  // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
+  return ModelLayout::apply(select(model), std::move(fwd), write_leaf_grads, kernels.plain_loops,
+                            std::move(weights_bf16));
+}
+
+}  // namespace
+
+PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
+                                      bool write_leaf_grads, MlpKernels kernels) {
+  PolicyOutputs out = manual_forward(
+      model, [](GFlowNetModel& m) { return ModelLayout::nets(m, /*pf_only=*/false); }, x,
+      write_leaf_grads, kernels);
   if (model.uniform_pb()) out.pb_logits = at::zeros({x.size(0), model.n_actions() - 1}, at::kFloat);
   return out;
 }
 
-ForwardRecorder::ForwardRecorder(GFlowNetModel& model, bool loops) : model_(model), loops_(loops) {}
+PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor& x,
+                                          MlpKernels kernels) {
+  if (model.tied()) {
+    throw std::logic_error(
+        "pb_and_flow_manual_backward: the model is tied (PB and logF share PF's trunk: use "
+        "forward_manual_backward or a ForwardRecorder)");
+  }
+  return manual_forward(model, ModelLayout::pb_and_flow_nets, x, /*write_leaf_grads=*/false,
+                        kernels);
+}
+
+ForwardRecorder::ForwardRecorder(GFlowNetModel& model, MlpKernels kernels)
+    : model_(model), kernels_(kernels) {}
 
 PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
   if (done_) throw std::logic_error("ForwardRecorder::record: outputs() was already called");
@@ -354,7 +535,8 @@ PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
     nets = ModelLayout::nets(model_, /*pf_only=*/true);
   }
   NetsForward fwd;
-  run_nets(nets, x, loops_, fwd);
+  // The parameters do not change until outputs(): one bf16 copy of the weights.
+  run_nets_in(nets, x, kernels_, weights_bf16_, fwd);
   PolicyOutputs out = ModelLayout::outputs_of(nets[0].heads, fwd.heads);
   rows_ += x.size(0);
   acts_.push_back(std::move(fwd.acts));
@@ -379,7 +561,8 @@ PolicyOutputs ForwardRecorder::outputs() {
   heads_.clear();
   // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
   return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(fwd),
-                            /*write_leaf_grads=*/false, loops_);
+                            /*write_leaf_grads=*/false, kernels_.plain_loops,
+                            std::move(weights_bf16_));
 }
 
 }  // namespace gfn::core

@@ -14,15 +14,16 @@
 #include <vector>
 
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/mlp_kernels.h"
 
 namespace gfn::core {
 
 /// model.forward(x, 0) (PF, PB and logF on all M rows of x float32 [M, input_dim]) with a
 /// hand-written backward: the forward runs WITHOUT autograd (bit-identical values to
 /// model.forward: the same addmm GEMMs; bias rows and ReLU as plain loops if
-/// `loops`, i.e. engine.plain_loops, plain_loops.h) keeping every layer's activations, and the
-/// outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow [M] if the
-/// model has a logF head) come out of ONE autograd node (RecordedMlp in mlp_backward.cc)
+/// kernels.plain_loops, plain_loops.h; bf16 GEMMs if kernels.bf16) keeping every layer's
+/// activations, and the outputs (pf_logits [M, n_actions], pb_logits [M, n_actions - 1], log_flow
+/// [M] if the model has a logF head) come out of ONE autograd node (RecordedMlp in mlp_backward.cc)
 /// whose backward runs the MLPs' backward with the minimal GEMMs per Linear layer
 /// (grad-weight mm, grad-input mm except for the first layer; bias gradients as column
 /// sums in ATen's summation order, add_column_sums in plain_loops.h),
@@ -40,7 +41,18 @@ namespace gfn::core {
 /// autograd's saved-variable check). Used by the state table (state_table.h); not
 /// thread-safe.
 PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
-                                      bool write_leaf_grads, bool loops);
+                                      bool write_leaf_grads, MlpKernels kernels);
+
+/// Untied model only: PB's logits (learned PB) and logF (if the model has a logF head) of
+/// the M rows of x float32 [M, input_dim] from their own trunks, by the hand-written
+/// forward and backward of forward_manual_backward (PF's trunk is not run): pb_logits
+/// [M, n_actions - 1] (undefined for a uniform PB), log_flow [M] (undefined without a
+/// logF head), pf_logits undefined. Gradients go back through autograd (no
+/// write_leaf_grads). Used by the on-policy reuse of the sampling forward for the nets it
+/// did not record (saved_outputs_evaluator.h) when engine.precision is bf16. Throws
+/// std::logic_error for a tied model. Not thread-safe.
+PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor& x,
+                                          MlpKernels kernels);
 
 /// Records forward passes of a model WITHOUT autograd (on-policy sampling, one record per
 /// sampling step; sampler.h) and afterwards gives the outputs of all recorded rows ONE
@@ -55,8 +67,7 @@ PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
 /// thread-safe; single use (outputs() once).
 class ForwardRecorder {
  public:
-  /// loops: engine.plain_loops (plain_loops.h) for the bias rows, ReLU and column sums.
-  ForwardRecorder(GFlowNetModel& model, bool loops);
+  ForwardRecorder(GFlowNetModel& model, MlpKernels kernels);
   /// x float32 [M, input_dim] -> detached outputs of model.forward(x, 0) (same ops, same
   /// values): pf_logits [M, n_actions]; tied only: pb_logits [M, n_actions - 1] (learned
   /// PB) and log_flow [M] (logF head); undefined otherwise. Keeps the layer inputs.
@@ -70,7 +81,8 @@ class ForwardRecorder {
 
  private:
   GFlowNetModel& model_;
-  bool loops_;
+  MlpKernels kernels_;
+  std::vector<at::Tensor> weights_bf16_;        ///< kernels_.bf16: the weights' bf16 copies
   std::vector<std::vector<at::Tensor>> acts_;   ///< per record: x, h_1, ..., h_L
   std::vector<std::vector<at::Tensor>> heads_;  ///< per record: head outputs [M, out]
   std::int64_t rows_ = 0;

@@ -6,19 +6,21 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
 
 StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
-                                       const Preprocessor& preprocessor, const Environment& env) {
+                                       const Preprocessor& preprocessor, const Environment& env,
+                                       MlpKernels kernels) {
   if (!trajs.has_saved_outputs()) {
     throw std::invalid_argument(
         "saved_outputs_evaluator: the trajectories have no saved outputs (sample them with "
         "sample_trajectories_saving_outputs)");
   }
-  return [&trajs, &model, &preprocessor, &env](const at::Tensor& states, bool with_pb) {
+  return [&trajs, &model, &preprocessor, &env, kernels](const at::Tensor& states, bool with_pb) {
     if (!(states.is_same(trajs.states) ||
           (states.sizes() == trajs.states.sizes() && states.equal(trajs.states)))) {
       throw std::logic_error(
@@ -34,30 +36,37 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
       // Untied model: PB (and logF) trunks once on the distinct states, like model_evaluator.
       const UniqueStates u = env.unique(states);
       const at::Tensor x = preprocessor(u.states);
-      if (need_pb) s.pb_logits = model.pb_logits(x).index_select(0, u.inverse);
-      if (need_flow) s.log_flow = model.log_flow(x).index_select(0, u.inverse);
+      if (kernels.bf16 && !model.uniform_pb()) {
+        // The same nets by the hand-written forward and backward, with bf16 GEMMs.
+        const PolicyOutputs o = pb_and_flow_manual_backward(model, x, kernels);
+        if (need_pb) s.pb_logits = o.pb_logits.index_select(0, u.inverse);
+        if (need_flow) s.log_flow = o.log_flow.index_select(0, u.inverse);
+      } else {
+        if (need_pb) s.pb_logits = model.pb_logits(x).index_select(0, u.inverse);
+        if (need_flow) s.log_flow = model.log_flow(x).index_select(0, u.inverse);
+      }
     }
     return s;
   };
 }
 
 SavedOutputsEvaluator::SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                             const Environment& env, bool loops)
+                                             const Environment& env, MlpKernels kernels)
     : model_(model),
       preprocessor_(preprocessor),
       env_(env),
-      loops_(loops),
+      kernels_(kernels),
       reference_(model, preprocessor, env) {}
 
 Trajectories SavedOutputsEvaluator::sample(std::int64_t n, const SamplerOptions& options,
                                            at::Generator& generator) {
   if (n == 0) return reference_.sample(n, options, generator);
   return sample_trajectories_saving_outputs(
-      env_, model_saving_policy(model_, preprocessor_, env_, loops_), n, options, generator);
+      env_, model_saving_policy(model_, preprocessor_, env_, kernels_), n, options, generator);
 }
 
 void SavedOutputsEvaluator::attach_outputs(Trajectories& part) {
-  save_outputs(model_saving_policy(model_, preprocessor_, env_, loops_), part);
+  save_outputs(model_saving_policy(model_, preprocessor_, env_, kernels_), part);
 }
 
 LossValue SavedOutputsEvaluator::loss(const Loss& loss, const Trajectories& batch,
@@ -65,8 +74,8 @@ LossValue SavedOutputsEvaluator::loss(const Loss& loss, const Trajectories& batc
   if (!batch.has_saved_outputs() || !loss.reuses_sampled_outputs()) {
     return reference_.loss(loss, batch, log_z);
   }
-  return loss.evaluate(env_, batch, saved_outputs_evaluator(batch, model_, preprocessor_, env_),
-                       log_z);
+  return loss.evaluate(
+      env_, batch, saved_outputs_evaluator(batch, model_, preprocessor_, env_, kernels_), log_z);
 }
 
 }  // namespace gfn::core

@@ -5,6 +5,7 @@
 // Not thread-safe: one thread owns the model.
 
 #include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/reference_evaluator.h"
 #include "runtime/gfn/trajectories.h"
@@ -25,9 +26,12 @@ class Preprocessor;
 /// GEMMs over a different number of rows). Keeps references to its arguments; throws
 /// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
 /// on other states than trajs.states (the losses that reuse only do that:
-/// Loss::reuses_sampled_outputs).
+/// Loss::reuses_sampled_outputs). kernels.bf16: that pass runs the hand-written forward
+/// and backward with bf16 GEMMs (pb_and_flow_manual_backward, mlp_backward.h); otherwise
+/// model.pb_logits / model.log_flow under autograd.
 StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
-                                       const Preprocessor& preprocessor, const Environment& env);
+                                       const Preprocessor& preprocessor, const Environment& env,
+                                       MlpKernels kernels = MlpKernels{});
 
 /// The Evaluator (evaluator.h) of on-policy iterations that reuse the sampling forward:
 /// fresh trajectories from sample_trajectories_saving_outputs (saving_sampler.h; n = 0:
@@ -36,12 +40,12 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
 /// (saved_outputs_evaluator) when the batch has them and the loss reuses them
 /// (Loss::reuses_sampled_outputs), else recomputes them like the reference. Chosen only for
 /// on-policy iterations (epsilon 0, temperature 1) and losses with Loss::reuses_sampled_outputs
-/// (make_evaluator, make_evaluator.h). loops: engine.plain_loops (ForwardRecorder, mlp_backward.h).
-/// Keeps references to its arguments. Not thread-safe.
+/// (make_evaluator, make_evaluator.h). kernels: engine.plain_loops and engine.precision
+/// (ForwardRecorder, mlp_backward.h). Keeps references to its arguments. Not thread-safe.
 class SavedOutputsEvaluator final : public Evaluator {
  public:
   SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                        const Environment& env, bool loops);
+                        const Environment& env, MlpKernels kernels);
   EvaluatorKind kind() const override { return EvaluatorKind::kSavedOutputs; }
   Trajectories sample(std::int64_t n, const SamplerOptions& options,
                       at::Generator& generator) override;
@@ -54,7 +58,7 @@ class SavedOutputsEvaluator final : public Evaluator {
   GFlowNetModel& model_;
   const Preprocessor& preprocessor_;
   const Environment& env_;
-  bool loops_;
+  MlpKernels kernels_;
   ReferenceEvaluator reference_;  ///< n = 0 and batches without saved outputs
 };
 

@@ -15,8 +15,8 @@
 namespace gfn::core {
 
 SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                 const Environment& env, bool loops) {
-  auto recorder = std::make_shared<ForwardRecorder>(model, loops);
+                                 const Environment& env, MlpKernels kernels) {
+  auto recorder = std::make_shared<ForwardRecorder>(model, kernels);
   SavingPolicy policy;
   policy.step = [recorder, &preprocessor, &env](const at::Tensor& states) {
     const UniqueStates u = env.unique(states);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
 
@@ -43,15 +44,15 @@ struct SavingPolicy {
 };
 
 /// The saving policy of a model on the distinct states (Environment::unique), over a
-/// ForwardRecorder (mlp_backward.h; loops = engine.plain_loops): each step runs the forward without
-/// autograd and keeps the layer activations; finish() gives all recorded rows one autograd node
-/// whose backward is ONE batched MLP backward (not one per step). PF only for an untied model (PB
-/// and logF have their own trunks, which the loss runs once on the whole batch, as torchgfn's loss
-/// computes PB); PF, PB (unless uniform) and logF (if present) from the same trunk pass for a tied
-/// model. Keeps references to its arguments; the model's parameters and noise must not change
-/// before finish().
+/// ForwardRecorder (mlp_backward.h; kernels: engine.plain_loops and engine.precision): each step
+/// runs the forward without autograd and keeps the layer activations; finish() gives all recorded
+/// rows one autograd node whose backward is ONE batched MLP backward (not one per step). PF only
+/// for an untied model (PB and logF have their own trunks, which the loss runs once on the whole
+/// batch, as torchgfn's loss computes PB); PF, PB (unless uniform) and logF (if present) from the
+/// same trunk pass for a tied model. Keeps references to its arguments; the model's parameters and
+/// noise must not change before finish().
 SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                 const Environment& env, bool loops);
+                                 const Environment& env, MlpKernels kernels);
 
 /// sample_trajectories with the policy's forward passes kept (torchgfn save_logprobs):
 /// the result's saved_pf_logits [N, n_actions] (and saved_pb_logits / saved_log_flow when

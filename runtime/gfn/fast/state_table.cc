@@ -375,7 +375,7 @@ StateTable evaluate_state_table(GFlowNetModel& model, const StateSpace& space,
                                 const SamplerOptions& options, bool manual_backward) {
   const PolicyOutputs out =
       manual_backward ? forward_manual_backward(model, space.inputs, /*write_leaf_grads=*/true,
-                                                space.plain_loops)
+                                                MlpKernels{space.plain_loops, space.bf16_gemms})
                       : model.forward(space.inputs, 0);
   StateTable table;
   table.manual_backward = manual_backward;

@@ -74,6 +74,9 @@ struct StateSpace {
 
   const Environment& env;
   bool plain_loops = true;  ///< engine.plain_loops for everything computed on this space
+  /// engine.precision bf16: the manual backward's MLP GEMMs in bf16 (mlp_backward.h
+  /// MlpKernels); set by the StateTableEvaluator.
+  bool bf16_gemms = false;
   std::int64_t n_states = 0;
   std::int64_t n_actions = 0;  ///< forward actions, exit included
   at::Tensor inputs;           ///< float32 [S, d]: preprocessor(all_states())

@@ -10,7 +10,9 @@ StateTableEvaluator::StateTableEvaluator(GFlowNetModel& model, const Preprocesso
       env_(env),
       space_(env, preprocessor, engine.plain_loops),
       manual_backward_(engine.table_backward == TableBackward::kManual),
-      fused_tb_(engine.fused_tb) {}
+      fused_tb_(engine.fused_tb) {
+  space_.bf16_gemms = engine.precision == Precision::kBf16;
+}
 
 void StateTableEvaluator::begin_iteration(const SamplerOptions& options) {
   table_ = evaluate_state_table(model_, space_, options, manual_backward_);

@@ -117,7 +117,7 @@ class EvaluatorEquivalence : public ::testing::Test {
       case EvaluatorKind::kStateTable:
         return std::make_unique<StateTableEvaluator>(model, pre, env, core::EngineOptions{});
       case EvaluatorKind::kSavedOutputs:
-        return std::make_unique<SavedOutputsEvaluator>(model, pre, env, /*loops=*/true);
+        return std::make_unique<SavedOutputsEvaluator>(model, pre, env, MlpKernels{});
       case EvaluatorKind::kReference:
         break;
     }

@@ -75,7 +75,7 @@ TEST(ReuseLogProbs, SavedEvaluatorUsesTheSamplingForwardNotANewOne) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(false), false);
   at::Generator g = at::detail::createCPUGenerator(3);
   const Trajectories saved = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env, /*loops=*/true), 32, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, MlpKernels{}), 32, SamplerOptions{}, g);
   const double before = loss->evaluate(env, saved, model_evaluator(model, *pre, env), model.log_z())
                             .loss.item<double>();
   {
@@ -108,19 +108,19 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   GFlowNetModel model(pre->output_dim(), env.n_actions(), small_model(true), true);
   at::Generator g = at::detail::createCPUGenerator(4);
   const Trajectories a = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env, /*loops=*/true), 20, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, MlpKernels{}), 20, SamplerOptions{}, g);
   const Trajectories b = sample_trajectories_saving_outputs(
-      env, model_saving_policy(model, *pre, env, /*loops=*/true), 15, SamplerOptions{}, g);
+      env, model_saving_policy(model, *pre, env, MlpKernels{}), 15, SamplerOptions{}, g);
   const Trajectories batch = concat_trajectories(take_trajectories(a, 12), b);
   ASSERT_TRUE(batch.has_saved_outputs());
   Trajectories fresh = batch;
-  save_outputs(model_saving_policy(model, *pre, env, /*loops=*/true),
+  save_outputs(model_saving_policy(model, *pre, env, MlpKernels{}),
                fresh);  // one pass on the rows as they are
   expect_close(batch.saved_pf_logits, fresh.saved_pf_logits, "pf");
   expect_close(batch.saved_pb_logits, fresh.saved_pb_logits, "pb");
   expect_close(batch.saved_log_flow, fresh.saved_log_flow, "log F");
   // A policy records once: a second finish() is refused.
-  const SavingPolicy once = model_saving_policy(model, *pre, env, /*loops=*/true);
+  const SavingPolicy once = model_saving_policy(model, *pre, env, MlpKernels{});
   save_outputs(once, fresh);
   EXPECT_THROW(once.finish(), std::logic_error);
   Trajectories plain = b;
@@ -129,7 +129,7 @@ TEST(ReuseLogProbs, TakeAndConcatCarrySavedOutputs) {
   SamplerOptions no_record;
   no_record.record_transitions = false;
   EXPECT_THROW(sample_trajectories_saving_outputs(
-                   env, model_saving_policy(model, *pre, env, /*loops=*/true), 4, no_record, g),
+                   env, model_saving_policy(model, *pre, env, MlpKernels{}), 4, no_record, g),
                std::invalid_argument);
 }
 
