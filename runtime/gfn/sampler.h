@@ -95,7 +95,8 @@ at::Tensor action_probabilities(const at::Tensor& logits, const at::Tensor& mask
 
 /// One action per row from unmasked logits float32 [n, A] and masks bool [n, A]
 /// (each row needs an allowed action), with the epsilon/temperature rule above.
-/// Returns int64 [n]: at::multinomial(action_probabilities(...), 1) with `generator`.
+/// Returns int64 [n]: at::multinomial(action_probabilities(...), 1)'s draws with `generator`
+/// (sample_categorical, categorical.h: the same draws without multinomial's ATen calls).
 at::Tensor sample_actions(const at::Tensor& logits, const at::Tensor& masks,
                           const SamplerOptions& options, at::Generator& generator);
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/gfn/categorical.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/mlp_backward.h"
@@ -34,39 +35,6 @@ at::Tensor long_tensor(const std::vector<std::int64_t>& values) {
   }
   return t;
 }
-
-// The Exp(1) draws of at::Tensor::exponential_(1.0, generator) on a float32 tensor of n
-// elements, n at a time. Why not exponential_ itself: the sampler's ~15 steps per
-// iteration each paid an at::empty + exponential_ dispatch for a few hundred numbers.
-// Without MKL (this LibTorch), ATen's CPU kernel (ATen/native/cpu/DistributionTemplates.h,
-// exponential_kernel) draws element by element with at::exponential_distribution<double>
-// from the CPUGeneratorImpl under its mutex and casts to float: the same loop here gives
-// the same numbers and leaves the generator in the same state, so the sampler still
-// reproduces at::multinomial draw for draw (tests/runtime/gfn/fast/state_table_test.cc). With
-// MKL, ATen seeds a VSL stream per call instead, so this falls back to exponential_.
-class ExponentialDraws {
- public:
-  explicit ExponentialDraws(at::Generator& generator) : generator_(generator) {}
-  const float* next(std::int64_t n) {
-    if (use_aten_) {
-      tensor_ = at::empty({n}, at::kFloat);
-      tensor_.exponential_(1.0, generator_);
-      return tensor_.data_ptr<float>();
-    }
-    buffer_.resize(static_cast<std::size_t>(n));
-    auto* gen = at::check_generator<at::CPUGeneratorImpl>(generator_);
-    std::lock_guard<std::mutex> lock(gen->mutex_);
-    at::exponential_distribution<double> exponential(1.0);
-    for (auto& v : buffer_) v = static_cast<float>(exponential(gen));
-    return buffer_.data();
-  }
-
- private:
-  at::Generator& generator_;
-  const bool use_aten_ = at::hasMKL() || generator_.device().type() != at::kCPU;
-  std::vector<float> buffer_;
-  at::Tensor tensor_;
-};
 
 // table_log_probs' log-probabilities with ONE autograd node (StateTable::manual_backward):
 // forward (no autograd) = the masked log-softmax of both tables (same ATen ops, same
