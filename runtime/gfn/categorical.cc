@@ -54,21 +54,7 @@ at::Tensor sample_categorical(const at::Tensor& probs, at::Generator& generator)
   std::int64_t* o = out.data_ptr<std::int64_t>();
   ExponentialDraws draws(generator);
   const float* q = draws.next(m * k);
-  for (std::int64_t i = 0; i < m; ++i) {
-    // argmax(p / q) of the row, the first maximum (at::argmax; a NaN ratio wins, as there).
-    const float* row = pd + i * k;
-    const float* qi = q + i * k;
-    std::int64_t best_a = 0;
-    float best = row[0] / qi[0];
-    for (std::int64_t a = 1; a < k && !std::isnan(best); ++a) {
-      const float v = row[a] / qi[a];
-      if (v > best || std::isnan(v)) {
-        best = v;
-        best_a = a;
-      }
-    }
-    o[i] = best_a;
-  }
+  for (std::int64_t i = 0; i < m; ++i) o[i] = race_winner(pd + i * k, q + i * k, k);
   return out;
 }
 

@@ -35,6 +35,22 @@ class ExponentialDraws {
   at::Tensor tensor_;
 };
 
+/// argmax_a p[a] / q[a] over a = 0..k-1 (k >= 1): the winner of the exponential race of one
+/// row, the first maximum as at::argmax (a NaN ratio wins, the first one). Branch-free
+/// selects: which action wins is random, so a branch would mispredict about once per row.
+/// Pure, thread-safe; cost k divisions.
+inline std::int64_t race_winner(const float* p, const float* q, std::int64_t k) {
+  std::int64_t winner = 0;
+  float best = p[0] / q[0];
+  for (std::int64_t a = 1; a < k; ++a) {
+    const float v = p[a] / q[a];
+    const bool better = v > best || (v != v && best == best);
+    best = better ? v : best;
+    winner = better ? a : winner;
+  }
+  return winner;
+}
+
 /// One category per row of probs float32 [m, k] (rows need not sum to 1): int64 [m], the
 /// draws of at::multinomial(probs, 1, /*replacement=*/false, generator).squeeze(1) draw for
 /// draw. Throws std::invalid_argument, like at::multinomial, on a negative, NaN or infinite

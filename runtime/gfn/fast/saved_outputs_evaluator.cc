@@ -36,7 +36,7 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
       // Untied model: PB (and logF) trunks once on the distinct states, like model_evaluator.
       const UniqueStates u = env.unique(states);
       const at::Tensor x = preprocessor(u.states);
-      if (kernels.bf16 && !model.uniform_pb()) {
+      if (kernels.bf16 && !model.tied() && !model.uniform_pb()) {
         // The same nets by the hand-written forward and backward, with bf16 GEMMs.
         const PolicyOutputs o = pb_and_flow_manual_backward(model, x, kernels);
         if (need_pb) s.pb_logits = o.pb_logits.index_select(0, u.inverse);

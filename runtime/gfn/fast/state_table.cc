@@ -504,18 +504,8 @@ Trajectories sample_trajectories_from_table(const StateSpace& space, const at::T
     const float* qd = draws.next(m * n_actions);
     next_ids.clear(), next_index.clear(), next_led.clear();
     for (std::int64_t i = 0; i < m; ++i) {
-      const float* row = p + index[i] * n_actions;
-      const float* qi = qd + i * n_actions;
-      // Branch-free selects: which action wins is random, so a branch mispredicts about
-      // once per row (~1,000 rows per batch at 2-D h8); same first-maximum rule.
-      std::int64_t action = 0;
-      float best = row[0] / qi[0];
-      for (std::int64_t a = 1; a < n_actions; ++a) {
-        const float v = row[a] / qi[a];
-        const bool better = v > best;
-        best = better ? v : best;
-        action = better ? a : action;
-      }
+      const std::int64_t action =
+          race_winner(p + index[i] * n_actions, qd + i * n_actions, n_actions);
       const std::int64_t id = ids[i];
       ++lengths[id];
       if (record) {
