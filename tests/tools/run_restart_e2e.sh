@@ -6,7 +6,7 @@
 # checkpoint. Checked:
 #  - the run finishes (exit 0) and summary.json's "restarts" names one restart, what ended
 #    the first attempt (the rank and the signal) and where it resumed;
-#  - every iteration of training.csv (logged every iteration) appears exactly once, 1..250;
+#  - every iteration of training.csv (logged every iteration) appears exactly once, 1..1000;
 #  - it ends exactly like the same run without the kill (l1_exact, logZ, modes found):
 #    resuming is bit-identical, so the restart lost and repeated nothing.
 #   run_restart_e2e.sh gfn-launch|mpirun GFN_TRAIN OUT_DIR GFN_LAUNCH [KILL_RANK]
@@ -17,8 +17,12 @@ mkdir -p "$out"
 backend=torch
 [ "$kind" = mpirun ] && backend=mpi
 args=(--config configs/hypergrid_demo.yaml --set transport.backend=$backend
-      --set checkpoint.every=20 --set output.log_every=1 --set validation.interval=250
-      --set validation.n_samples=20000 --set output.progress=off)
+      --set checkpoint.every=20 --set output.log_every=1 --set validation.interval=1000
+      --set validation.n_samples=20000 --set output.progress=off
+      # Long enough that the kill lands mid-run, and every checkpoint kept: the 250 iterations
+      # of the demo ran in 1 s, so the poll below could miss iteration 40's checkpoint
+      # (rotated away by checkpoint.keep) or the whole run.
+      --set train.n_iterations=1000 --set checkpoint.keep=1000)
 fail() { echo "FAILED: $*"; tail -40 "$out/run.log"; exit 1; }
 start() {  # start DIR MAX_RESTARTS: the job in the background, its pid in $job
   if [ "$kind" = gfn-launch ]; then
@@ -63,7 +67,7 @@ check ".restarts.attempts[0].ended_by | test(\"rank $kill_rank\")" "the rank tha
 check '.restarts.attempts[0].ended_by | test("signal 9")' "the signal that ended attempt 1"
 check '.restarts.attempts[0].iterations_redone >= 0' "iterations redone"
 iters=$(tail -n +2 "$out/run/training.csv" | cut -d, -f1 | tr '\n' ' ')
-[ "$iters" = "$(seq -s ' ' 1 250) " ] || fail "training.csv iterations are not 1..250 once each: $iters"
+[ "$iters" = "$(seq -s ' ' 1 1000) " ] || fail "training.csv iterations are not 1..1000 once each: $iters"
 for key in l1_exact logz modes_found; do
   a=$(jq -r ".$key" "$out/ref/summary.json") b=$(jq -r ".$key" "$s")
   [ "$a" = "$b" ] || fail "$key: $b after the restart, $a without"
