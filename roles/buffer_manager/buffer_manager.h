@@ -80,6 +80,8 @@ struct BufferManagerOptions {
   buffer::BaselineOptions baseline;
   buffer::RateLimiterOptions rate_limiter;
   std::uint64_t seed = 0;  ///< the replay table's sampling generator
+  /// Exponent α of the table's prioritized sampler (draws ∝ R^α, > 0): buffer.priority_exponent.
+  double priority_exponent = 1.0;
   /// Forward actions of the environment (exit = n_actions - 1) for checking the
   /// trajectories of full payloads; 0 = unknown (only their sizes are checked).
   std::int64_t n_actions = 0;

@@ -100,6 +100,11 @@ void add_service_fields(config::Fields<B>& f) {
            "The manager's sampler for remote samples: prioritized (proportional to R) or "
            "uniform.",
            AsInvalid{})
+      .add("priority_exponent", &B::priority_exponent,
+           "Exponent a of the manager's prioritized sampler: items are drawn in proportion to "
+           "R^a (Reverb's priority_exponent; 1: proportional to R, > 1 favours the highest "
+           "rewards, e.g. the modes over the states around them).",
+           config::in_range(0.01, 100.0))
       .add("remote_paths", &B::remote_paths,
            "How a replayed item that came with its trajectory is trained on: submitted (that "
            "trajectory) or backward (a trajectory sampled back from its terminating state with "

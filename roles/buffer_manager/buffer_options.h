@@ -89,6 +89,7 @@ struct BufferOptions {
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
   buffer::SamplerKind remote_sampler = buffer::SamplerKind::kPrioritized;  ///< named in GET_SAMPLE
+  double priority_exponent = 1.0;  ///< prioritized: draws ∝ R^priority_exponent (> 0)
   RemotePaths remote_paths = RemotePaths::kSubmitted;
   double remote_sample_wait_s = 0.0;    ///< retry a refused request this long, then go fresh
   double samples_per_insert = 0.0;      ///< rate limiter (Reverb); 0 = no ratio

@@ -32,6 +32,7 @@ BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& confi
   options.baseline = {b.baseline, b.baseline_percentile, b.baseline_ema_decay};
   options.rate_limiter = {b.samples_per_insert, b.min_size_to_sample, b.rate_error_buffer};
   options.seed = config.train.seed + static_cast<std::uint64_t>(rank);
+  options.priority_exponent = b.priority_exponent;
   options.n_actions = core::make_environment(config.env)->n_actions();
   options.baseline_report_interval = b.baseline_report_interval;
   options.baseline_tolerance = b.baseline_tolerance;

@@ -24,9 +24,10 @@ namespace {
 // Garbage actions tolerated in the pool before a compaction (besides "more than live").
 constexpr std::int64_t kMinGarbageForCompaction = 4096;
 
-std::unique_ptr<ItemSelector> make_sampler(SamplerKind kind, Replacement replacement) {
+std::unique_ptr<ItemSelector> make_sampler(SamplerKind kind, Replacement replacement,
+                                           double priority_exponent) {
   if (kind == SamplerKind::kUniform) return std::make_unique<UniformSampler>(replacement);
-  return std::make_unique<PrioritizedSampler>(replacement);
+  return std::make_unique<PrioritizedSampler>(replacement, priority_exponent);
 }
 
 std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_keep_newer) {
@@ -42,9 +43,11 @@ std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_ke
 
 }  // namespace
 
-TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed) {
+TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed,
+                                   double priority_exponent) {
   TableOptions o;
   o.capacity = capacity;
+  o.priority_exponent = priority_exponent;
   o.samplers = {SamplerKind::kPrioritized, SamplerKind::kUniform};
   o.replacement = Replacement::kAlways;
   o.remover = "lowest_reward";
@@ -143,7 +146,8 @@ ReplayTable::ReplayTable(const TableOptions& options)
       throw std::invalid_argument(
           fmt::format("replay table: sampler '{}' given twice", config::enum_name(kind)));
     }
-    selectors_->samplers.emplace_back(kind, make_sampler(kind, options.replacement));
+    selectors_->samplers.emplace_back(
+        kind, make_sampler(kind, options.replacement, options.priority_exponent));
   }
   selectors_->remover = make_remover(options.remover, options.ties_keep_newer);
 }

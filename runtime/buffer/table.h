@@ -59,6 +59,8 @@ struct TableOptions {
   /// Samplers (names: kSamplerKindNames); the first is the default of sample().
   std::vector<SamplerKind> samplers = {SamplerKind::kUniform};
   Replacement replacement = Replacement::kAlways;  ///< of every sampler
+  /// The prioritized sampler's exponent α (draws ∝ R^α; > 0, selectors/prioritized.h).
+  double priority_exponent = 1.0;
   /// Remover: "fifo" or "lowest_reward" (ties as below).
   std::string remover = "fifo";
   /// lowest_reward: false = an incoming item must beat the lowest (the manager), true =
@@ -77,7 +79,9 @@ struct TableOptions {
 };
 
 /// The buffer manager's store (docs/protocol.md "Replay-buffer protocol"): see the header comment.
-TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed);
+/// priority_exponent: buffer.priority_exponent (the prioritized sampler draws ∝ R^α).
+TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed,
+                                   double priority_exponent = 1.0);
 /// The trainer-local buffer of YAML replay.kind uniform | prioritized | diverse (cutoff and
 /// p_norm for diverse). Throws std::invalid_argument for kind none (no buffer: the caller
 /// makes none), replay.capacity < 1 or a bad replay.p_norm.

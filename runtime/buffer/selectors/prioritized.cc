@@ -3,9 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace gfn::buffer {
+
+PrioritizedSampler::PrioritizedSampler(Replacement replacement, double priority_exponent)
+    : replacement_(replacement), exponent_(priority_exponent) {
+  if (!(priority_exponent > 0) || !std::isfinite(priority_exponent)) {
+    throw std::invalid_argument(
+        "PrioritizedSampler: the priority exponent must be finite and > 0, got " +
+        std::to_string(priority_exponent));
+  }
+}
 
 void PrioritizedSampler::insert(Slot slot, const ItemKey& key) {
   live_.insert(slot);
@@ -23,16 +34,17 @@ void PrioritizedSampler::select(std::int64_t n, std::mt19937_64& rng, std::vecto
     float top = lr(0);
     for (std::size_t k = 1; k < size; ++k) top = std::max(top, lr(k));
     weights_.resize(size);
-    for (std::size_t k = 0; k < size; ++k) weights_[k] = std::exp(double(lr(k)) - top);
+    for (std::size_t k = 0; k < size; ++k)
+      weights_[k] = std::exp(exponent_ * (double(lr(k)) - top));
     std::discrete_distribution<std::size_t> pick(weights_.begin(), weights_.end());
     for (std::int64_t k = 0; k < n; ++k) out.push_back(slots[pick(rng)]);
     return;
   }
-  // Gumbel top-n: argsort of log R + Gumbel noise = sampling without replacement.
+  // Gumbel top-n: argsort of α log R + Gumbel noise = sampling without replacement.
   std::uniform_real_distribution<double> u(std::numeric_limits<double>::min(), 1.0);
   std::vector<std::pair<double, Slot>> keys(size);
   for (std::size_t k = 0; k < size; ++k) {
-    keys[k] = {double(lr(k)) - std::log(-std::log(u(rng))), slots[k]};
+    keys[k] = {exponent_ * double(lr(k)) - std::log(-std::log(u(rng))), slots[k]};
   }
   std::partial_sort(keys.begin(), keys.begin() + n, keys.end(),
                     [](const auto& a, const auto& b) { return a.first > b.first; });

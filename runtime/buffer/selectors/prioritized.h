@@ -1,10 +1,12 @@
 #pragma once
-// Reward-prioritized sampler: P(i) = exp(log R_i) / Σ_j exp(log R_j), i.e. softmax of the
-// log rewards (Reverb's Prioritized selector with priority R and exponent 1,
-// reverb/cc/selectors/prioritized.h; torchgfn's ReplayBuffer with prioritized_sampling).
+// Reward-prioritized sampler: P(i) = R_i^α / Σ_j R_j^α = softmax(α log R), with α the
+// priority exponent (Reverb's Prioritized selector with priority R and priority_exponent α,
+// reverb/cc/selectors/prioritized.h; α = 1 is torchgfn's ReplayBuffer with
+// prioritized_sampling, α > 1 the sharper prioritisation of prioritised replay training,
+// Vemgal et al. 2023).
 //   Replacement::kAlways          n independent draws.
 //   Replacement::kOnlyWhenNeeded  n <= size: n distinct items by Gumbel top-n (argsort of
-//                                 log R + Gumbel noise, i.e. successive draws ∝ R without
+//                                 α log R + Gumbel noise, i.e. successive draws ∝ R^α without
 //                                 replacement, like torch.multinomial(replacement=False));
 //                                 n > size: independent draws.
 // Weights are shifted by the largest log reward (exp never overflows). Cost per select:
@@ -18,7 +20,8 @@ namespace gfn::buffer {
 
 class PrioritizedSampler final : public ItemSelector {
  public:
-  explicit PrioritizedSampler(Replacement replacement) : replacement_(replacement) {}
+  /// priority_exponent α > 0 (std::invalid_argument otherwise; 1: proportional to R).
+  explicit PrioritizedSampler(Replacement replacement, double priority_exponent = 1.0);
   const char* name() const override { return "prioritized"; }
   void insert(Slot slot, const ItemKey& key) override;
   void erase(Slot slot) override { live_.erase(slot); }
@@ -29,6 +32,7 @@ class PrioritizedSampler final : public ItemSelector {
 
  private:
   Replacement replacement_;
+  double exponent_;
   SlotSet live_;
   std::vector<float> log_reward_;  ///< per slot
   std::vector<double> weights_;    ///< scratch

@@ -223,6 +223,31 @@ TEST_F(ManagerUnitTest, GetSampleIsRefusedByTheRateLimiterThenGranted) {
   EXPECT_EQ(r.samples_served, 3);
 }
 
+// buffer.priority_exponent reaches the manager's table: prioritized draws ∝ R^a.
+TEST_F(ManagerUnitTest, PrioritizedSamplesFollowThePriorityExponent) {
+  const auto top_share = [&](double exponent) {
+    options_.priority_exponent = exponent;
+    manager_.reset();                  // a new manager with these options
+    data(kTrainer, submission(1, 4));  // log rewards 0, 0.5, 1, 1.5
+    reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore);
+    protocol::SampleRequest q;
+    q.n = 4000;
+    q.sampler = "prioritized";
+    handle([](BufferManager& m, int src, const auto& v) { m.on_get_sample(src, v); }, kTrainer,
+           MessageType::kGetSample, q);
+    const auto batch = reply<protocol::SampleBatch>(kTrainer, tags::kSample, MessageType::kSample);
+    EXPECT_EQ(batch.size(), 4000);
+    int top = 0;
+    for (float lr : batch.log_rewards) top += lr == 1.5f;
+    return top / 4000.0;
+  };
+  const auto expected = [](double a) {
+    return std::exp(1.5 * a) / (1 + std::exp(0.5 * a) + std::exp(a) + std::exp(1.5 * a));
+  };
+  EXPECT_NEAR(top_share(1.0), expected(1.0), 0.03);  // 0.455
+  EXPECT_NEAR(top_share(4.0), expected(4.0), 0.03);  // 0.865
+}
+
 TEST_F(ManagerUnitTest, GetSampleOfAnEmptyBufferIsRefusedAndNegativeNIsAnError) {
   protocol::SampleRequest q;
   q.n = 1;

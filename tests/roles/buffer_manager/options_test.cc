@@ -16,6 +16,7 @@ TEST(BufferManagerOptions, TakeTheBufferSectionAndTheRank) {
   config.buffer.baseline_report_interval = 3;
   config.transport.timeout_s = 7.5;
   config.train.seed = 40;
+  config.buffer.priority_exponent = 2.5;
   const auto options = buffer_manager_options(config, /*rank=*/2, /*coordinator_rank=*/5);
   EXPECT_EQ(options.capacity, 123);
   EXPECT_FALSE(options.store);
@@ -25,6 +26,7 @@ TEST(BufferManagerOptions, TakeTheBufferSectionAndTheRank) {
   EXPECT_DOUBLE_EQ(options.baseline.percentile, 25.0);
   EXPECT_DOUBLE_EQ(options.rate_limiter.samples_per_insert, 4.0);
   EXPECT_EQ(options.seed, 42u);
+  EXPECT_DOUBLE_EQ(options.priority_exponent, 2.5);
   EXPECT_EQ(options.n_actions, config.env.get<core::HyperGridOptions>().ndim +
                                    1);  // HyperGrid: ndim increments + exit
   EXPECT_EQ(options.baseline_report_interval, 3);

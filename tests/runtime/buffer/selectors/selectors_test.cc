@@ -68,6 +68,25 @@ TEST(PrioritizedSampler, DrawsProportionallyToTheReward) {
   EXPECT_NEAR(high / 8000.0, 0.75, 0.02);
 }
 
+TEST(PrioritizedSampler, DrawsProportionallyToTheRewardToThePriorityExponent) {
+  // R = 1 and 3: with α = 2 the weights are 1 and 9 (P = 0.9), with α = 0.5 1 and √3.
+  const double expected[][2] = {{2.0, 0.9}, {0.5, std::sqrt(3.0) / (1.0 + std::sqrt(3.0))}};
+  std::mt19937_64 rng(5);
+  for (const auto& [alpha, p_high] : expected) {
+    for (const auto replacement : {Replacement::kAlways, Replacement::kOnlyWhenNeeded}) {
+      PrioritizedSampler sampler(replacement, alpha);
+      sampler.insert(0, {0, std::log(1.f)});
+      sampler.insert(4, {1, std::log(3.f)});
+      int high = 0;
+      for (int k = 0; k < 8000; ++k) high += select(sampler, 1, rng)[0] == 4;
+      EXPECT_NEAR(high / 8000.0, p_high, 0.02) << "alpha " << alpha;
+    }
+  }
+  for (const double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    EXPECT_THROW(PrioritizedSampler(Replacement::kAlways, bad), std::invalid_argument) << bad;
+  }
+}
+
 TEST(FifoRemover, SelectsTheOldestAndAlwaysAdmits) {
   std::mt19937_64 rng(3);
   FifoRemover fifo;
