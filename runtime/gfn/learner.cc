@@ -59,6 +59,14 @@ void check_train(const TrainOptions& t) {
   if (t.num_threads < 1) bad("num_threads", t.num_threads);
   if (!(t.epsilon >= 0 && t.epsilon <= 1)) bad("epsilon", t.epsilon);
   if (!(t.temperature > 0)) bad("temperature", t.temperature);
+  if (!(t.reward_exponent > 0) || !std::isfinite(t.reward_exponent)) {
+    bad("reward_exponent", t.reward_exponent);
+  }
+  if (t.reward_exponent != 1.0 && t.loss == LossKind::kModifiedDB) {
+    throw std::invalid_argument(
+        "train.reward_exponent: not supported with loss modified_db (it reads the rewards of "
+        "every state from the environment); use 1");
+  }
 }
 
 const char* on_off(bool on) { return on ? "on" : "off"; }
@@ -299,6 +307,10 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   r.reused_logprobs = trajs.has_saved_outputs();
   if (r.reused_logprobs) ++reused_iterations_;
 
+  if (train_.reward_exponent != 1.0) {
+    // The loss' target R^beta: log rewards times beta (r.log_rewards keeps log R).
+    trajs.log_rewards = trajs.log_rewards * train_.reward_exponent;
+  }
   t = Clock::now();
   const LossValue value = evaluator_->loss(*loss_, trajs, m.log_z());
   const at::Tensor& loss = value.loss;

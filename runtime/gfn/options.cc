@@ -75,6 +75,11 @@ const config::Fields<TrainOptions>& train_fields() {
                config::in_unit_interval())
           .add("temperature", &T::temperature,
                "Off-policy sampling: PF's logits are divided by it.", config::positive())
+          .add("reward_exponent", &T::reward_exponent,
+               "beta: the loss trains PF towards R^beta (the log rewards times beta; the "
+               "rewards reported, submitted to the managers and validated stay R). Not with "
+               "loss modified_db.",
+               config::in_range(0.01, 100.0))
           .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
           .add("num_threads", &T::num_threads,
                "LibTorch intra-op threads and OpenBLAS threads per rank; above 1, gfn-train "

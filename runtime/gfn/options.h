@@ -46,7 +46,10 @@ struct TrainOptions {
   SubTrajectoryWeighting subtb_weighting = SubTrajectoryWeighting::kGeometricWithin;
   double subtb_lambda = 0.9;  ///< SubTB lambda (> 0): sub-trajectories weighted lambda^(len-1)
   double fm_alpha = 1.0;      ///< FM weight of the terminating-state reward-matching term
-  int batch_size = 128;       ///< global trajectories per iteration, split over trainers
+  /// beta > 0: the loss trains PF towards R^beta (log rewards times beta; Bengio et al.
+  /// 2021's reward exponent). Rewards reported, submitted and validated stay R.
+  double reward_exponent = 1.0;
+  int batch_size = 128;                 ///< global trajectories per iteration, split over trainers
   std::int64_t n_trajectories = 32000;  ///< total budget; iterations = ceil(n / batch_size)
   std::int64_t n_iterations = 0;        ///< if > 0, the number of iterations (budget ignored)
   double lr = 1e-3;                     ///< Adam learning rate of PF/PB

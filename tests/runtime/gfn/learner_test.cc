@@ -22,6 +22,36 @@ struct SmallGrid {
   }
 };
 
+// train.reward_exponent beta: TB's logZ converges to log sum_x R(x)^beta, not log Z; the
+// rewards the Learner reports stay R; modified_db is refused.
+TEST(Learner, RewardExponentTrainsTowardsRToTheBeta) {
+  SmallGrid s;
+  HyperGrid env(s.env.get<core::HyperGridOptions>());
+  const at::Tensor all = env.all_states();
+  const at::Tensor log_r =
+      env.log_reward(all.index_select(0, at::nonzero(env.can_terminate(all)).squeeze(1)));
+  for (const double beta : {1.0, 2.0}) {
+    s.train.reward_exponent = beta;
+    Learner learner(s.env, s.model, s.train, 3);
+    IterationResult r;
+    for (int i = 0; i < 400; ++i) r = learner.train_iteration(64);
+    const double target = at::logsumexp(log_r.to(at::kDouble) * beta, 0).item<double>();
+    EXPECT_NEAR(learner.log_z(), target, 0.1) << "beta " << beta;
+    EXPECT_TRUE(torch::allclose(r.log_rewards, env.log_reward(r.terminating_states)));
+  }
+  // The two targets are far apart, so the comparison above can fail.
+  EXPECT_GT(std::abs(at::logsumexp(log_r.to(at::kDouble) * 2, 0).item<double>() -
+                     at::logsumexp(log_r.to(at::kDouble), 0).item<double>()),
+            0.5);
+  s.train.loss = LossKind::kModifiedDB;
+  try {
+    Learner learner(s.env, s.model, s.train, 3);
+    ADD_FAILURE() << "modified_db with reward_exponent 2 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("train.reward_exponent"), std::string::npos);
+  }
+}
+
 TEST(Learner, ShortTrainingReducesExactL1) {
   SmallGrid s;
   Learner learner(s.env, s.model, s.train, 3);
