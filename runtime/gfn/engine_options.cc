@@ -35,6 +35,11 @@ const config::Fields<EngineOptions>& engine_fields() {
                "state table) with bfloat16 operands and float32 accumulation "
                "(runtime/gfn/fast/bf16_gemm.h); parameters, gradients and the optimizer stay "
                "float32. Needs a CPU with AVX512_BF16.")
+          .add("split_batch", &E::split_batch,
+               "With train.num_threads T > 1: split each on-policy batch into T parts, sampled "
+               "and differentiated by T copies of the model on T threads, gradients summed "
+               "(runtime/gfn/fast/batch_split.h; loss tb, no noisy layers, local search or "
+               "replay.kind); false: T intra-op threads per op.")
           .add("blas_kernels", &E::blas_kernels,
                "At start-up, choose OpenBLAS's kernels from the CPU flags (OPENBLAS_CORETYPE, "
                "then a re-exec; a user-set value wins), or let OpenBLAS guess (off).")

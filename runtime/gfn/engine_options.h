@@ -92,6 +92,15 @@ struct EngineOptions {
   /// float32. NOT a reference-equivalent option: values change by bf16 rounding. Refused
   /// at start-up on a CPU without bf16 instructions (Learner).
   Precision precision = Precision::kFp32;
+  /// With train.num_threads T > 1: each on-policy iteration's batch is split into T parts,
+  /// each sampled, evaluated and differentiated by its own copy of the model on its own
+  /// thread (one intra-op thread each), the gradients summed before the one optimizer step
+  /// (fast/batch_split.h). false: T intra-op threads per op. Loss tb only, without noisy
+  /// layers, local search or a local replay buffer (refused by the Learner); iterations
+  /// with replayed or remote items, and the state table, run unsplit. The draws differ
+  /// from T = 1's (deterministic for a seed and T); the gradients of the same trajectories
+  /// are the same up to float summation order.
+  bool split_batch = false;
   /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
   /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and
   /// re-executes itself (runtime/process/blas_kernels.h). A user-set OPENBLAS_CORETYPE wins.

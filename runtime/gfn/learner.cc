@@ -22,6 +22,7 @@
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/fast/batch_split.h"
 #include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/fast/make_evaluator.h"
@@ -71,6 +72,21 @@ void check_train(const TrainOptions& t) {
 
 const char* on_off(bool on) { return on ? "on" : "off"; }
 
+// engine.split_batch splits iterations whose loss is a mean over trajectories and whose
+// batch is fresh trajectories from one sampling pass (fast/batch_split.h).
+void check_split_batch(const TrainOptions& train, const ModelOptions& model,
+                       const buffer::ReplayOptions& replay, const LocalSearchOptions& ls) {
+  const auto refuse = [](const std::string& why) {
+    throw std::invalid_argument("engine.split_batch with train.num_threads > 1: " + why +
+                                "; use engine.split_batch: false (intra-op threads)");
+  };
+  if (train.loss != LossKind::kTB) refuse("needs train.loss tb (a mean over trajectories)");
+  if (model.n_noisy_layers > 0) refuse("not with noisy layers (model.n_noisy_layers)");
+  if (ls.loops > 0) refuse("not with local search (local_search.loops)");
+  if (replay.kind != buffer::ReplayKind::kNone)
+    refuse(std::string("not with replay.kind ") + config::enum_name(replay.kind));
+}
+
 void check_engine(const EngineOptions& engine) {
   if (engine.precision == Precision::kBf16 && !bf16_gemm_supported()) {
     throw std::invalid_argument(
@@ -92,7 +108,10 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_train(train);
   check_engine(engine);
-  set_threads(train.num_threads);
+  const bool split = engine.split_batch && train.num_threads > 1;
+  if (split) check_split_batch(train, model, replay, local_search);
+  // Split: the parts are the parallelism, one intra-op thread each (fast/batch_split.h).
+  set_threads(split ? 1 : train.num_threads);
   env_ = make_environment(env);
   preprocessor_ = env_->make_preprocessor(env.preprocessor);
   loss_ = make_loss(train, *env_);
@@ -150,6 +169,12 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   const bool reusable = reuse_logprobs_ && train.epsilon == 0.0 && train.temperature == 1.0 &&
                         !(replay_ && replay.fraction >= 1.0);
   evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable);
+  if (split && evaluator_->kind() == EvaluatorKind::kStateTable) {
+    split_path_ = "unused (state table)";
+  } else if (split) {
+    split_ = std::make_unique<BatchSplit>(train.num_threads, env, model, train, engine, reusable);
+    split_path_ = std::to_string(train.num_threads) + " parts";
+  }
 }
 
 void Learner::load_init_from(const std::string& path) {
@@ -276,22 +301,12 @@ Trajectories Learner::mixed_batch(std::int64_t batch_size, const SamplerOptions&
 
 Learner::~Learner() = default;
 
-IterationResult Learner::train_iteration(std::int64_t batch_size) {
-  if (batch_size < 1) {
-    throw std::invalid_argument("Learner::train_iteration: batch_size must be >= 1, got " +
-                                std::to_string(batch_size));
-  }
-  IterationResult r;
+// Sample (or assemble) the batch, its loss, backward into the zeroed gradients: one
+// model on the calling thread. Returns the loss; sets value_log_z to the loss' estimate
+// of log Z (undefined for losses with a learned logZ).
+at::Tensor Learner::forward_backward(std::int64_t batch_size, const SamplerOptions& sopts,
+                                     IterationResult& r, at::Tensor& value_log_z) {
   auto t = Clock::now();
-  SamplerOptions sopts;
-  sopts.epsilon = train_.epsilon;
-  sopts.temperature = train_.temperature;
-  GFlowNetModel& m = *model_;
-  if (m.noisy()) m.reset_noise(sample_gen_);  // one noise draw per sampling pass
-  // The state table's forward with this iteration's noise (the loss' forward pass).
-  evaluator_->begin_iteration(sopts);
-  r.seconds.loss = seconds_since(t);
-  t = Clock::now();
   Trajectories trajs;
   if (!replay_ && !queued_states_.defined() && queued_trajs_.n_trajectories == 0) {
     trajs = sample_fresh(batch_size, sopts);
@@ -305,15 +320,17 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   }
   r.seconds.sample = seconds_since(t);
   r.reused_logprobs = trajs.has_saved_outputs();
-  if (r.reused_logprobs) ++reused_iterations_;
+  last_batch_ = trajs;
+  last_batch_.clear_saved_outputs();  // do not hold the iteration's graph
 
   if (train_.reward_exponent != 1.0) {
     // The loss' target R^beta: log rewards times beta (r.log_rewards keeps log R).
     trajs.log_rewards = trajs.log_rewards * train_.reward_exponent;
   }
   t = Clock::now();
-  const LossValue value = evaluator_->loss(*loss_, trajs, m.log_z());
+  const LossValue value = evaluator_->loss(*loss_, trajs, model_->log_z());
   const at::Tensor& loss = value.loss;
+  value_log_z = value.log_z;
   r.seconds.loss += seconds_since(t);
 
   t = Clock::now();
@@ -329,6 +346,52 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
     loss.backward();
   }
   r.seconds.backward = seconds_since(t);
+  return loss;
+}
+
+// The same with the batch split over engine.split_batch's parts (fast/batch_split.h):
+// fresh on-policy trajectories only (no replayed or remote part).
+at::Tensor Learner::forward_backward_split(std::int64_t batch_size, const SamplerOptions& sopts,
+                                           IterationResult& r) {
+  optim_->zero_grad();
+  sampled_ += batch_size;
+  const SplitIteration it = split_->run({model_.get(), evaluator_.get(), loss_.get()}, batch_size,
+                                        sopts, sample_gen_, train_.reward_exponent);
+  r.terminating_states = it.batch.terminating_states;
+  r.log_rewards = it.batch.log_rewards;
+  r.fresh = it.batch;
+  r.n_fresh = batch_size;
+  r.reused_logprobs = reuse_logprobs_ && evaluator_->kind() == EvaluatorKind::kSavedOutputs;
+  r.seconds.sample = it.sample_s;
+  r.seconds.loss += it.loss_s;
+  r.seconds.backward = it.backward_s;
+  last_batch_ = it.batch;
+  ++split_iterations_;
+  return it.loss;
+}
+
+IterationResult Learner::train_iteration(std::int64_t batch_size) {
+  if (batch_size < 1) {
+    throw std::invalid_argument("Learner::train_iteration: batch_size must be >= 1, got " +
+                                std::to_string(batch_size));
+  }
+  IterationResult r;
+  auto t = Clock::now();
+  SamplerOptions sopts;
+  sopts.epsilon = train_.epsilon;
+  sopts.temperature = train_.temperature;
+  GFlowNetModel& m = *model_;
+  if (m.noisy()) m.reset_noise(sample_gen_);  // one noise draw per sampling pass
+  // The state table's forward with this iteration's noise (the loss' forward pass).
+  evaluator_->begin_iteration(sopts);
+  r.seconds.loss = seconds_since(t);
+  // Split only a batch of fresh trajectories (a replayed or remote part: one model).
+  const bool split = split_ && !queued_states_.defined() && queued_trajs_.n_trajectories == 0 &&
+                     batch_size >= split_->parts();
+  at::Tensor value_log_z;
+  const at::Tensor loss = split ? forward_backward_split(batch_size, sopts, r)
+                                : forward_backward(batch_size, sopts, r, value_log_z);
+  if (r.reused_logprobs) ++reused_iterations_;
   if (gradient_hook_) {
     t = Clock::now();
     gradient_hook_();
@@ -337,11 +400,11 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
 
   t = Clock::now();
   optim_->step();
-  if (value.log_z.defined()) {
+  if (value_log_z.defined()) {
     // Losses without a learned logZ report their estimate; logZ has no gradient then,
     // so Adam leaves it alone and it only carries the estimate.
     at::NoGradGuard no_grad;
-    m.log_z().fill_(value.log_z.item<float>());
+    m.log_z().fill_(value_log_z.item<float>());
   }
   r.seconds.optimizer = seconds_since(t);
 
@@ -352,8 +415,6 @@ IterationResult Learner::train_iteration(std::int64_t batch_size) {
   if (modes_ && r.terminating_states.size(0) > 0 && modes_->n_found() < modes_->n_total()) {
     r.n_new_modes = modes_->update(r.terminating_states);
   }
-  last_batch_ = trajs;
-  last_batch_.clear_saved_outputs();  // do not hold the iteration's graph
   ++iterations_;
   return r;
 }
@@ -411,6 +472,7 @@ std::map<std::string, std::string> Learner::engine_paths() const {
   paths["adam_kernel"] = optim_->flat ? FlatAdamW::kernel_name(optim_->flat->kernel()) : "torch";
   paths["plain_loops"] = on_off(engine_.plain_loops);
   paths["precision"] = config::enum_name(engine_.precision);
+  paths["split_batch"] = split_path_;
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   return paths;
 }

@@ -59,7 +59,9 @@
 // Threads: the constructor calls at::set_num_threads(train.num_threads) (a process-
 // wide setting for LibTorch's intra-op pool) and, if the loaded BLAS is OpenBLAS,
 // openblas_set_num_threads with the same value, since LibTorch does not forward the
-// setting to OpenBLAS' own pool.
+// setting to OpenBLAS' own pool. With engine.split_batch and train.num_threads T > 1 both
+// are 1 instead and on-policy iterations split their batch over T threads, one model copy
+// each (fast/batch_split.h).
 //
 // Not thread-safe: one thread owns a Learner.
 
@@ -99,6 +101,7 @@ namespace gfn::core {
 class GFlowNetModel;
 class Environment;
 class Evaluator;
+class BatchSplit;
 enum class EvaluatorKind;  // evaluator.h
 class Loss;
 class Preprocessor;
@@ -190,8 +193,11 @@ class Learner {
   std::int64_t local_search_accepted() const { return ls_accepted_; }
   /// Iterations since construction whose loss reused the sampling forward (see above).
   std::int64_t reused_logprob_iterations() const { return reused_iterations_; }
+  /// Iterations since construction whose batch was split over threads (engine.split_batch).
+  std::int64_t split_iterations() const { return split_iterations_; }
   /// The batch the last train_iteration trained on (fresh, replayed, remote; layout of
-  /// trajectories.h). Undefined tensors before the first iteration.
+  /// trajectories.h; log rewards log R, not times train.reward_exponent). Undefined tensors
+  /// before the first iteration.
   const Trajectories& last_batch() const { return last_batch_; }
   /// The local replay buffer; null when replay.kind is "none".
   const buffer::ReplayTable* replay_buffer() const { return replay_.get(); }
@@ -302,6 +308,17 @@ class Learner {
 
   bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse (engine_paths)
   std::int64_t reused_iterations_ = 0;
+  /// engine.split_batch with train.num_threads > 1 (fast/batch_split.h); null otherwise.
+  std::unique_ptr<BatchSplit> split_;
+  std::string split_path_ = "off";  ///< engine_paths()["split_batch"]
+  std::int64_t split_iterations_ = 0;
+
+  /// Sample (or assemble) the batch, its loss and backward on this thread; the loss.
+  at::Tensor forward_backward(std::int64_t batch_size, const SamplerOptions& options,
+                              IterationResult& r, at::Tensor& value_log_z);
+  /// The same split over split_'s threads; the batch's loss.
+  at::Tensor forward_backward_split(std::int64_t batch_size, const SamplerOptions& options,
+                                    IterationResult& r);
 
   /// n fresh trajectories: from s0 (the evaluator), with local search's proposals when on.
   Trajectories sample_fresh(std::int64_t n, const SamplerOptions& options);

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const auto& e = s["engine"];
     for (const char* key :
          {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel", "plain_loops",
-          "precision", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
+          "precision", "split_batch", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
       check(e.contains(key) && e.at(key).is_string(), std::string("engine.") + key);
     }
     if (e.contains("state_table")) {
