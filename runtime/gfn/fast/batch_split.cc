@@ -180,9 +180,8 @@ BatchSplit::BatchSplit(int parts, const EnvOptions& env, const ModelOptions& mod
     r->env = make_environment(env);
     r->preprocessor = r->env->make_preprocessor(env.preprocessor);
     r->loss = make_loss(train, *r->env);
-    r->model = std::make_shared<GFlowNetModel>(r->preprocessor->output_dim(),
-                                               r->env->n_actions(), model,
-                                               r->loss->needs_log_flow());
+    r->model = std::make_shared<GFlowNetModel>(r->preprocessor->output_dim(), r->env->n_actions(),
+                                               model, r->loss->needs_log_flow());
     r->evaluator = make_evaluator(*r->model, *r->preprocessor, *r->env, engine, reusable);
     r->worker = std::make_unique<Worker>();
     replicas_.push_back(std::move(r));

@@ -73,8 +73,8 @@ class BatchSplit {
  public:
   /// `parts` >= 2 (train.num_threads); builds parts 1..parts-1 from the Learner's options.
   /// Throws std::invalid_argument for parts < 2.
-  BatchSplit(int parts, const EnvOptions& env, const ModelOptions& model,
-             const TrainOptions& train, const EngineOptions& engine, bool reusable);
+  BatchSplit(int parts, const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
+             const EngineOptions& engine, bool reusable);
   ~BatchSplit();
   BatchSplit(const BatchSplit&) = delete;
   BatchSplit& operator=(const BatchSplit&) = delete;
