@@ -361,7 +361,7 @@ at::Tensor Learner::forward_backward_split(std::int64_t batch_size, const Sample
   r.log_rewards = it.batch.log_rewards;
   r.fresh = it.batch;
   r.n_fresh = batch_size;
-  r.reused_logprobs = reuse_logprobs_ && evaluator_->kind() == EvaluatorKind::kSavedOutputs;
+  r.reused_logprobs = it.reused_logprobs;
   r.seconds.sample = it.sample_s;
   r.seconds.loss += it.loss_s;
   r.seconds.backward = it.backward_s;

@@ -26,8 +26,8 @@
 // Parts 1..T-1 own an environment, preprocessor, loss, model and evaluator each (built
 // like the Learner's); their parameters are copied from the Learner's model at the start
 // of every split iteration (O(parameters)). Part 0 is the Learner's own model and
-// evaluator, run on the calling thread; parts 1.. each on its own persistent thread (started
-// by the constructor, joined by the destructor).
+// evaluator, run on the calling thread; parts 1.. on a c10::ThreadPool of parts - 1
+// persistent threads (LibTorch's; started by the constructor, joined by the destructor).
 //
 // Thread-safety: one thread calls run(); run() uses T threads. Errors: a part's exception
 // is rethrown by run() after every part finished.
@@ -44,6 +44,10 @@
 #include "runtime/gfn/options.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
+
+namespace c10 {
+class ThreadPool;
+}
 
 namespace gfn::core {
 
@@ -64,9 +68,10 @@ struct SplitIteration {
   Trajectories batch;
   /// The batch's loss, float32 [], detached: sum over parts of n_k / B times its loss.
   at::Tensor loss;
-  double sample_s = 0;    ///< wall seconds until every part had sampled (part 0's clock)
-  double loss_s = 0;      ///< part 0's loss evaluation
-  double backward_s = 0;  ///< part 0's backward, the wait for the others and the summation
+  bool reused_logprobs = false;  ///< part 0's loss differentiated its sampling forward
+  double sample_s = 0;           ///< wall seconds until every part had sampled (part 0's clock)
+  double loss_s = 0;             ///< part 0's loss evaluation
+  double backward_s = 0;         ///< part 0's backward, the wait for the others and the summation
 };
 
 class BatchSplit {
@@ -93,9 +98,9 @@ class BatchSplit {
                      double reward_exponent);
 
  private:
-  class Worker;
   struct Replica;
   std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<c10::ThreadPool> pool_;  ///< parts() - 1 threads (LibTorch's c10 pool)
 };
 
 }  // namespace gfn::core
