@@ -96,6 +96,12 @@ void add_service_fields(config::Fields<B>& f) {
       .add("remote_sample_fraction", &B::remote_sample_fraction,
            "Share of a trainer's batch asked from its manager as replayed items.",
            config::in_unit_interval())
+      .add("remote_batch_size", &B::remote_batch_size,
+           "Replayed items each trainer asks from its manager per iteration on top of its "
+           "share of train.batch_size, which is then all sampled forward (0: "
+           "remote_sample_fraction decides). Each agent's own: more agents train on more "
+           "replayed items for the same number of sampled trajectories.",
+           at_least(std::int64_t{0}), {"items"})
       .add("remote_sampler", &B::remote_sampler,
            "The manager's sampler for remote samples: prioritized (proportional to R) or "
            "uniform.",

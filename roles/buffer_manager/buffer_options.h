@@ -88,6 +88,10 @@ struct BufferOptions {
   transport::ReceiveWait receive_wait = transport::ReceiveWait::kSpin;
   int population_stats_every = 0;       ///< iterations between GET_POPULATION_STATS (0 = never)
   double remote_sample_fraction = 0.0;  ///< [0, 1]: share of the local batch asked from the manager
+  /// Replayed items a trainer asks per iteration on top of its share of train.batch_size
+  /// (then all sampled forward); 0: remote_sample_fraction decides. Per agent, so more agents
+  /// train on more replayed items for the same sampled trajectories.
+  std::int64_t remote_batch_size = 0;
   buffer::SamplerKind remote_sampler = buffer::SamplerKind::kPrioritized;  ///< named in GET_SAMPLE
   double priority_exponent = 1.0;  ///< prioritized: draws ∝ R^priority_exponent (> 0)
   RemotePaths remote_paths = RemotePaths::kSubmitted;

@@ -79,6 +79,21 @@ std::string donor_pull_needs_mpi(const E& c) {
       config::enum_name(c.transport.backend));
 }
 
+/// buffer.remote_batch_size: replaces remote_sample_fraction, and needs a manager to ask.
+std::string one_replay_amount(const E& c) {
+  if (c.buffer.remote_batch_size == 0) return "";
+  if (c.buffer.remote_sample_fraction > 0) {
+    return fmt::format(
+        "and buffer.remote_sample_fraction = {} both set the replayed items of an iteration: "
+        "set one of them (the other to 0)",
+        c.buffer.remote_sample_fraction);
+  }
+  if (c.layout.num_buffers == 0) {
+    return "needs a buffer manager to replay from (layout.num_buffers > 0)";
+  }
+  return "";
+}
+
 }  // namespace
 
 void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
@@ -86,7 +101,8 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
       .cross_check("env.options", options_need_plugin)
       .cross_check("spawn.metric", score_needs_replies)
       .cross_check("spawn.policy", replacing_needs_model_averages)
-      .cross_check("spawn.policy", donor_pull_needs_mpi);
+      .cross_check("spawn.policy", donor_pull_needs_mpi)
+      .cross_check("buffer.remote_batch_size", one_replay_amount);
 }
 
 }  // namespace gfn::roles

@@ -71,8 +71,10 @@ BufferClient::BufferClient(const roles::ExperimentConfig& config, const TrainerS
       iterations_(iterations),
       // Width of a state row (HyperGrid: env.ndim; BitSequence: seq_size / word_size).
       ndim_(static_cast<int>(learner.env().state_dim())),
-      remote_n_(
-          static_cast<std::int64_t>(config.buffer.remote_sample_fraction * local_batch + 0.5)),
+      remote_n_(config.buffer.remote_batch_size > 0
+                    ? config.buffer.remote_batch_size
+                    : static_cast<std::int64_t>(config.buffer.remote_sample_fraction * local_batch +
+                                                0.5)),
       consumer_(
           consumer_of(setup, learner, ndim_, config.buffer.remote_paths == RemotePaths::kBackward)),
       submitter_(*setup.transport, setup.assigned_buffer, submitter_options(config)) {}

@@ -4,8 +4,8 @@
 // trajectories) accumulated since the last submission, submitted to the trainer's buffer
 // manager every buffer.remote_buffer_freq iterations and at the last one (roles/trainer/
 // submitter.h); replayed items asked for every iteration with remote sampling
-// (buffer.remote_sample_fraction > 0); the coordinator's population stats every
-// buffer.population_stats_every iterations. At the end: what is pending, then TRAINER_EXIT.
+// (buffer.remote_sample_fraction or remote_batch_size > 0); the coordinator's population stats
+// every buffer.population_stats_every iterations. At the end: what is pending, then TRAINER_EXIT.
 // Its part of a checkpoint: the manager's file (through CHECKPOINT / CHECKPOINT_DONE), the
 // submitter's state and the pending batch (roles/trainer/trainer_checkpoint.h).
 //

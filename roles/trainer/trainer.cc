@@ -47,15 +47,27 @@ void Trainer::iteration(std::int64_t it) {
   monitor_.progress(it, learner_, t_start_, last_loss_);
 }
 
+/// The batch of this iteration: the trainer's share of train.batch_size, plus with
+/// buffer.remote_batch_size the replayed items that have arrived (none before the first
+/// reply), so that the share is all sampled forward.
+std::int64_t Trainer::batch_this_iteration() const {
+  const std::int64_t extra = config_.buffer.remote_batch_size;
+  if (extra == 0) return local_batch_;
+  const std::int64_t queued =
+      learner_.queued_replayed_states() + learner_.queued_replayed_trajectories();
+  return local_batch_ + std::min(queued, extra);
+}
+
 core::IterationResult Trainer::train(std::int64_t it) {
-  auto step = learner_.train_iteration(local_batch_);
+  const std::int64_t batch = batch_this_iteration();
+  auto step = learner_.train_iteration(batch);
   add_time(setup_.timing, "sample", step.seconds.sample);
   add_time(setup_.timing, "loss", step.seconds.loss);
   add_time(setup_.timing, "backward", step.seconds.backward);
   add_time(setup_.timing, "optimizer", step.seconds.optimizer);
   if (average_gradients_) add_time(setup_.timing, "average", step.seconds.gradient_hook);
   last_loss_ = step.loss;
-  result_.trajectories += local_batch_;
+  result_.trajectories += batch;
   if (visited_) visited_->add(step.terminating_states);
   timeline_.observe(learner_.mode_tracker(), it, seconds_since(t_start_));
   return step;

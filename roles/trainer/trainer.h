@@ -8,7 +8,8 @@
 //      states and log rewards to its buffer manager (DATA on tags::kData) and read the
 //      SCORE reply (buffer.submit_mode: sync, async or fire_and_forget, with optional
 //      baseline filtering — see roles/trainer/submitter.h); with
-//      buffer.remote_sample_fraction > 0 it also asks the manager for replayed items, and
+//      buffer.remote_sample_fraction or remote_batch_size > 0 it also asks the manager for
+//      replayed items (trained on at the next iteration), and
 //      every buffer.population_stats_every iterations the coordinator for population stats;
 //   3. its spawn policy (spawn.policy; roles/trainer/spawn/spawn_policy.h): by default every
 //      train.average_every iterations, average the model within its agent group (one fused

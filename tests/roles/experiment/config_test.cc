@@ -458,6 +458,23 @@ TEST_F(ConfigFileTest, SpawnBadValuesAndCombinationsNameKeyAndFile) {
               AllOf(HasSubstr("--set spawn.metric=score"), HasSubstr("needs a buffer manager")));
 }
 
+// buffer.remote_batch_size: refused beside remote_sample_fraction and without a manager,
+// naming the key and the file; taken with a manager.
+TEST_F(ConfigFileTest, RemoteBatchSizeNeedsAManagerAndNoFraction) {
+  const std::string both = write("both.yaml",
+                                 "layout:\n  num_buffers: 1\nbuffer:\n  remote_batch_size: 8\n  "
+                                 "remote_sample_fraction: 0.5\n");
+  EXPECT_THAT(error_of(both), AllOf(HasSubstr(both), HasSubstr("buffer.remote_batch_size = 8"),
+                                    HasSubstr("buffer.remote_sample_fraction = 0.5"),
+                                    HasSubstr("set one of them")));
+  const std::string alone = write("alone.yaml", "buffer:\n  remote_batch_size: 8\n");
+  EXPECT_THAT(error_of(alone), AllOf(HasSubstr(alone), HasSubstr("buffer.remote_batch_size = 8"),
+                                     HasSubstr("needs a buffer manager")));
+  EXPECT_THAT(error_of(alone, {"buffer.remote_batch_size=-1"}), HasSubstr("must be >= 0"));
+  EXPECT_EQ(load_config(alone, {"layout.num_buffers=1"}).buffer.remote_batch_size, 8);
+  EXPECT_EQ(load_config("", {}).buffer.remote_batch_size, 0);
+}
+
 TEST(ValidateConfig, NamesTheSource) {
   ExperimentConfig c;
   c.env.get<core::HyperGridOptions>().height = 1;
