@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # configs/discovery_8d_best.yaml end to end, shortened to 10 iterations (issue 25's best
-# settings: 4 agents + 1 buffer manager, half of every batch replayed from the manager, the
-# budget counted in trajectories sampled forward), under mpirun:
-#  - every forward-sampled trajectory is counted: 4 x 64 in the first iteration (nothing to
-#    replay yet), then 4 x 32: trajectories_sampled = 256 + 9 x 128 = 1408;
-#  - the other half came from the manager: remote_items_trained = 9 x 128 = 1152;
+# settings: 4 agents + 1 buffer manager, each agent sampling 32 trajectories forward and
+# replaying 128 from the manager, the budget counted in trajectories sampled forward), under
+# mpirun:
+#  - every forward-sampled trajectory is counted: trajectories_sampled = 10 x 4 x 32 = 1280
+#    (the first iteration too, which has nothing to replay yet);
+#  - every later iteration replayed 128 per agent: remote_items_trained = 9 x 4 x 128 = 4608;
 #  - validation.fresh_samples reports fresh_sample_modes (a number, at most n_modes), and
 #    mode_probability is HyperGrid 8-D's 2.51 / 201,052.16;
-#  - modes_timeline.csv counts sampled trajectories (1408 / 10 per iteration).
+#  - modes_timeline.csv counts sampled trajectories (128 per iteration).
 #   run_discovery_best_e2e.sh GFN_TRAIN OUT_DIR
 set -euo pipefail
 train=$1 out=$2
@@ -19,8 +20,8 @@ s="$out/summary.json"
 check() {  # check JQ_EXPRESSION DESCRIPTION
   [ "$(jq -r "$1" "$s")" = "true" ] || { echo "FAILED: $2: $(jq -c "$1" "$s")"; jq . "$s" | head -60; exit 1; }
 }
-check '.trajectories_sampled == 1408' "trajectories_sampled = 256 + 9 x 128"
-check '.remote_items_trained == 1152' "remote_items_trained = 9 x 128"
+check '.trajectories_sampled == 1280' "trajectories_sampled = 10 x 4 x 32"
+check '.remote_items_trained == 4608' "remote_items_trained = 9 x 4 x 128"
 check '.roles.trainer == 4 and .roles.buffer_manager == 1' "4 trainers and 1 manager"
 check '(.fresh_sample_modes | type) == "number" and .fresh_sample_modes <= .n_modes' "fresh_sample_modes"
 check '.fresh_sample_modes_found <= .fresh_sample_modes' "fresh_sample_modes_found"
@@ -29,7 +30,7 @@ check '.n_modes == 256' "n_modes"
 if [ "$(jq -r '.modes_found' "$s")" -gt 0 ]; then
   last=$(grep '^total,' "$out/modes_timeline.csv" | tail -1 | cut -d, -f3,4)
   it=${last%,*} traj=${last#*,}
-  expect=$(( (it * 1408 + 5) / 10 ))
+  expect=$((it * 128))
   [ "$traj" -eq "$expect" ] || { echo "FAILED: timeline trajectories $traj at iteration $it, expected $expect"; exit 1; }
 fi
 echo "OK: discovery_8d_best shortened: $(jq -c '{modes_found, fresh_sample_modes, trajectories_sampled}' "$s")"
