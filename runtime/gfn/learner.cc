@@ -162,12 +162,14 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
         replay.kind, replay.capacity, replay.cutoff, replay.p_norm, seed ^ 0xD1B54A32D192ED03ULL));
   }
   // The numerical path, chosen once (make_evaluator, runtime/gfn/fast/make_evaluator.h).
-  // On-policy iterations (torchgfn's save_logprobs = not off-policy) may reuse the sampling
-  // forward; NoisyNet layers do not prevent it (the noise is drawn once per iteration,
-  // before sampling, and the loss uses that same noise). With replay fraction 1 every fresh
-  // trajectory is replaced once the buffer is warm, so saving would be wasted.
-  const bool reusable = reuse_logprobs_ && train.epsilon == 0.0 && train.temperature == 1.0 &&
-                        !(replay_ && replay.fraction >= 1.0);
+  // Every iteration may reuse the sampling forward: what is saved are the model's own
+  // outputs (PF logits before ε or temperature touch them), so the loss' PF is the model's
+  // also when the sampler explores (torchgfn's save_logprobs keeps the sampling
+  // distribution's log-probs and must recompute off-policy; these need not). NoisyNet layers
+  // do not prevent it either (the noise is drawn once per iteration, before sampling, and the
+  // loss uses that same noise). With replay fraction 1 every fresh trajectory is replaced
+  // once the buffer is warm, so saving would be wasted.
+  const bool reusable = reuse_logprobs_ && !(replay_ && replay.fraction >= 1.0);
   evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable);
   if (split && evaluator_->kind() == EvaluatorKind::kStateTable) {
     split_path_ = "unused (state table)";
@@ -471,7 +473,11 @@ std::map<std::string, std::string> Learner::engine_paths() const {
   paths["optimizer"] = config::enum_name(engine_.optimizer);
   paths["adam_kernel"] = optim_->flat ? FlatAdamW::kernel_name(optim_->flat->kernel()) : "torch";
   paths["plain_loops"] = on_off(engine_.plain_loops);
-  paths["precision"] = config::enum_name(engine_.precision);
+  // The reference evaluator has no bf16 GEMMs (they are the fast paths' kernels).
+  const bool reference = evaluator_->kind() == EvaluatorKind::kReference;
+  paths["precision"] = engine_.precision == Precision::kBf16 && reference
+                           ? "bf16 unused (reference evaluator)"
+                           : config::enum_name(engine_.precision);
   paths["split_batch"] = split_path_;
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   return paths;

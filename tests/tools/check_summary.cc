@@ -69,7 +69,9 @@ int main(int argc, char** argv) {
       check(e["state_table"] == "on" || e["state_table"] == "off", "engine.state_table on|off");
     }
     if (e.contains("precision")) {
-      check(e["precision"] == "fp32" || e["precision"] == "bf16", "engine.precision fp32|bf16");
+      check(e["precision"] == "fp32" || e["precision"] == "bf16" ||
+                e["precision"] == "bf16 unused (reference evaluator)",
+            "engine.precision fp32|bf16|bf16 unused (reference evaluator)");
     }
   }
 

@@ -4,9 +4,10 @@
 //   state_table_enabled(env, engine.state_table)   -> StateTableEvaluator
 //   else engine.reuse_logprobs and `reusable`      -> SavedOutputsEvaluator
 //   else                                           -> ReferenceEvaluator
-// reusable: the Learner's iterations can reuse the sampling forward (on-policy: epsilon 0
-// and temperature 1; a loss with Loss::reuses_sampled_outputs; not replay.fraction 1,
-// where every fresh trajectory is replaced and saving would be wasted).
+// reusable: the Learner's iterations can reuse the sampling forward (a loss with
+// Loss::reuses_sampled_outputs; not replay.fraction 1, where every fresh trajectory is
+// replaced and saving would be wasted). The saved outputs are the model's logits, before
+// the sampler's epsilon or temperature, so exploring iterations reuse them too.
 // Throws what the evaluators' constructors throw. Keeps references to its arguments.
 
 #include <memory>

@@ -18,6 +18,7 @@
 
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/learner.h"
@@ -279,4 +280,25 @@ TEST(Bf16Gemm, LearnerTrainsLikeFloat32) {
 }
 
 }  // namespace
+// summary.json's engine.precision says when bf16 does nothing: the reference evaluator
+// (engine.reuse_logprobs off, no state table) has no bf16 GEMMs. Exploring iterations
+// (temperature, epsilon) keep the saved-outputs path, so bf16 is in effect there.
+TEST(Bf16Learner, PrecisionReportsTheReferenceEvaluatorAsUnused) {
+  EnvOptions eo;
+  eo.get<HyperGridOptions>().ndim = 4;
+  eo.get<HyperGridOptions>().height = 5;
+  TrainOptions explore;
+  explore.temperature = 0.75;
+  explore.epsilon = 0.05;
+  EngineOptions engine;
+  engine.precision = Precision::kBf16;
+  Learner exploring(eo, ModelOptions{}, explore, 7, buffer::ReplayOptions{}, engine);
+  EXPECT_EQ(exploring.evaluator_kind(), EvaluatorKind::kSavedOutputs);
+  EXPECT_EQ(exploring.engine_paths().at("precision"), "bf16");
+  engine.reuse_logprobs = false;
+  Learner reference(eo, ModelOptions{}, explore, 7, buffer::ReplayOptions{}, engine);
+  EXPECT_EQ(reference.evaluator_kind(), EvaluatorKind::kReference);
+  EXPECT_EQ(reference.engine_paths().at("precision"), "bf16 unused (reference evaluator)");
+}
+
 }  // namespace gfn::core

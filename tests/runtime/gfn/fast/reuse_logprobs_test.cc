@@ -193,16 +193,30 @@ TEST(ReuseLogProbs, NoisyNetIterationsReuseWithTheSameNoise) {
   expect_same_iteration(on, off);
 }
 
-TEST(ReuseLogProbs, OffPolicyIterationsRecompute) {
+// Exploring iterations (epsilon, temperature) reuse the model's saved logits: the loss' PF
+// is the model's, not the sampling distribution's, so loss and gradients equal the
+// recomputation's.
+TEST(ReuseLogProbs, ExploringIterationsReuseTheModelsLogits) {
   core::TrainOptions eps;
   eps.epsilon = 0.1;
   core::TrainOptions temp;
   temp.temperature = 2.0;
-  for (const auto& train : {eps, temp}) {
-    const IterationRun run = learner_iteration(train, small_model(false), {}, true, 2);
-    EXPECT_FALSE(run.result.reused_logprobs);
-    EXPECT_EQ(run.reused_iterations, 0);
+  core::TrainOptions both;
+  both.epsilon = 0.05;
+  both.temperature = 0.75;
+  for (const auto& train : {eps, temp, both}) {
+    for (const bool tied : {false, true}) {
+      const IterationRun on = learner_iteration(train, small_model(tied), {}, true, 2);
+      const IterationRun off = learner_iteration(train, small_model(tied), {}, false, 2);
+      EXPECT_TRUE(on.result.reused_logprobs);
+      EXPECT_EQ(on.reused_iterations, 2);
+      EXPECT_FALSE(off.result.reused_logprobs);
+      expect_same_iteration(on, off);
+    }
   }
+}
+
+TEST(ReuseLogProbs, FullReplayRecomputes) {
   // Replay fraction 1: the fresh trajectories are all replaced once the buffer is warm.
   buffer::ReplayOptions all;
   all.kind = buffer::ReplayKind::kUniform;
