@@ -28,7 +28,8 @@ const config::Fields<EngineOptions>& engine_fields() {
                "Dispatch-free loops for the small ops of the state table's iteration "
                "(runtime/gfn/fast/plain_loops.h), or the ATen ops.")
           .add("reuse_logprobs", &E::reuse_logprobs,
-               "On-policy iterations of the generic path reuse the sampling forward in the loss "
+               "Iterations of the generic path (exploring ones too) reuse the sampling forward in "
+               "the loss "
                "(runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
           .add("precision", &E::precision,
                "fp32, or bf16: the fast path's MLP GEMMs (sampling forward reused by the loss, "

@@ -82,7 +82,7 @@ struct EngineOptions {
   /// Dispatch-free loops for the small ops of the state table's iteration
   /// (fast/plain_loops.h); false: the ATen ops.
   bool plain_loops = true;
-  /// On-policy iterations of the generic path reuse the sampling forward in the loss
+  /// Iterations of the generic path (exploring ones too) reuse the sampling forward in the loss
   /// (fast/saved_outputs_evaluator.h); false: the loss recomputes log PF / log PB.
   bool reuse_logprobs = true;
   /// fp32, or bf16: the GEMMs of the hand-written MLP forward and backward (the sampling

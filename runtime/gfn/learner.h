@@ -7,7 +7,7 @@
 //
 // Numerical path: one Evaluator (evaluator.h), chosen once in the constructor from the
 // engine options (make_evaluator, runtime/gfn/fast/make_evaluator.h): the reference
-// (sample, then recompute the outputs for the loss), the on-policy reuse of the sampling
+// (sample, then recompute the outputs for the loss), the reuse of the sampling
 // forward (saved outputs), or the state table of a small enumerable environment. Every
 // path gives the same loss and gradients up to float rounding;
 // IterationResult::reused_logprobs and engine_paths() say what ran.
@@ -258,7 +258,8 @@ class Learner {
   /// What the engine options resolved to (summary.json "engine"): state_table on | off,
   /// table_backward manual | autograd | unused (no table), fused_tb on | off | unused,
   /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
-  /// on | off, reuse_logprobs on | off (on-policy iterations of the generic path) | unused.
+  /// on | off, reuse_logprobs on | off (the generic path) | unused, precision fp32 | bf16 |
+  /// "bf16 unused (reference evaluator)".
   std::map<std::string, std::string> engine_paths() const;
 
   /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; runtime/gfn/learner_state.cc):

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # configs/discovery_8d_best.yaml end to end, shortened to 10 iterations (issue 25's best
 # settings: 4 agents + 1 buffer manager, each agent sampling 32 trajectories forward and
-# replaying 128 from the manager, the budget counted in trajectories sampled forward), under
+# replaying 64 from the manager, the budget counted in trajectories sampled forward), under
 # mpirun:
 #  - every forward-sampled trajectory is counted: trajectories_sampled = 10 x 4 x 32 = 1280
 #    (the first iteration too, which has nothing to replay yet);
-#  - every later iteration replayed 128 per agent: remote_items_trained = 9 x 4 x 128 = 4608;
+#  - every later iteration replayed 64 per agent: remote_items_trained = 9 x 4 x 64 = 2304;
 #  - validation.fresh_samples reports fresh_sample_modes (a number, at most n_modes), and
 #    mode_probability is HyperGrid 8-D's 2.51 / 201,052.16;
 #  - modes_timeline.csv counts sampled trajectories (128 per iteration).
@@ -21,7 +21,7 @@ check() {  # check JQ_EXPRESSION DESCRIPTION
   [ "$(jq -r "$1" "$s")" = "true" ] || { echo "FAILED: $2: $(jq -c "$1" "$s")"; jq . "$s" | head -60; exit 1; }
 }
 check '.trajectories_sampled == 1280' "trajectories_sampled = 10 x 4 x 32"
-check '.remote_items_trained == 4608' "remote_items_trained = 9 x 4 x 128"
+check '.remote_items_trained == 2304' "remote_items_trained = 9 x 4 x 64"
 check '.roles.trainer == 4 and .roles.buffer_manager == 1' "4 trainers and 1 manager"
 check '(.fresh_sample_modes | type) == "number" and .fresh_sample_modes <= .n_modes' "fresh_sample_modes"
 check '.fresh_sample_modes_found <= .fresh_sample_modes' "fresh_sample_modes_found"

@@ -1,7 +1,7 @@
 #pragma once
 // Fast path (runtime/gfn/fast/): the MLPs of a GFlowNetModel (estimators.h) with a
 // hand-written backward. Two users: the state table's forward on every state
-// (state_table.h, engine.table_backward manual) and the on-policy reuse of the sampling
+// (state_table.h, engine.table_backward manual) and the reuse of the sampling
 // forward (saving_sampler.h, engine.reuse_logprobs). The reference is model.forward with
 // autograd; tests/runtime/gfn/fast/state_table_test.cc and reuse_logprobs_test.cc compare
 // the two.
@@ -48,7 +48,7 @@ PolicyOutputs forward_manual_backward(GFlowNetModel& model, const at::Tensor& x,
 /// forward and backward of forward_manual_backward (PF's trunk is not run): pb_logits
 /// [M, n_actions - 1] (undefined for a uniform PB), log_flow [M] (undefined without a
 /// logF head), pf_logits undefined. Gradients go back through autograd (no
-/// write_leaf_grads). Used by the on-policy reuse of the sampling forward for the nets it
+/// write_leaf_grads). Used by the reuse of the sampling forward for the nets it
 /// did not record (saved_outputs_evaluator.h) when engine.precision is bf16. Throws
 /// std::logic_error for a tied model. Not thread-safe.
 PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor& x,

@@ -1,5 +1,5 @@
 #pragma once
-// Fast path (runtime/gfn/fast/): the loss of an on-policy batch from the outputs its
+// Fast path (runtime/gfn/fast/): the loss of a batch (on-policy or exploring) from the outputs its
 // sampling kept (saving_sampler.h) instead of a second forward (model_evaluator,
 // losses.h). tests/runtime/gfn/fast/reuse_logprobs_test.cc compares the two.
 // Not thread-safe: one thread owns the model.
@@ -33,14 +33,15 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
                                        const Preprocessor& preprocessor, const Environment& env,
                                        MlpKernels kernels = MlpKernels{});
 
-/// The Evaluator (evaluator.h) of on-policy iterations that reuse the sampling forward:
+/// The Evaluator (evaluator.h) of iterations that reuse the sampling forward:
 /// fresh trajectories from sample_trajectories_saving_outputs (saving_sampler.h; n = 0:
 /// the reference sampler), replayed and remote parts joining them get their outputs from
 /// one model pass (save_outputs), and the loss reads the saved outputs
 /// (saved_outputs_evaluator) when the batch has them and the loss reuses them
-/// (Loss::reuses_sampled_outputs), else recomputes them like the reference. Chosen only for
-/// on-policy iterations (epsilon 0, temperature 1) and losses with Loss::reuses_sampled_outputs
-/// (make_evaluator, make_evaluator.h). kernels: engine.plain_loops and engine.precision
+/// (Loss::reuses_sampled_outputs), else recomputes them like the reference. The saved
+/// outputs are the model's logits before epsilon or temperature, so exploring iterations
+/// reuse them too. Chosen for losses with Loss::reuses_sampled_outputs (make_evaluator,
+/// make_evaluator.h). kernels: engine.plain_loops and engine.precision
 /// (ForwardRecorder, mlp_backward.h). Keeps references to its arguments. Not thread-safe.
 class SavedOutputsEvaluator final : public Evaluator {
  public:

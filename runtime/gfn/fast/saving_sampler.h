@@ -60,7 +60,7 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
 /// forward, differentiable w.r.t. the model's parameters (policy.finish()). Same draws
 /// and trajectories as sample_trajectories with a policy returning the same PF logits.
 /// The saved values are the raw logits, independent of epsilon / temperature; which
-/// iterations may reuse them is the caller's choice (Learner: on-policy only). Throws like
+/// iterations may reuse them is the caller's choice (Learner: all, exploring too). Throws like
 /// sample_trajectories, std::invalid_argument if options.record_transitions is false or
 /// the policy returns inconsistent shapes.
 Trajectories sample_trajectories_saving_outputs(const Environment& env, const SavingPolicy& policy,

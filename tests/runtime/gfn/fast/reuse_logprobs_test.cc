@@ -1,8 +1,8 @@
-// On-policy reuse of the sampling forward (torchgfn save_logprobs /
-// recalculate_all_logprobs): the loss value and every parameter gradient must equal
-// those of recomputation, for every loss that reuses, tied and untied models, NoisyNet
-// layers, and batches mixed with replayed / remote trajectories; off-policy settings
-// (epsilon, temperature), "fm", replay fraction 1 and engine.reuse_logprobs false must take the
+// Reuse of the sampling forward (torchgfn save_logprobs / recalculate_all_logprobs): the
+// loss value and every parameter gradient must equal those of recomputation, for every loss
+// that reuses, tied and untied models, NoisyNet layers, exploring iterations (epsilon,
+// temperature: the saved outputs are the model's logits), and batches mixed with replayed /
+// remote trajectories; "fm", replay fraction 1 and engine.reuse_logprobs false must take the
 // recompute path.
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
