@@ -29,8 +29,7 @@ const config::Fields<EngineOptions>& engine_fields() {
                "(runtime/gfn/fast/plain_loops.h), or the ATen ops.")
           .add("reuse_logprobs", &E::reuse_logprobs,
                "Iterations of the generic path (exploring ones too) reuse the sampling forward in "
-               "the loss "
-               "(runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
+               "the loss (runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
           .add("precision", &E::precision,
                "fp32, or bf16: the fast path's MLP GEMMs (sampling forward reused by the loss, "
                "state table) with bfloat16 operands and float32 accumulation "
