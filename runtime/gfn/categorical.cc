@@ -27,18 +27,11 @@ const float* ExponentialDraws::next(std::int64_t n) {
   return buffer_.data();
 }
 
-at::Tensor sample_categorical(const at::Tensor& probs, at::Generator& generator) {
-  if (probs.dim() != 2 || probs.scalar_type() != at::kFloat || !probs.device().is_cpu() ||
-      probs.size(1) == 0) {
-    return at::multinomial(probs, 1, /*replacement=*/false, generator).squeeze(1);
-  }
-  const at::Tensor p = probs.contiguous();
-  const std::int64_t m = p.size(0), k = p.size(1);
-  const float* pd = p.data_ptr<float>();
-  for (std::int64_t i = 0; i < m; ++i) {  // at::multinomial's checks, before any draw
+void check_probability_rows(const float* p, std::int64_t m, std::int64_t k) {
+  for (std::int64_t i = 0; i < m; ++i) {
     double sum = 0;
     for (std::int64_t a = 0; a < k; ++a) {
-      const float v = pd[i * k + a];
+      const float v = p[i * k + a];
       if (!(v >= 0) || std::isinf(v)) {
         throw std::invalid_argument(
             "sample_categorical: probability tensor contains either `inf`, `nan` or element < 0");
@@ -50,6 +43,17 @@ at::Tensor sample_categorical(const at::Tensor& probs, at::Generator& generator)
           "sample_categorical: invalid multinomial distribution (sum of probabilities <= 0)");
     }
   }
+}
+
+at::Tensor sample_categorical(const at::Tensor& probs, at::Generator& generator) {
+  if (probs.dim() != 2 || probs.scalar_type() != at::kFloat || !probs.device().is_cpu() ||
+      probs.size(1) == 0) {
+    return at::multinomial(probs, 1, /*replacement=*/false, generator).squeeze(1);
+  }
+  const at::Tensor p = probs.contiguous();
+  const std::int64_t m = p.size(0), k = p.size(1);
+  const float* pd = p.data_ptr<float>();
+  check_probability_rows(pd, m, k);  // at::multinomial's checks, before any draw
   at::Tensor out = at::empty({m}, at::kLong);
   std::int64_t* o = out.data_ptr<std::int64_t>();
   ExponentialDraws draws(generator);

@@ -51,6 +51,11 @@ inline std::int64_t race_winner(const float* p, const float* q, std::int64_t k) 
   return winner;
 }
 
+/// at::multinomial's checks of m rows of k probabilities (row-major): throws
+/// std::invalid_argument on a negative, NaN or infinite probability or a row summing to 0
+/// (sample_categorical's messages). Pure, thread-safe; cost m * k.
+void check_probability_rows(const float* p, std::int64_t m, std::int64_t k);
+
 /// One category per row of probs float32 [m, k] (rows need not sum to 1): int64 [m], the
 /// draws of at::multinomial(probs, 1, /*replacement=*/false, generator).squeeze(1) draw for
 /// draw. Throws std::invalid_argument, like at::multinomial, on a negative, NaN or infinite

@@ -30,6 +30,11 @@ const config::Fields<EngineOptions>& engine_fields() {
           .add("reuse_logprobs", &E::reuse_logprobs,
                "Iterations of the generic path (exploring ones too) reuse the sampling forward in "
                "the loss (runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
+          .add("fused_sampler", &E::fused_sampler,
+               "The sampler of the iterations that reuse the sampling forward runs each step's "
+               "bookkeeping as loops over the running rows (runtime/gfn/fast/fused_sampler.h; "
+               "environments with row dynamics, e.g. hypergrid): the same trajectories, fewer "
+               "ATen calls per step; or the reference sampler's batched calls.")
           .add("precision", &E::precision,
                "fp32, or bf16: the fast path's MLP GEMMs (sampling forward reused by the loss, "
                "state table) with bfloat16 operands and float32 accumulation "

@@ -85,6 +85,10 @@ struct EngineOptions {
   /// Iterations of the generic path (exploring ones too) reuse the sampling forward in the loss
   /// (fast/saved_outputs_evaluator.h); false: the loss recomputes log PF / log PB.
   bool reuse_logprobs = true;
+  /// The sampler of those iterations runs each step's bookkeeping as loops over the running
+  /// rows (fast/fused_sampler.h; environments with row dynamics, e.g. HyperGrid): the same
+  /// trajectories and draws; false: the reference sampler's batched ATen calls.
+  bool fused_sampler = true;
   /// fp32, or bf16: the GEMMs of the hand-written MLP forward and backward (the sampling
   /// forward reused by the loss, the state table) with bfloat16 operands and float32
   /// accumulation (fast/bf16_gemm.h; ~2x the float32 GEMM rate on AVX512_BF16 CPUs). The

@@ -480,6 +480,10 @@ std::map<std::string, std::string> Learner::engine_paths() const {
                            : config::enum_name(engine_.precision);
   paths["split_batch"] = split_path_;
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
+  // The fused sampler samples the iterations of the saved-outputs evaluator only.
+  paths["fused_sampler"] = evaluator_->kind() != EvaluatorKind::kSavedOutputs ? "unused"
+                           : env_->row_dynamics() == nullptr ? "unused (no row dynamics)"
+                                                             : on_off(engine_.fused_sampler);
   return paths;
 }
 

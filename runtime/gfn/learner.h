@@ -258,8 +258,9 @@ class Learner {
   /// What the engine options resolved to (summary.json "engine"): state_table on | off,
   /// table_backward manual | autograd | unused (no table), fused_tb on | off | unused,
   /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
-  /// on | off, reuse_logprobs on | off (the generic path) | unused, precision fp32 | bf16 |
-  /// "bf16 unused (reference evaluator)".
+  /// on | off, reuse_logprobs on | off (the generic path) | unused, fused_sampler on | off |
+  /// unused (not the saved-outputs evaluator) | "unused (no row dynamics)", precision fp32 |
+  /// bf16 | "bf16 unused (reference evaluator)".
   std::map<std::string, std::string> engine_paths() const;
 
   /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; runtime/gfn/learner_state.cc):

@@ -52,8 +52,6 @@ PolicyFunction model_backward_policy(GFlowNetModel& model, const Preprocessor& p
   };
 }
 
-namespace {
-
 void check_sampler_options(const SamplerOptions& options) {
   if (!(options.epsilon >= 0.0 && options.epsilon <= 1.0)) {
     throw std::invalid_argument("sample_trajectories: epsilon must be in [0, 1], got " +
@@ -64,8 +62,6 @@ void check_sampler_options(const SamplerOptions& options) {
                                 std::to_string(options.temperature));
   }
 }
-
-}  // namespace
 
 buffer::PackedTrajectories sample_backward_actions(const Environment& env,
                                                    const PolicyFunction& pb_policy,

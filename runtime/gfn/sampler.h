@@ -38,6 +38,10 @@ struct SamplerOptions {
   bool record_transitions = true;
 };
 
+/// Throws std::invalid_argument ("sample_trajectories: ...") for epsilon outside [0, 1] or a
+/// temperature <= 0.
+void check_sampler_options(const SamplerOptions& options);
+
 /// The policy of a model: PF logits of model(preprocessor(states)), evaluated once per
 /// distinct state of the batch (Environment::unique). Keeps references to its arguments.
 PolicyFunction model_policy(GFlowNetModel& model, const Preprocessor& preprocessor,

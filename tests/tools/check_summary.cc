@@ -60,13 +60,18 @@ int main(int argc, char** argv) {
   check(s.contains("engine") && s["engine"].is_object(), "engine object");
   if (s.contains("engine") && s["engine"].is_object()) {
     const auto& e = s["engine"];
-    for (const char* key :
-         {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel", "plain_loops",
-          "precision", "split_batch", "reuse_logprobs", "blas_kernels", "malloc_tune"}) {
+    for (const char* key : {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel",
+                            "plain_loops", "precision", "split_batch", "reuse_logprobs",
+                            "fused_sampler", "blas_kernels", "malloc_tune"}) {
       check(e.contains(key) && e.at(key).is_string(), std::string("engine.") + key);
     }
     if (e.contains("state_table")) {
       check(e["state_table"] == "on" || e["state_table"] == "off", "engine.state_table on|off");
+    }
+    if (e.contains("fused_sampler")) {
+      check(e["fused_sampler"] == "on" || e["fused_sampler"] == "off" ||
+                e["fused_sampler"] == "unused" || e["fused_sampler"] == "unused (no row dynamics)",
+            "engine.fused_sampler on|off|unused|unused (no row dynamics)");
     }
     if (e.contains("precision")) {
       check(e["precision"] == "fp32" || e["precision"] == "bf16" ||

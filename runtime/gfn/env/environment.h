@@ -58,6 +58,7 @@
 namespace gfn::core {
 
 class Preprocessor;
+class RowDynamics;
 
 /// The distinct rows of a batch of states and, for each row, its position among
 /// them: states == unique.states.index_select(0, unique.inverse).
@@ -135,6 +136,11 @@ class Environment {
   /// Default: at::unique_dim over rows (sorted). Environments with an integer state
   /// index override it with a cheaper 1-D unique.
   virtual UniqueStates unique(const at::Tensor& states) const;
+
+  /// The per-row forms of forward_masks, step_unchecked and unique (row_dynamics.h) for the
+  /// fused sampler (engine.fused_sampler), or nullptr (the default): the sampler then makes its
+  /// batched calls. The pointer lives as long as the environment.
+  virtual const RowDynamics* row_dynamics() const { return nullptr; }
 
   /// The environment this one decorates (a reward model, reward_model.h), else itself:
   /// code that needs a concrete environment's extras (BitSequence's test set) looks there.

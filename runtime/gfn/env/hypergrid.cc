@@ -118,8 +118,20 @@ RewardFunction reward_function(HyperGridReward reward) {
                               " is outside runtime/gfn/env/hypergrid_reward.h's table");
 }
 
+void HyperGrid::Rows::forward_mask(const std::int64_t* state, bool* mask) const {
+  const auto ndim = static_cast<std::int64_t>(strides_.size());
+  for (std::int64_t j = 0; j < ndim; ++j) mask[j] = state[j] < height_ - 1;
+  mask[ndim] = true;
+}
+
+std::int64_t HyperGrid::Rows::key(const std::int64_t* state) const {
+  std::int64_t index = 0;
+  for (std::size_t j = 0; j < strides_.size(); ++j) index += state[j] * strides_[j];
+  return index;
+}
+
 HyperGrid::HyperGrid(const HyperGridOptions& options)
-    : options_(options), ndim_(options.ndim), height_(options.height) {
+    : options_(options), ndim_(options.ndim), height_(options.height), rows_(height_, {}) {
   if (ndim_ < 1) throw std::invalid_argument("env.ndim must be >= 1, got " + std::to_string(ndim_));
   if (height_ < 2) {
     throw std::invalid_argument("env.height must be >= 2, got " + std::to_string(height_));
@@ -136,6 +148,7 @@ HyperGrid::HyperGrid(const HyperGridOptions& options)
     n_states_ *= height_;
   }
   strides_ = at::tensor(strides, at::kLong);
+  rows_ = Rows(height_, strides);
 
   if (!enumerable()) {
     if (const auto modes = diagonal_modes(ndim_, height_, options_)) {

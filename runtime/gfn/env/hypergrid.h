@@ -31,11 +31,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/hypergrid_reward.h"
+#include "runtime/gfn/env/row_dynamics.h"
 
 namespace gfn::core {
 
@@ -87,6 +89,8 @@ class HyperGrid final : public Environment {
   /// The distinct rows of `states` int64 [B, ndim] in ascending index order, through
   /// a 1-D unique of state_indices (faster than a row-wise unique).
   UniqueStates unique(const at::Tensor& states) const override;
+  /// Per-row masks and steps, and the state index as the key (unique's order).
+  const RowDynamics* row_dynamics() const override { return &rows_; }
 
   /// Enumeration: every state is a terminating state, so the state order and the
   /// terminating order are both the row-major index order (a topological order).
@@ -130,11 +134,26 @@ class HyperGrid final : public Environment {
  private:
   void require_enumerable(const char* what) const;
 
+  /// The dynamics of one row: increment i allowed iff s_i < height - 1; key = state index.
+  class Rows final : public RowDynamics {
+   public:
+    Rows(std::int64_t height, std::vector<std::int64_t> strides)
+        : height_(height), strides_(std::move(strides)) {}
+    void forward_mask(const std::int64_t* state, bool* mask) const override;
+    void step(std::int64_t* state, std::int64_t action) const override { ++state[action]; }
+    std::int64_t key(const std::int64_t* state) const override;
+
+   private:
+    std::int64_t height_;
+    std::vector<std::int64_t> strides_;
+  };
+
   HyperGridOptions options_;
   std::int64_t ndim_;
   std::int64_t height_;
   std::int64_t n_states_;
   at::Tensor strides_;  ///< int64 [ndim]: height^(ndim-1-j)
+  Rows rows_;
   // Enumeration caches (empty when !enumerable()).
   at::Tensor all_states_;
   at::Tensor true_dist_;

@@ -69,6 +69,7 @@ class RewardModelEnvironment final : public Environment {
     return inner_->make_preprocessor(kind);
   }
   UniqueStates unique(const at::Tensor& s) const override { return inner_->unique(s); }
+  const RowDynamics* row_dynamics() const override { return inner_->row_dynamics(); }
   const Environment& base_environment() const override { return inner_->base_environment(); }
 
   bool enumerable() const override { return inner_->enumerable(); }

@@ -14,7 +14,8 @@ std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocess
     return std::make_unique<StateTableEvaluator>(model, preprocessor, env, engine);
   }
   if (engine.reuse_logprobs && reusable) {
-    return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, mlp_kernels(engine));
+    return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, mlp_kernels(engine),
+                                                   engine.fused_sampler);
   }
   return std::make_unique<ReferenceEvaluator>(model, preprocessor, env);
 }

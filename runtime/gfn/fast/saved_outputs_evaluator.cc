@@ -51,18 +51,21 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
 }
 
 SavedOutputsEvaluator::SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                             const Environment& env, MlpKernels kernels)
+                                             const Environment& env, MlpKernels kernels,
+                                             bool fused_sampler)
     : model_(model),
       preprocessor_(preprocessor),
       env_(env),
       kernels_(kernels),
+      fused_sampler_(fused_sampler),
       reference_(model, preprocessor, env) {}
 
 Trajectories SavedOutputsEvaluator::sample(std::int64_t n, const SamplerOptions& options,
                                            at::Generator& generator) {
   if (n == 0) return reference_.sample(n, options, generator);
   return sample_trajectories_saving_outputs(
-      env_, model_saving_policy(model_, preprocessor_, env_, kernels_), n, options, generator);
+      env_, model_saving_policy(model_, preprocessor_, env_, kernels_), n, options, generator,
+      fused_sampler_);
 }
 
 void SavedOutputsEvaluator::attach_outputs(Trajectories& part) {

@@ -42,11 +42,12 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
 /// outputs are the model's logits before epsilon or temperature, so exploring iterations
 /// reuse them too. Chosen for losses with Loss::reuses_sampled_outputs (make_evaluator,
 /// make_evaluator.h). kernels: engine.plain_loops and engine.precision
-/// (ForwardRecorder, mlp_backward.h). Keeps references to its arguments. Not thread-safe.
+/// (ForwardRecorder, mlp_backward.h); fused_sampler: engine.fused_sampler (fused_sampler.h,
+/// when the environment has row dynamics). Keeps references to its arguments. Not thread-safe.
 class SavedOutputsEvaluator final : public Evaluator {
  public:
   SavedOutputsEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                        const Environment& env, MlpKernels kernels);
+                        const Environment& env, MlpKernels kernels, bool fused_sampler = false);
   EvaluatorKind kind() const override { return EvaluatorKind::kSavedOutputs; }
   Trajectories sample(std::int64_t n, const SamplerOptions& options,
                       at::Generator& generator) override;
@@ -60,6 +61,7 @@ class SavedOutputsEvaluator final : public Evaluator {
   const Preprocessor& preprocessor_;
   const Environment& env_;
   MlpKernels kernels_;
+  bool fused_sampler_;
   ReferenceEvaluator reference_;  ///< n = 0 and batches without saved outputs
 };
 

@@ -2,13 +2,16 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/row_dynamics.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/fused_sampler.h"
 #include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/preprocessors.h"
 
@@ -18,11 +21,16 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
                                  const Environment& env, MlpKernels kernels) {
   auto recorder = std::make_shared<ForwardRecorder>(model, kernels);
   SavingPolicy policy;
-  policy.step = [recorder, &preprocessor, &env](const at::Tensor& states) {
-    const UniqueStates u = env.unique(states);
-    PolicyOutputs out = recorder->record(preprocessor(u.states));
+  policy.distinct_step = [recorder, &preprocessor](const at::Tensor& distinct_states) {
+    PolicyOutputs out = recorder->record(preprocessor(distinct_states));
     return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),
-                           std::move(out.log_flow), u.inverse};
+                           std::move(out.log_flow), at::Tensor()};
+  };
+  policy.step = [distinct_step = policy.distinct_step, &env](const at::Tensor& states) {
+    const UniqueStates u = env.unique(states);
+    SavedPolicyStep s = distinct_step(u.states);
+    s.inverse = u.inverse;
+    return s;
   };
   policy.finish = [recorder]() {
     PolicyOutputs out = recorder->outputs();
@@ -57,14 +65,45 @@ void gather_saved(const SavedPolicyStep& all, const at::Tensor& rows, Trajectori
   if (all.log_flow.defined()) out.saved_log_flow = all.log_flow.index_select(0, rows);
 }
 
+// The fused sampler's loop (fused_sampler.h) with the policy's distinct_step; the saved
+// outputs gathered as in the reference loop below.
+Trajectories sample_fused_saving_outputs(const Environment& env, const RowDynamics& dynamics,
+                                         const SavingPolicy& policy, std::int64_t n,
+                                         const SamplerOptions& options, at::Generator& generator) {
+  const char* who = "sample_trajectories_saving_outputs";
+  const std::int64_t n_actions = env.n_actions();
+  std::int64_t recorded = 0;
+  const DistinctPolicy per_step = [&](const at::Tensor& distinct_states) {
+    const SavedPolicyStep s = policy.distinct_step(distinct_states);
+    check_outputs(s, distinct_states.size(0), n_actions, who);
+    recorded += distinct_states.size(0);
+    return s.pf_logits.detach();
+  };
+  std::vector<std::int64_t> rows;
+  Trajectories out =
+      sample_trajectories_fused(env, dynamics, per_step, n, options, generator, &rows);
+  if (n > 0) {
+    at::AutoGradMode grad(true);
+    const SavedPolicyStep all = policy.finish();
+    check_outputs(all, recorded, n_actions, who);
+    at::Tensor index = at::empty({static_cast<std::int64_t>(rows.size())}, at::kLong);
+    std::copy(rows.begin(), rows.end(), index.data_ptr<std::int64_t>());
+    gather_saved(all, index, out);
+  }
+  return out;
+}
+
 }  // namespace
 
 Trajectories sample_trajectories_saving_outputs(const Environment& env, const SavingPolicy& policy,
                                                 std::int64_t n, const SamplerOptions& options,
-                                                at::Generator& generator) {
+                                                at::Generator& generator, bool fused) {
   const char* who = "sample_trajectories_saving_outputs";
   if (!options.record_transitions) {
     throw std::invalid_argument(std::string(who) + ": needs options.record_transitions = true");
+  }
+  if (fused && env.row_dynamics() != nullptr && policy.distinct_step) {
+    return sample_fused_saving_outputs(env, *env.row_dynamics(), policy, n, options, generator);
   }
   const std::int64_t n_actions = env.n_actions();
   std::vector<at::Tensor> rows;  // per step: the distinct-row index of each running row

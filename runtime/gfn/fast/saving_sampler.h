@@ -37,13 +37,18 @@ struct SavingPolicy {
   /// int64 [n, state_dim] -> detached outputs on the distinct states; records them.
   /// Called once per sampling step, under at::NoGradGuard.
   std::function<SavedPolicyStep(const at::Tensor& states)> step;
+  /// Optional: `step` on states that are already distinct, in increasing
+  /// RowDynamics::key order (the fused sampler's calls, fused_sampler.h): outputs for every
+  /// row, `inverse` undefined. Without it the fused sampler is not used.
+  std::function<SavedPolicyStep(const at::Tensor& distinct_states)> distinct_step;
   /// After the last step: the outputs of ALL recorded distinct rows, concatenated in step
   /// order (sum of M rows; `inverse` unused), differentiable w.r.t. the model's
   /// parameters. Called once.
   std::function<SavedPolicyStep()> finish;
 };
 
-/// The saving policy of a model on the distinct states (Environment::unique), over a
+/// The saving policy of a model on the distinct states (Environment::unique; distinct_step
+/// for the fused sampler), over a
 /// ForwardRecorder (mlp_backward.h; kernels: engine.plain_loops and engine.precision): each step
 /// runs the forward without autograd and keeps the layer activations; finish() gives all recorded
 /// rows one autograd node whose backward is ONE batched MLP backward (not one per step). PF only
@@ -60,12 +65,15 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
 /// forward, differentiable w.r.t. the model's parameters (policy.finish()). Same draws
 /// and trajectories as sample_trajectories with a policy returning the same PF logits.
 /// The saved values are the raw logits, independent of epsilon / temperature; which
-/// iterations may reuse them is the caller's choice (Learner: all, exploring too). Throws like
-/// sample_trajectories, std::invalid_argument if options.record_transitions is false or
-/// the policy returns inconsistent shapes.
+/// iterations may reuse them is the caller's choice (Learner: all, exploring too). fused
+/// (engine.fused_sampler): sample with sample_trajectories_fused (fused_sampler.h) when the
+/// environment has row dynamics and the policy a distinct_step: the same trajectories, draws
+/// and saved outputs, fewer ATen calls per step. Throws like sample_trajectories,
+/// std::invalid_argument if options.record_transitions is false or the policy returns
+/// inconsistent shapes.
 Trajectories sample_trajectories_saving_outputs(const Environment& env, const SavingPolicy& policy,
                                                 std::int64_t n, const SamplerOptions& options,
-                                                at::Generator& generator);
+                                                at::Generator& generator, bool fused = false);
 
 /// Fills trajs.saved_* by one step of a fresh `policy` on all rows of trajs.states,
 /// e.g. for replayed trajectories joining a batch whose fresh part kept its outputs

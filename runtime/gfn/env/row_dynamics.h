@@ -1,0 +1,32 @@
+#pragma once
+// Optional per-row dynamics of an Environment (environment.h, row_dynamics()): the batched
+// forward_masks, step_unchecked and unique of one state row as plain C++ on int64 values, for
+// the fused sampler (runtime/gfn/fast/fused_sampler.h), whose per-step bookkeeping is then a
+// loop over the running rows instead of ~25 ATen calls per step (each ~5-30 us whatever the
+// row count). An environment offers them when a state row and its moves are cheap scalar
+// code (HyperGrid); the fused sampler is tested against the batched members
+// (tests/runtime/gfn/fast/fused_sampler_test.cc), so both must describe the same DAG.
+// Implementations are immutable: every member may be called concurrently. No LibTorch.
+
+#include <cstdint>
+
+namespace gfn::core {
+
+class RowDynamics {
+ public:
+  virtual ~RowDynamics() = default;
+
+  /// mask[0, n_actions): the row of forward_masks(state) (exit in the last entry) for one state
+  /// (state_dim int64 values). Cost O(state_dim).
+  virtual void forward_mask(const std::int64_t* state, bool* mask) const = 0;
+  /// Applies the allowed, non-exit forward action to `state` in place: the row of
+  /// step_unchecked. No validation (the caller drew the action from forward_mask).
+  virtual void step(std::int64_t* state, std::int64_t action) const = 0;
+  /// A key of the state: equal keys iff equal states, and Environment::unique lists its
+  /// distinct rows in increasing key order (HyperGrid: the state index). The fused sampler
+  /// evaluates the network on the distinct rows in that order, so its GEMMs see the same rows
+  /// in the same order as the reference sampler's.
+  virtual std::int64_t key(const std::int64_t* state) const = 0;
+};
+
+}  // namespace gfn::core

@@ -1,0 +1,51 @@
+#pragma once
+// Fast path (runtime/gfn/fast/): sample_trajectories (sampler.h) with the bookkeeping of each
+// step as plain loops over the running rows (engine.fused_sampler). The reference sampler makes
+// ~25 ATen calls per step besides the network (unique, masks, index_select, nonzero, the step,
+// the recording), each costing ~5-30 us whatever the row count, ~40-60 steps per batch on
+// HyperGrid 8-D: a fixed cost that does not shrink when the batch is split over threads
+// (batch_split.h). Here a step is: the distinct running states by their RowDynamics key
+// (sorted, as Environment::unique), ONE policy call on them, action_probabilities on those
+// distinct rows (the same ATen function, so the same probabilities), and one loop that draws,
+// records and steps every running row (RowDynamics::step). What remains per step is the
+// network and ~5 small ATen calls.
+//
+// Same trajectories, draw for draw, and the generator left in the same state as
+// sample_trajectories with a policy returning the same logits per row
+// (tests/runtime/gfn/fast/fused_sampler_test.cc). Randomness comes only from the generator.
+// Not thread-safe for the same generator.
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "runtime/gfn/sampler.h"
+#include "runtime/gfn/trajectories.h"
+
+namespace gfn::core {
+
+class Environment;
+class RowDynamics;
+
+/// Unmasked PF logits of DISTINCT states in increasing RowDynamics::key order:
+/// int64 [U, state_dim] -> float32 [U, n_actions].
+using DistinctPolicy = std::function<at::Tensor(const at::Tensor& distinct_states)>;
+
+/// sample_trajectories(env, policy, n, options, generator) for an environment with
+/// per-row dynamics (env.row_dynamics() == &dynamics), calling `policy` once per step on the
+/// distinct running states. distinct_rows (if not null; needs options.record_transitions):
+/// for every transition row, the row of its state among all the policy calls' rows
+/// concatenated in call order (what ForwardRecorder's outputs are indexed by,
+/// saving_sampler.h). Throws like sample_trajectories: std::invalid_argument for n < 0, bad
+/// options, a policy returning other than float32 [U, n_actions], or logits whose
+/// probabilities are NaN, infinite or all 0 on a row. Cost per step: the policy, ~5 ATen
+/// calls, and O(running rows * (state_dim + n_actions)) plus a sort of the running keys.
+Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics& dynamics,
+                                       const DistinctPolicy& policy, std::int64_t n,
+                                       const SamplerOptions& options, at::Generator& generator,
+                                       std::vector<std::int64_t>* distinct_rows = nullptr);
+
+}  // namespace gfn::core
