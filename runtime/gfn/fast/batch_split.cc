@@ -6,11 +6,14 @@
 
 #include <c10/core/thread_pool.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
@@ -19,7 +22,6 @@
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/preprocessors.h"
-#include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::core {
 
@@ -114,7 +116,103 @@ void add_gradients(GFlowNetModel& replica, GFlowNetModel& master) {
   }
 }
 
+// First row of each step of a part in the sampler's layout: offsets[t] .. offsets[t + 1]
+// are the rows of the trajectories longer than t (suffix counts of the lengths).
+std::vector<std::int64_t> step_offsets(const Trajectories& part) {
+  const at::Tensor lengths = part.lengths.contiguous();
+  const std::int64_t* len = lengths.data_ptr<std::int64_t>();
+  std::vector<std::int64_t> longer;  // longer[t] = #(length > t)
+  for (std::int64_t i = 0; i < lengths.numel(); ++i) {
+    if (len[i] < 1) throw std::invalid_argument("concat_sampled_parts: a length below 1");
+    if (static_cast<std::size_t>(len[i]) > longer.size()) longer.resize(len[i], 0);
+    ++longer[static_cast<std::size_t>(len[i] - 1)];
+  }
+  for (std::size_t t = longer.size(); t-- > 1;) longer[t - 1] += longer[t];
+  std::vector<std::int64_t> offsets(1, 0);
+  for (const std::int64_t c : longer) offsets.push_back(offsets.back() + c);
+  if (offsets.back() != part.n_transitions()) {
+    throw std::invalid_argument("concat_sampled_parts: the lengths of a part do not sum to its " +
+                                std::to_string(part.n_transitions()) + " rows");
+  }
+  return offsets;
+}
+
+// Copies rows [begin, end) of src (contiguous int64, `width` per row) to dst at row `at`.
+void copy_rows(const at::Tensor& src, std::int64_t begin, std::int64_t end, std::int64_t width,
+               at::Tensor& dst, std::int64_t at) {
+  if (end > begin) {
+    std::memcpy(dst.data_ptr<std::int64_t>() + at * width,
+                src.data_ptr<std::int64_t>() + begin * width,
+                sizeof(std::int64_t) * static_cast<std::size_t>((end - begin) * width));
+  }
+}
+
 }  // namespace
+
+Trajectories concat_sampled_parts(const std::vector<Trajectories>& in) {
+  if (in.empty()) throw std::invalid_argument("concat_sampled_parts: no parts");
+  std::vector<Trajectories> parts;
+  std::vector<std::vector<std::int64_t>> offsets;
+  std::int64_t b = 0, n = 0, steps = 0;
+  for (const Trajectories& p : in) {
+    if (!p.states.defined() || !p.actions.defined() || !p.traj_index.defined() ||
+        !p.pb_actions.defined() || p.states.dim() != 2 ||
+        p.states.size(1) != in[0].states.size(1)) {
+      throw std::invalid_argument(
+          "concat_sampled_parts: every part needs recorded transitions of one state width");
+    }
+    Trajectories c = p;
+    c.clear_saved_outputs();
+    for (at::Tensor* t : {&c.states, &c.actions, &c.traj_index, &c.pb_actions}) {
+      *t = t->contiguous();
+    }
+    offsets.push_back(step_offsets(c));
+    steps = std::max<std::int64_t>(steps, static_cast<std::int64_t>(offsets.back().size()) - 1);
+    b += c.n_trajectories;
+    n += c.n_transitions();
+    parts.push_back(std::move(c));
+  }
+  const std::int64_t d = in[0].states.size(1);
+  Trajectories out;
+  out.n_trajectories = b;
+  out.states = at::empty({n, d}, at::kLong);
+  out.actions = at::empty({n}, at::kLong);
+  out.traj_index = at::empty({n}, at::kLong);
+  out.pb_actions = at::empty({n - b}, at::kLong);
+  std::int64_t row = 0, pb_row = 0;
+  for (std::int64_t t = 0; t < steps; ++t) {
+    std::int64_t first_id = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const Trajectories& p = parts[k];
+      const std::vector<std::int64_t>& off = offsets[k];
+      if (t + 1 < static_cast<std::int64_t>(off.size())) {
+        const std::int64_t begin = off[t], end = off[t + 1];
+        copy_rows(p.states, begin, end, d, out.states, row);
+        copy_rows(p.actions, begin, end, 1, out.actions, row);
+        const std::int64_t* id = p.traj_index.data_ptr<std::int64_t>();
+        std::int64_t* out_id = out.traj_index.data_ptr<std::int64_t>();
+        for (std::int64_t i = begin; i < end; ++i) out_id[row + i - begin] = id[i] + first_id;
+        if (t > 0) {  // PB rows: transition rows after the part's first n_trajectories
+          copy_rows(p.pb_actions, begin - p.n_trajectories, end - p.n_trajectories, 1,
+                    out.pb_actions, pb_row);
+          pb_row += end - begin;
+        }
+        row += end - begin;
+      }
+      first_id += p.n_trajectories;
+    }
+  }
+  std::vector<at::Tensor> lengths, terminating, log_rewards;
+  for (const Trajectories& p : parts) {
+    lengths.push_back(p.lengths);
+    terminating.push_back(p.terminating_states);
+    log_rewards.push_back(p.log_rewards.to(at::kFloat));
+  }
+  out.lengths = at::cat(lengths);
+  out.terminating_states = at::cat(terminating);
+  out.log_rewards = at::cat(log_rewards);
+  return out;
+}
 
 BatchSplit::BatchSplit(int parts, const EnvOptions& env, const ModelOptions& model,
                        const TrainOptions& train, const EngineOptions& engine, bool reusable) {
@@ -170,12 +268,13 @@ SplitIteration BatchSplit::run(const SplitPartRefs& master, std::int64_t batch_s
   }
   for (const auto& r : replicas_) add_gradients(*r->model, *master.model);
   SplitIteration it;
-  it.batch = outcomes[0].trajs;
+  std::vector<Trajectories> batches;
   it.loss = outcomes[0].loss;
-  for (std::size_t k = 1; k < outcomes.size(); ++k) {
-    it.batch = concat_trajectories(it.batch, outcomes[k].trajs);
-    it.loss = it.loss + outcomes[k].loss;
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    batches.push_back(std::move(outcomes[k].trajs));
+    if (k > 0) it.loss = it.loss + outcomes[k].loss;
   }
+  it.batch = concat_sampled_parts(batches);
   it.reused_logprobs = outcomes[0].reused_logprobs;
   it.sample_s = outcomes[0].sample_s;
   it.loss_s = outcomes[0].loss_s;

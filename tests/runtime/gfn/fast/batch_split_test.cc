@@ -2,6 +2,7 @@
 // model copy each, against one model trained on the same trajectories (the reference), and
 // its determinism, checkpoint resume, refusals and engine path.
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <torch/serialize/archive.h>
 #include <torch/torch.h>
@@ -9,9 +10,17 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/registry.h"
+#include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/batch_split.h"
 #include "runtime/gfn/learner.h"
+#include "runtime/gfn/preprocessors.h"
+#include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectory_ops.h"
 
 namespace gfn::core {
@@ -180,6 +189,53 @@ TEST(BatchSplit, RefusesWhatItCannotSplit) {
   SplitSetup replay;
   replay.replay.kind = buffer::ReplayKind::kUniform;
   expect_refused(replay, "replay.kind uniform");
+}
+
+}  // namespace
+}  // namespace gfn::core
+
+namespace gfn::core {
+namespace {
+
+// The split's concatenation against concat_trajectories, the reference: the same tensors for
+// two and three sampled parts of different sizes and lengths (one part of one trajectory).
+TEST(ConcatSampledParts, EqualsConcatTrajectories) {
+  EnvOptions eo;
+  eo.get<HyperGridOptions>().ndim = 4;
+  eo.get<HyperGridOptions>().height = 6;
+  const auto env = make_environment(eo);
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
+  torch::manual_seed(2);
+  ModelOptions mo;
+  mo.hidden_dim = 16;
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), mo, false);
+  at::Generator g = at::detail::createCPUGenerator(4);
+  std::vector<Trajectories> parts;
+  for (const std::int64_t n : {40, 1, 25}) {
+    parts.push_back(
+        sample_trajectories(*env, model_policy(model, *pre, *env), n, SamplerOptions{}, g));
+  }
+  for (const std::size_t k : {2, 3}) {
+    SCOPED_TRACE(std::to_string(k) + " parts");
+    const std::vector<Trajectories> some(parts.begin(), parts.begin() + k);
+    Trajectories ref = some[0];
+    for (std::size_t i = 1; i < k; ++i) ref = concat_trajectories(ref, some[i]);
+    const Trajectories fast = concat_sampled_parts(some);
+    EXPECT_EQ(fast.n_trajectories, ref.n_trajectories);
+    for (const auto& [a, b] : {std::pair{fast.states, ref.states},
+                               {fast.actions, ref.actions},
+                               {fast.traj_index, ref.traj_index},
+                               {fast.pb_actions, ref.pb_actions},
+                               {fast.lengths, ref.lengths},
+                               {fast.terminating_states, ref.terminating_states},
+                               {fast.log_rewards, ref.log_rewards}}) {
+      EXPECT_TRUE(torch::equal(a, b));
+    }
+  }
+  Trajectories broken = parts[0];
+  broken.lengths = broken.lengths + 1;
+  EXPECT_THROW(concat_sampled_parts({parts[1], broken}), std::invalid_argument);
+  EXPECT_THROW(concat_sampled_parts({}), std::invalid_argument);
 }
 
 }  // namespace
