@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -73,25 +74,42 @@ class DistinctRows {
   std::vector<std::int64_t> inverse_, first_;
 };
 
-// float32 [U, A] sampling probabilities of the distinct states: action_probabilities (the
-// reference's function, row-wise) on their logits and masks, checked like at::multinomial.
+// float32 [U, A] sampling probabilities of the distinct states, as action_probabilities
+// (sampler.h) computes them on their logits and masks, checked like at::multinomial. Without
+// epsilon, the masking and the division by the temperature (elementwise IEEE operations, so
+// the same values) are one loop here and only the softmax is ATen's; with epsilon,
+// action_probabilities itself.
 at::Tensor distinct_probabilities(const at::Tensor& logits, const RowDynamics& dynamics,
-                                  const Running& run, const DistinctRows& distinct,
-                                  std::int64_t d, std::int64_t n_actions,
-                                  const SamplerOptions& options) {
+                                  const Running& run, const DistinctRows& distinct, std::int64_t d,
+                                  std::int64_t n_actions, const SamplerOptions& options) {
   const auto u = static_cast<std::int64_t>(distinct.first().size());
   if (logits.dim() != 2 || logits.size(0) != u || logits.size(1) != n_actions ||
       logits.scalar_type() != at::kFloat) {
     throw std::invalid_argument("sample_trajectories: policy must return float32 [" +
-                                std::to_string(u) + ", " + std::to_string(n_actions) +
-                                "] logits");
+                                std::to_string(u) + ", " + std::to_string(n_actions) + "] logits");
   }
   at::Tensor masks = at::empty({u, n_actions}, at::kBool);
   bool* mask = masks.data_ptr<bool>();
   for (std::int64_t k = 0; k < u; ++k) {
     dynamics.forward_mask(&run.states[distinct.first()[k] * d], mask + k * n_actions);
   }
-  at::Tensor probs = action_probabilities(logits, masks, options).contiguous();
+  at::Tensor probs;
+  if (options.epsilon > 0.0) {
+    probs = action_probabilities(logits, masks, options).contiguous();
+  } else {
+    const at::Tensor in = logits.contiguous();
+    const float* x = in.data_ptr<float>();
+    at::Tensor scaled = at::empty({u, n_actions}, at::kFloat);
+    float* y = scaled.data_ptr<float>();
+    const auto temperature = static_cast<float>(options.temperature);
+    const bool divide = options.temperature != 1.0;
+    for (std::int64_t i = 0; i < u * n_actions; ++i) {
+      y[i] = !mask[i] ? -std::numeric_limits<float>::infinity()
+             : divide ? x[i] / temperature
+                      : x[i];
+    }
+    probs = scaled.softmax(1);
+  }
   check_probability_rows(probs.data_ptr<float>(), u, n_actions);
   return probs;
 }
@@ -107,13 +125,12 @@ struct StepContext {
 };
 
 void advance(const StepContext& c, const float* p, const float* q,
-             const std::vector<std::int64_t>& inverse, Running& run, Running& next,
-             Recorded& rec) {
+             const std::vector<std::int64_t>& inverse, Running& run, Running& next, Recorded& rec) {
   const std::int64_t exit = c.n_actions - 1, d = c.d;
   next.clear();
   for (std::int64_t i = 0; i < run.rows(); ++i) {
-    const std::int64_t action = race_winner(p + inverse[i] * c.n_actions, q + i * c.n_actions,
-                                            c.n_actions);
+    const std::int64_t action =
+        race_winner(p + inverse[i] * c.n_actions, q + i * c.n_actions, c.n_actions);
     const std::int64_t id = run.ids[i];
     const std::int64_t* state = &run.states[i * d];
     ++rec.lengths[id];

@@ -1,6 +1,7 @@
 #include "runtime/gfn/env/hypergrid.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -90,6 +91,25 @@ TEST(HyperGrid, IndicesAreRowMajorAndInvertible) {
   const auto u = env.unique(states({{4, 0, 1}, {0, 0, 0}, {4, 0, 1}}));
   EXPECT_TRUE(at::equal(u.states, states({{0, 0, 0}, {4, 0, 1}})));
   EXPECT_TRUE(at::equal(u.inverse, at::tensor({1, 0, 1}, at::kLong)));
+}
+
+// unique() sorts (state index, row) pairs in plain loops; the reference is at::_unique2 of the
+// state indices (sorted) and states_from_indices of its values, row for row. A non-int64 batch
+// takes that reference itself.
+TEST(HyperGrid, UniqueEqualsTheSortedUniqueOfTheStateIndices) {
+  HyperGrid env(grid(4, 5));
+  at::Generator g = at::detail::createCPUGenerator(3);
+  for (const std::int64_t n : {0, 1, 7, 500}) {
+    const at::Tensor s = at::randint(3, {n, 4}, g, at::kLong);  // many repeated rows
+    const auto [values, inverse, counts] =
+        at::_unique2(env.state_indices(s), /*sorted=*/true, /*return_inverse=*/true);
+    const auto u = env.unique(s);
+    EXPECT_TRUE(at::equal(u.states, env.states_from_indices(values))) << n;
+    EXPECT_TRUE(at::equal(u.inverse, inverse)) << n;
+    EXPECT_TRUE(at::equal(u.states.index_select(0, u.inverse), s)) << n;
+  }
+  const at::Tensor as_int = states({{2, 0, 1, 0}, {0, 0, 0, 0}, {2, 0, 1, 0}}).to(at::kInt);
+  EXPECT_TRUE(at::equal(env.unique(as_int).inverse, at::tensor({1, 0, 1}, at::kLong)));
 }
 
 TEST(HyperGrid, TrueDistributionAndLogPartition) {

@@ -2,6 +2,7 @@
 #include "runtime/gfn/env/env_options.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include "runtime/gfn/env/hypergrid.h"
@@ -39,6 +40,24 @@ TEST(Preprocessors, KHotOneHotIdentity) {
   EXPECT_EQ((*id)(s).scalar_type(), at::kFloat);
 
   EXPECT_THROW(make_preprocessor(static_cast<PreprocessorKind>(99), env), std::invalid_argument);
+}
+
+// The K-hot loop against its reference, one scatter of ones at column j * height + s_j - min,
+// with a min_value (DiscreteEBM's -1); a value outside the range is refused by name; other
+// dtypes take the scatter.
+TEST(Preprocessors, KHotLoopEqualsTheScatter) {
+  at::Generator g = at::detail::createCPUGenerator(8);
+  for (const std::int64_t min_value : {0, -1}) {
+    const KHotPreprocessor khot(5, 3, min_value);
+    const at::Tensor s = at::randint(min_value, min_value + 3, {300, 5}, g, at::kLong);
+    const at::Tensor columns = at::arange(5, at::kLong) * 3 - min_value;
+    const at::Tensor ref = at::zeros({300, 15}, at::kFloat).scatter_(1, s + columns, 1.0);
+    EXPECT_TRUE(at::equal(khot(s), ref)) << min_value;
+    EXPECT_TRUE(at::equal(khot(s.to(at::kInt)), ref)) << min_value;
+    at::Tensor bad = s.clone();
+    bad[7][0] = min_value + 3;  // would land in coordinate 1's columns
+    EXPECT_THROW(khot(bad), std::invalid_argument);
+  }
 }
 
 }  // namespace
