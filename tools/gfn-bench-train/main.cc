@@ -11,7 +11,8 @@
 // with --all also a side-by-side table with the goals and torchgfn's figures. Shared
 // benchmark flags (tools/common/harness/front.h): --json FILE (every figure, the method
 // statement and the goals), --quick, and --repeats for --iters. Exit codes: 0 success,
-// 2 bad command line or configuration, 1 failure while running.
+// 2 bad command line or configuration, 1 failure while running. --versus KEY=VALUE...: the
+// config against the same with those overrides, interleaved in one process (versus.h).
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -32,6 +33,7 @@
 #include "tools/gfn-bench-train/bench.h"
 #include "tools/gfn-bench-train/cases.h"
 #include "tools/gfn-bench-train/goals.h"
+#include "tools/gfn-bench-train/versus.h"
 
 namespace {
 
@@ -115,6 +117,13 @@ int main(int argc, char** argv) {
                                 "_2d_b128, _4d_b128) and print a table with the goals");
   app.add_option("--bench-dir", bench_dir, "Directory of the bench configs for --all")
       ->capture_default_str();
+  std::vector<std::string> versus;
+  auto* versus_opt = app.add_option(
+      "--versus", versus,
+      "section.key=value overrides of a side B timed against the config (side A) iteration "
+      "for iteration in this process, e.g. --versus train.num_threads=2 engine.split_batch=true; "
+      "prints both sides and the per-pair ratio A / B");
+  versus_opt->excludes(all_flag);
   all_flag->excludes(app.get_option("--config"));
   all_flag->excludes(app.get_option("--profile"));
   try {
@@ -140,6 +149,11 @@ int main(int argc, char** argv) {
       runs.emplace_back(cl.config_path.empty() ? "defaults" : cl.config_path,
                         roles::load_config(cl.config_path, cl.overrides));
     }
+    if (!versus.empty()) {
+      std::vector<std::string> b_overrides = cl.overrides;
+      b_overrides.insert(b_overrides.end(), versus.begin(), versus.end());
+      runs.emplace_back("versus", roles::load_config(cl.config_path, b_overrides));
+    }
     if (cl.print_config) {
       for (const auto& [path, cfg] : runs)
         std::printf("# %s\n%s\n", path.c_str(), roles::to_yaml(cfg).c_str());
@@ -164,6 +178,15 @@ int main(int argc, char** argv) {
         front.tool(), bench::bench_method(front.method(argc, argv), options), {}, {}};
     std::cout << harness::method_statement(report.method)
               << bench::blas_kernel_warning(report.method.machine) << "#\n";
+    if (!versus.empty()) {
+      const std::string label = runs[0].first;
+      const auto v =
+          bench::run_versus(runs[0].second, runs[1].second, label, options.warmup, options.iters);
+      bench::print_versus(v, std::cout);
+      report.cases.push_back(bench::versus_case(v));
+      front.write_json(report);
+      return 0;
+    }
     std::vector<BenchResult> results;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (i > 0) std::cout << "#\n";
