@@ -302,14 +302,9 @@ UniqueStates HyperGrid::unique(const at::Tensor& states) const {
   const std::int64_t* row = s.data_ptr<std::int64_t>();
   std::vector<std::pair<std::int64_t, std::int64_t>> order(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) order[i] = {rows_.key(row + i * ndim_), i};
-  std::sort(order.begin(), order.end());
   at::Tensor inverse = at::empty({n}, at::kLong);
-  std::int64_t* inv = inverse.data_ptr<std::int64_t>();
   std::vector<std::int64_t> first;
-  for (std::int64_t j = 0; j < n; ++j) {
-    if (j == 0 || order[j].first != order[j - 1].first) first.push_back(order[j].second);
-    inv[order[j].second] = static_cast<std::int64_t>(first.size()) - 1;
-  }
+  group_by_key(order, first, inverse.data_ptr<std::int64_t>());
   at::Tensor distinct = at::empty({static_cast<std::int64_t>(first.size()), ndim_}, at::kLong);
   std::int64_t* out = distinct.data_ptr<std::int64_t>();
   for (std::size_t k = 0; k < first.size(); ++k) {

@@ -8,7 +8,10 @@
 // (tests/runtime/gfn/fast/fused_sampler_test.cc), so both must describe the same DAG.
 // Implementations are immutable: every member may be called concurrently. No LibTorch.
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace gfn::core {
 
@@ -28,5 +31,19 @@ class RowDynamics {
   /// in the same order as the reference sampler's.
   virtual std::int64_t key(const std::int64_t* state) const = 0;
 };
+
+/// The distinct keys of m rows: `keyed` holds (key, row) for rows 0..m-1 in any order (sorted
+/// here). Fills first[u] with the lowest row of the u-th distinct key in increasing key order
+/// (the order Environment::unique lists rows in) and inverse[row] = u (m values). The sampler
+/// and HyperGrid::unique group their rows with it. Cost: one sort, O(m log m).
+inline void group_by_key(std::vector<std::pair<std::int64_t, std::int64_t>>& keyed,
+                         std::vector<std::int64_t>& first, std::int64_t* inverse) {
+  std::sort(keyed.begin(), keyed.end());
+  first.clear();
+  for (std::size_t j = 0; j < keyed.size(); ++j) {
+    if (j == 0 || keyed[j].first != keyed[j - 1].first) first.push_back(keyed[j].second);
+    inverse[keyed[j].second] = static_cast<std::int64_t>(first.size()) - 1;
+  }
+}
 
 }  // namespace gfn::core

@@ -51,13 +51,8 @@ class DistinctRows {
     const std::int64_t m = run.rows();
     order_.resize(static_cast<std::size_t>(m));
     for (std::int64_t i = 0; i < m; ++i) order_[i] = {dynamics.key(&run.states[i * d]), i};
-    std::sort(order_.begin(), order_.end());
     inverse_.resize(static_cast<std::size_t>(m));
-    first_.clear();
-    for (std::int64_t j = 0; j < m; ++j) {
-      if (j == 0 || order_[j].first != order_[j - 1].first) first_.push_back(order_[j].second);
-      inverse_[order_[j].second] = static_cast<std::int64_t>(first_.size()) - 1;
-    }
+    group_by_key(order_, first_, inverse_.data());
     const auto u = static_cast<std::int64_t>(first_.size());
     at::Tensor out = at::empty({u, d}, at::kLong);
     std::int64_t* o = out.data_ptr<std::int64_t>();
