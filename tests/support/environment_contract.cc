@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "runtime/gfn/env/row_dynamics.h"
 #include "runtime/gfn/validation.h"
 
 namespace gfn::test {
@@ -29,6 +30,47 @@ at::Tensor random_states(const Environment& env, std::int64_t n, int steps, at::
   return s;
 }
 
+namespace {
+
+// The row dynamics (if any) against the batched members on the rows of s: each row's
+// forward_mask is its forward_masks row, step of each allowed non-exit action is env.step's
+// child, equal keys exactly for equal rows, and unique() lists rows in increasing key order.
+void check_row_dynamics(const Environment& env, const at::Tensor& states) {
+  const core::RowDynamics* rows = env.row_dynamics();
+  if (rows == nullptr) return;
+  const at::Tensor s = states.contiguous();
+  const at::Tensor masks = env.forward_masks(s);
+  const std::int64_t n = s.size(0), d = env.state_dim(), k = env.n_actions();
+  std::vector<std::int64_t> keys;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t* row = s.data_ptr<std::int64_t>() + i * d;
+    std::vector<char> mask(static_cast<std::size_t>(k));
+    rows->forward_mask(row, reinterpret_cast<bool*>(mask.data()));
+    keys.push_back(rows->key(row));
+    for (std::int64_t a = 0; a < k; ++a) {
+      EXPECT_EQ(mask[a] != 0, masks[i][a].item<bool>()) << "row " << i << " action " << a;
+      if (a == env.exit_action() || mask[a] == 0) continue;
+      std::vector<std::int64_t> child(row, row + d);
+      rows->step(child.data(), a);
+      const at::Tensor batched = env.step(s[i].view({1, d}), at::full({1}, a, at::kLong));
+      EXPECT_TRUE(at::equal(at::tensor(child, at::kLong), batched[0]))
+          << "row " << i << " action " << a;
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      EXPECT_EQ(keys[i] == keys[j], at::equal(s[i], s[j])) << "rows " << i << ", " << j;
+    }
+  }
+  const UniqueStates u = env.unique(s);
+  for (std::int64_t r = 1; r < u.states.size(0); ++r) {
+    const at::Tensor a = u.states[r - 1].contiguous(), b = u.states[r].contiguous();
+    EXPECT_LT(rows->key(a.data_ptr<std::int64_t>()), rows->key(b.data_ptr<std::int64_t>()));
+  }
+}
+
+}  // namespace
+
 void check_generic(const Environment& env) {
   SCOPED_TRACE(env.name());
   at::Generator gen = at::detail::createCPUGenerator(7);
@@ -40,6 +82,7 @@ void check_generic(const Environment& env) {
   EXPECT_EQ(env.backward_masks(s0).size(1), env.n_backward_actions());
   for (int steps = 1; steps <= 4; ++steps) {
     const at::Tensor s = random_states(env, 16, steps, gen);
+    check_row_dynamics(env, s);
     const at::Tensor fm = env.forward_masks(s).narrow(1, 0, env.exit_action());
     // Every allowed forward action a: backward action a is allowed in the child and
     // leads back to the parent.

@@ -17,8 +17,9 @@ namespace gfn::test {
 at::Tensor random_states(const core::Environment& env, std::int64_t n, int steps,
                          at::Generator& gen);
 
-/// Masks, step / backward step round trips from random states, unique(), and the refusals
-/// (exit as a step, masked actions, bad shapes).
+/// Masks, step / backward step round trips from random states, unique(), the row dynamics
+/// against the batched members (if the environment has them), and the refusals (exit as a
+/// step, masked actions, bad shapes).
 void check_generic(const core::Environment& env);
 
 /// Enumeration: indices, topological order, terminating states, R / Z and log Z, the state

@@ -30,7 +30,11 @@ DiscreteEBM::DiscreteEBM(const DiscreteEbmOptions& options)
     : ndim_(options.ndim), alpha_(options.alpha) {
   if (ndim_ < 1) throw std::invalid_argument("env.ndim must be >= 1, got " + std::to_string(ndim_));
   if (!std::isfinite(alpha_)) throw std::invalid_argument("env.alpha must be finite");
-  if (ndim_ <= 39) pow3_ = powers(3, ndim_);
+  if (ndim_ <= 39) {
+    pow3_ = powers(3, ndim_);
+    const at::Tensor p = pow3_.contiguous();
+    rows_ = Rows({p.data_ptr<std::int64_t>(), p.data_ptr<std::int64_t>() + ndim_});
+  }
   if (ndim_ <= 62) pow2_ = powers(2, ndim_);
   if (ndim_ <= kMaxTerminatingDim) {
     const std::int64_t t = std::int64_t{1} << ndim_;
@@ -47,6 +51,28 @@ DiscreteEBM::DiscreteEBM(const DiscreteEbmOptions& options)
   std::int64_t s = 1;
   for (std::int64_t j = 0; j < ndim_ && s <= kMaxEnumerableStates; ++j) s *= 3;
   if (s <= kMaxEnumerableStates) all_states_ = digits(at::arange(s, at::kLong), pow3_, 3, 1);
+}
+
+void DiscreteEBM::Rows::forward_mask(const std::int64_t* state, bool* mask) const {
+  const auto ndim = static_cast<std::int64_t>(pow3_.size());
+  bool complete = true;
+  for (std::int64_t j = 0; j < ndim; ++j) {
+    const bool empty = state[j] == -1;
+    mask[j] = mask[ndim + j] = empty;
+    complete = complete && !empty;
+  }
+  mask[2 * ndim] = complete;
+}
+
+void DiscreteEBM::Rows::step(std::int64_t* state, std::int64_t action) const {
+  const auto ndim = static_cast<std::int64_t>(pow3_.size());
+  state[action % ndim] = action >= ndim ? 1 : 0;
+}
+
+std::int64_t DiscreteEBM::Rows::key(const std::int64_t* state) const {
+  std::int64_t index = 0;
+  for (std::size_t j = 0; j < pow3_.size(); ++j) index += (state[j] + 1) * pow3_[j];
+  return index;
 }
 
 at::Tensor DiscreteEBM::initial_states(std::int64_t n) const {

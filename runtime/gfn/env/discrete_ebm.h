@@ -32,10 +32,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/row_dynamics.h"
 
 namespace gfn::core {
 
@@ -75,6 +77,8 @@ class DiscreteEBM final : public Environment {
   std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
   /// 1-D unique of the base-3 index (ndim <= 39), else the row-wise default.
   UniqueStates unique(const at::Tensor& states) const override;
+  /// Per-row masks and steps with the base-3 index as the key (ndim <= 39), else nullptr.
+  const RowDynamics* row_dynamics() const override { return pow3_.defined() ? &rows_ : nullptr; }
 
   bool enumerable() const override { return all_states_.defined(); }
   std::int64_t n_states() const override;
@@ -95,9 +99,22 @@ class DiscreteEBM final : public Environment {
   at::Tensor mode_hits(const at::Tensor& states) const override;
 
  private:
+  /// One row's dynamics: action i < ndim sets s_i = 0, ndim + i sets s_i = 1 (both allowed
+  /// while s_i = -1), exit once no entry is -1; key = the base-3 index.
+  class Rows final : public RowDynamics {
+   public:
+    explicit Rows(std::vector<std::int64_t> pow3) : pow3_(std::move(pow3)) {}
+    void forward_mask(const std::int64_t* state, bool* mask) const override;
+    void step(std::int64_t* state, std::int64_t action) const override;
+    std::int64_t key(const std::int64_t* state) const override;
+
+   private:
+    std::vector<std::int64_t> pow3_;  ///< 3^(ndim-1-j)
+  };
   std::int64_t ndim_;
   double alpha_;
   at::Tensor pow3_;                ///< int64 [ndim]: 3^(ndim-1-j) (undefined for ndim > 39)
+  Rows rows_{{}};                  ///< row_dynamics() (ndim <= 39)
   at::Tensor pow2_;                ///< int64 [ndim]: 2^(ndim-1-j) (undefined for ndim > 62)
   at::Tensor all_states_;          ///< undefined unless enumerable
   at::Tensor terminating_states_;  ///< undefined unless ndim <= kMaxTerminatingDim

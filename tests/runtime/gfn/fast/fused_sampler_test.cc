@@ -117,6 +117,24 @@ TEST(FusedSampler, SameTrajectoriesAndDrawsAsTheReference) {
   }
 }
 
+// DiscreteEBM: a state space unlike HyperGrid's (s0 cannot exit, 2 * ndim + 1 actions).
+TEST(FusedSampler, SameTrajectoriesOnDiscreteEbm) {
+  const auto env = fast_test::ebm(6);
+  ASSERT_NE(env->row_dynamics(), nullptr);
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
+  torch::manual_seed(6);
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), small_model(true), false);
+  for (const SamplerOptions& options : {SamplerOptions{}, fast_test::off_policy()}) {
+    at::Generator g_ref = at::detail::createCPUGenerator(2);
+    at::Generator g_fused = at::detail::createCPUGenerator(2);
+    const Trajectories ref =
+        sample_trajectories(*env, model_policy(model, *pre, *env), 100, options, g_ref);
+    const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+    expect_same_trajectories(
+        sample_trajectories_fused(*env, *env->row_dynamics(), policy, 100, options, g_fused), ref);
+  }
+}
+
 // Trajectories long enough to matter: 8-D h8 from a random network runs tens of steps.
 TEST(FusedSampler, TheComparedTrajectoriesRunManySteps) {
   const auto env = fast_test::grid(8, 8);
