@@ -17,7 +17,11 @@
 //
 // Speed contract (the trainer is throughput-bound): every member works on a whole
 // batch, so the sampler and the losses make ONE virtual call per batched operation
-// (per sampling step: forward_masks, step_unchecked, unique), never per state.
+// (per sampling step: forward_masks, step_unchecked, unique), never per state. The one
+// exception is optional: row_dynamics() (row_dynamics.h) gives the fused sampler the
+// per-row mask, step and key as plain scalar code, because at a few hundred rows a step's
+// ~25 batched ATen calls cost more than a loop over the rows (docs/performance.md "Fused
+// sampler").
 // Costs the trainer expects: forward_masks, backward_masks, step_unchecked,
 // backward_step_unchecked and unique are called once per step of every sampled batch and
 // should be O(B * state_dim) tensor operations (no loop over rows); log_reward once per
