@@ -184,7 +184,7 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "#\n");
 
   fmt::print(out,
-             "#  rows the network evaluates (distinct states, HyperGrid::unique), averaged over "
+             "#  rows the network evaluates (distinct states, Environment::unique), averaged over "
              "{} extra batches:\n",
              r.options.row_batches);
   fmt::print(out,

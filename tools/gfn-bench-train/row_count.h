@@ -1,10 +1,10 @@
 #pragma once
 // How many rows the network evaluates per iteration, measured (not assumed): the
 // Learner runs the MLP once per DISTINCT state (runtime/gfn/sampler.cc model_policy,
-// runtime/gfn/losses.cc transition_log_probs, both via HyperGrid::unique), so the row
+// runtime/gfn/losses.cc transition_log_probs, both via Environment::unique), so the row
 // count depends on the batch. count_rows samples `n_batches` batches from the Learner's
 // current PF with the same sampler and options as train_iteration, through a policy
-// wrapper that counts HyperGrid::unique rows of each policy call, and counts the
+// wrapper that counts Environment::unique rows of each policy call, and counts the
 // distinct states of each batch's transitions (the loss pass). It uses its own
 // generator, no autograd and no optimizer step: the Learner's training stream and
 // parameters are unchanged. Not thread-safe (uses the Learner's model).

@@ -135,13 +135,6 @@ std::unique_ptr<Preprocessor> DiscreteEBM::make_preprocessor(PreprocessorKind ki
                               std::to_string(static_cast<int>(kind)));
 }
 
-UniqueStates DiscreteEBM::unique(const at::Tensor& states) const {
-  if (!pow3_.defined()) return Environment::unique(states);
-  const auto [values, inverse, counts] =
-      at::_unique2(state_indices(states), /*sorted=*/true, /*return_inverse=*/true);
-  return {digits(values, pow3_, 3, 1), inverse};
-}
-
 std::int64_t DiscreteEBM::n_states() const { return all_states().size(0); }
 
 const at::Tensor& DiscreteEBM::all_states() const {

@@ -75,9 +75,8 @@ class DiscreteEBM final : public Environment {
   void check_states(const at::Tensor& states, const char* who) const override;
 
   std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
-  /// 1-D unique of the base-3 index (ndim <= 39), else the row-wise default.
-  UniqueStates unique(const at::Tensor& states) const override;
-  /// Per-row masks and steps with the base-3 index as the key (ndim <= 39), else nullptr.
+  /// Per-row masks and steps with the base-3 index as the key (ndim <= 39; Environment::unique
+  /// then sorts by it), else nullptr.
   const RowDynamics* row_dynamics() const override { return pow3_.defined() ? &rows_ : nullptr; }
 
   bool enumerable() const override { return all_states_.defined(); }

@@ -2,7 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "runtime/gfn/env/row_dynamics.h"
 
 namespace gfn::core {
 namespace {
@@ -78,9 +83,27 @@ at::Tensor Environment::is_initial(const at::Tensor& states) const {
 }
 
 UniqueStates Environment::unique(const at::Tensor& states) const {
-  const auto [values, inverse, counts] =
-      at::unique_dim(states, 0, /*sorted=*/true, /*return_inverse=*/true);
-  return {values, inverse};
+  const RowDynamics* dynamics = row_dynamics();
+  if (dynamics == nullptr || states.scalar_type() != at::kLong || states.dim() != 2 ||
+      states.size(1) != state_dim()) {
+    const auto [values, inverse, counts] =
+        at::unique_dim(states, 0, /*sorted=*/true, /*return_inverse=*/true);
+    return {values, inverse};
+  }
+  // One sort of (key, row) pairs: ~5 ATen calls fewer than a 1-D _unique2 of an index.
+  const at::Tensor s = states.contiguous();
+  const std::int64_t n = s.size(0), d = s.size(1);
+  const std::int64_t* rows = s.data_ptr<std::int64_t>();
+  at::Tensor inverse = at::empty({n}, at::kLong);
+  std::vector<std::pair<std::int64_t, std::int64_t>> keyed;
+  std::vector<std::int64_t> first;
+  group_rows(*dynamics, rows, n, d, keyed, first, inverse.data_ptr<std::int64_t>());
+  at::Tensor distinct = at::empty({static_cast<std::int64_t>(first.size()), d}, at::kLong);
+  std::int64_t* out = distinct.data_ptr<std::int64_t>();
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    std::copy_n(rows + first[k] * d, d, out + static_cast<std::int64_t>(k) * d);
+  }
+  return {distinct, inverse};
 }
 
 void Environment::not_enumerable(const char* what) const {

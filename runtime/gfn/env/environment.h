@@ -137,8 +137,8 @@ class Environment {
   virtual std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const = 0;
 
   /// Distinct rows of a batch (used to run the network once per distinct state).
-  /// Default: at::unique_dim over rows (sorted). Environments with an integer state
-  /// index override it with a cheaper 1-D unique.
+  /// Default: with row_dynamics(), rows grouped by their key in increasing key order
+  /// (group_rows, row_dynamics.h: one sort); else at::unique_dim over rows (sorted).
   virtual UniqueStates unique(const at::Tensor& states) const;
 
   /// The per-row forms of forward_masks, step_unchecked and unique (row_dynamics.h) for the

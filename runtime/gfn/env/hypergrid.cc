@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "runtime/gfn/env/registry.h"
@@ -287,30 +286,6 @@ at::Tensor HyperGrid::state_indices(const at::Tensor& states) const {
 
 at::Tensor HyperGrid::states_from_indices(const at::Tensor& indices) const {
   return indices.view({-1, 1}).div(strides_, "floor").remainder(height_);
-}
-
-UniqueStates HyperGrid::unique(const at::Tensor& states) const {
-  if (states.scalar_type() != at::kLong || states.dim() != 2 || states.size(1) != ndim_) {
-    const auto [values, inverse, counts] =
-        at::_unique2(state_indices(states), /*sorted=*/true, /*return_inverse=*/true);
-    return {states_from_indices(values), inverse};
-  }
-  // at::_unique2(state_indices(states), sorted) and states_from_indices of its values, as one
-  // sort of (state index, row) pairs: the same rows in the same order, ~5 ATen calls fewer.
-  const at::Tensor s = states.contiguous();
-  const std::int64_t n = s.size(0);
-  const std::int64_t* row = s.data_ptr<std::int64_t>();
-  std::vector<std::pair<std::int64_t, std::int64_t>> order(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) order[i] = {rows_.key(row + i * ndim_), i};
-  at::Tensor inverse = at::empty({n}, at::kLong);
-  std::vector<std::int64_t> first;
-  group_by_key(order, first, inverse.data_ptr<std::int64_t>());
-  at::Tensor distinct = at::empty({static_cast<std::int64_t>(first.size()), ndim_}, at::kLong);
-  std::int64_t* out = distinct.data_ptr<std::int64_t>();
-  for (std::size_t k = 0; k < first.size(); ++k) {
-    std::copy_n(row + first[k] * ndim_, ndim_, out + static_cast<std::int64_t>(k) * ndim_);
-  }
-  return {distinct, inverse};
 }
 
 const at::Tensor& HyperGrid::all_states() const {

@@ -86,10 +86,8 @@ class HyperGrid final : public Environment {
   /// "khot" | "onehot" (needs enumerable()) | "identity".
   std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind kind) const override;
 
-  /// The distinct rows of `states` int64 [B, ndim] in ascending index order, through
-  /// a 1-D unique of state_indices (faster than a row-wise unique).
-  UniqueStates unique(const at::Tensor& states) const override;
-  /// Per-row masks and steps, and the state index as the key (unique's order).
+  /// Per-row masks and steps, and the state index as the key: Environment::unique then
+  /// lists rows in index order by one sort.
   const RowDynamics* row_dynamics() const override { return &rows_; }
 
   /// Enumeration: every state is a terminating state, so the state order and the

@@ -32,12 +32,16 @@ class RowDynamics {
   virtual std::int64_t key(const std::int64_t* state) const = 0;
 };
 
-/// The distinct keys of m rows: `keyed` holds (key, row) for rows 0..m-1 in any order (sorted
-/// here). Fills first[u] with the lowest row of the u-th distinct key in increasing key order
-/// (the order Environment::unique lists rows in) and inverse[row] = u (m values). The sampler
-/// and HyperGrid::unique group their rows with it. Cost: one sort, O(m log m).
-inline void group_by_key(std::vector<std::pair<std::int64_t, std::int64_t>>& keyed,
-                         std::vector<std::int64_t>& first, std::int64_t* inverse) {
+/// The distinct states among m rows (state_dim = d int64 values each, row-major at `rows`) by
+/// their keys: fills first[u] with the lowest row holding the u-th distinct key in increasing
+/// key order (the order Environment::unique lists rows in) and inverse[i] = u for row i (m
+/// values). `keyed` is scratch, kept by the caller so its capacity survives. Used by the fused
+/// sampler and Environment::unique. Cost: m keys and one sort, O(m log m).
+inline void group_rows(const RowDynamics& dynamics, const std::int64_t* rows, std::int64_t m,
+                       std::int64_t d, std::vector<std::pair<std::int64_t, std::int64_t>>& keyed,
+                       std::vector<std::int64_t>& first, std::int64_t* inverse) {
+  keyed.resize(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) keyed[i] = {dynamics.key(rows + i * d), i};
   std::sort(keyed.begin(), keyed.end());
   first.clear();
   for (std::size_t j = 0; j < keyed.size(); ++j) {

@@ -156,10 +156,18 @@ Trajectories concat_sampled_parts(const std::vector<Trajectories>& in) {
   std::int64_t b = 0, n = 0, steps = 0;
   for (const Trajectories& p : in) {
     if (!p.states.defined() || !p.actions.defined() || !p.traj_index.defined() ||
-        !p.pb_actions.defined() || p.states.dim() != 2 ||
-        p.states.size(1) != in[0].states.size(1)) {
+        !p.pb_actions.defined() || !p.lengths.defined() || !p.terminating_states.defined() ||
+        p.states.dim() != 2 || p.states.size(1) != in[0].states.size(1)) {
       throw std::invalid_argument(
           "concat_sampled_parts: every part needs recorded transitions of one state width");
+    }
+    const std::int64_t rows = p.states.size(0);
+    if (p.actions.numel() != rows || p.traj_index.numel() != rows ||
+        p.pb_actions.numel() != rows - p.n_trajectories || p.lengths.numel() != p.n_trajectories ||
+        p.terminating_states.size(0) != p.n_trajectories) {
+      throw std::invalid_argument(
+          "concat_sampled_parts: a part's actions, traj_index, pb_actions, lengths or "
+          "terminating states do not match its rows and trajectories");
     }
     Trajectories c = p;
     c.clear_saved_outputs();

@@ -79,7 +79,8 @@ struct SplitIteration {
 /// returns them): the same tensors, by copying each part's step blocks in turn (O(N) memcpy)
 /// instead of sorting all rows by (step, trajectory) (~2 ms at 8-D batch 1024). Saved outputs
 /// are not kept. Throws std::invalid_argument for no parts, a part without recorded
-/// transitions, or parts whose lengths do not match their rows or whose state widths differ.
+/// transitions or with fields of inconsistent sizes, or parts whose lengths do not match their
+/// rows or whose state widths differ.
 /// Pure; tested against concat_trajectories (batch_split_test.cc).
 Trajectories concat_sampled_parts(const std::vector<Trajectories>& parts);
 

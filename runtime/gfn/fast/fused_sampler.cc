@@ -12,17 +12,10 @@
 #include "runtime/gfn/categorical.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/row_dynamics.h"
+#include "runtime/gfn/fast/plain_loops.h"
 
 namespace gfn::core {
 namespace {
-
-// int64 [v.size() / cols, cols] (cols > 0) or [v.size()] (cols == 0), a copy of v.
-at::Tensor long_tensor(const std::vector<std::int64_t>& v, std::int64_t cols = 0) {
-  const auto n = static_cast<std::int64_t>(v.size());
-  at::Tensor t = cols == 0 ? at::empty({n}, at::kLong) : at::empty({n / cols, cols}, at::kLong);
-  if (n > 0) std::memcpy(t.data_ptr<std::int64_t>(), v.data(), sizeof(std::int64_t) * v.size());
-  return t;
-}
 
 // The running trajectories, in increasing trajectory order (as sample_trajectories keeps
 // them): trajectory ids, current states (d values per row) and the action that led into each
@@ -49,10 +42,8 @@ class DistinctRows {
   /// int64 [U, d]: the distinct states; fills inverse() [m] and first() [U].
   at::Tensor build(const RowDynamics& dynamics, const Running& run, std::int64_t d) {
     const std::int64_t m = run.rows();
-    order_.resize(static_cast<std::size_t>(m));
-    for (std::int64_t i = 0; i < m; ++i) order_[i] = {dynamics.key(&run.states[i * d]), i};
     inverse_.resize(static_cast<std::size_t>(m));
-    group_by_key(order_, first_, inverse_.data());
+    group_rows(dynamics, run.states.data(), m, d, order_, first_, inverse_.data());
     const auto u = static_cast<std::int64_t>(first_.size());
     at::Tensor out = at::empty({u, d}, at::kLong);
     std::int64_t* o = out.data_ptr<std::int64_t>();

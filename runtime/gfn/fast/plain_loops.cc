@@ -209,4 +209,11 @@ double scalar_value(const at::Tensor& t, bool loops) {
   return t.item<double>();
 }
 
+at::Tensor long_tensor(const std::vector<std::int64_t>& values, std::int64_t cols) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  at::Tensor t = cols == 0 ? at::empty({n}, at::kLong) : at::empty({n / cols, cols}, at::kLong);
+  if (n > 0) std::memcpy(t.data_ptr<std::int64_t>(), values.data(), sizeof(std::int64_t) * n);
+  return t;
+}
+
 }  // namespace gfn::core

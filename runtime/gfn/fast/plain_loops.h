@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace gfn::core {
 
@@ -56,5 +57,11 @@ at::Tensor zeros_float(std::int64_t rows, std::int64_t cols, bool loops);
 /// t.item<double>() for other tensors or when !loops. Throws like item() for a
 /// tensor with more than one element. Thread-safe for concurrent readers.
 double scalar_value(const at::Tensor& t, bool loops);
+
+/// A copy of `values` as int64 [values.size()] (cols == 0) or [values.size() / cols, cols]
+/// (cols > 0; values.size() must be a multiple): one allocation and a memcpy, no dispatch.
+/// How the samplers that build their batch in vectors (fast/state_table.h,
+/// fast/fused_sampler.h) hand it over. Pure; thread-safe.
+at::Tensor long_tensor(const std::vector<std::int64_t>& values, std::int64_t cols = 0);
 
 }  // namespace gfn::core

@@ -13,6 +13,7 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/fused_sampler.h"
 #include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
@@ -86,9 +87,7 @@ Trajectories sample_fused_saving_outputs(const Environment& env, const RowDynami
     at::AutoGradMode grad(true);
     const SavedPolicyStep all = policy.finish();
     check_outputs(all, recorded, n_actions, who);
-    at::Tensor index = at::empty({static_cast<std::int64_t>(rows.size())}, at::kLong);
-    std::copy(rows.begin(), rows.end(), index.data_ptr<std::int64_t>());
-    gather_saved(all, index, out);
+    gather_saved(all, long_tensor(rows), out);
   }
   return out;
 }

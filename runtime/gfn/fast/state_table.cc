@@ -28,14 +28,6 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-at::Tensor long_tensor(const std::vector<std::int64_t>& values) {
-  at::Tensor t = at::empty({static_cast<std::int64_t>(values.size())}, at::kLong);
-  if (!values.empty()) {
-    std::memcpy(t.data_ptr<std::int64_t>(), values.data(), values.size() * sizeof(std::int64_t));
-  }
-  return t;
-}
-
 // table_log_probs' log-probabilities with ONE autograd node (StateTable::manual_backward):
 // forward (no autograd) = the masked log-softmax of both tables (same ATen ops, same
 // values) and plain loops gathering each transition's entries; backward = scatter-adding

@@ -236,6 +236,9 @@ TEST(ConcatSampledParts, EqualsConcatTrajectories) {
   broken.lengths = broken.lengths + 1;
   EXPECT_THROW(concat_sampled_parts({parts[1], broken}), std::invalid_argument);
   EXPECT_THROW(concat_sampled_parts({}), std::invalid_argument);
+  Trajectories short_pb = parts[2];
+  short_pb.pb_actions = short_pb.pb_actions.narrow(0, 0, short_pb.pb_actions.size(0) - 1);
+  EXPECT_THROW(concat_sampled_parts({parts[0], short_pb}), std::invalid_argument);
 }
 
 }  // namespace
