@@ -45,6 +45,11 @@ const config::Fields<EngineOptions>& engine_fields() {
                "and differentiated by T copies of the model on T threads, gradients summed "
                "(runtime/gfn/fast/batch_split.h; loss tb, no noisy layers, local search or "
                "replay.kind); false: T intra-op threads per op.")
+          .add("split_rows", &E::split_rows,
+               "With train.num_threads T > 1 and split_batch false: split the rows of the "
+               "hand-written MLP forward and backward into T ranges on T threads, parameter "
+               "gradients summed (runtime/gfn/fast/row_split.h); false: T intra-op and T "
+               "BLAS threads per op.")
           .add("blas_kernels", &E::blas_kernels,
                "At start-up, choose OpenBLAS's kernels from the CPU flags (OPENBLAS_CORETYPE, "
                "then a re-exec; a user-set value wins), or let OpenBLAS guess (off).")
@@ -52,6 +57,14 @@ const config::Fields<EngineOptions>& engine_fields() {
                "At start-up, raise glibc's mmap / trim thresholds "
                "(runtime/process/malloc_tuning.h; skipped when GLIBC_TUNABLES is set).");
   return fields;
+}
+
+bool splits_rows(const EngineOptions& engine, int num_threads) {
+  return engine.split_rows && !engine.split_batch && num_threads > 1;
+}
+
+bool gemms_on_openmp_threads(const EngineOptions& engine, int num_threads) {
+  return engine.precision == Precision::kBf16 || splits_rows(engine, num_threads);
 }
 
 }  // namespace gfn::core

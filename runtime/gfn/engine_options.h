@@ -105,6 +105,13 @@ struct EngineOptions {
   /// from T = 1's (deterministic for a seed and T); the gradients of the same trajectories
   /// are the same up to float summation order.
   bool split_batch = false;
+  /// With train.num_threads T > 1 (and split_batch false): the rows of the hand-written
+  /// MLP's forward and backward (the sampling forward reused by the loss, its backward, the
+  /// untied PB / logF pass of the loss) are split into T ranges run on T threads with a
+  /// one-thread BLAS, their parameter gradients summed (fast/row_split.h); every other op
+  /// runs with T intra-op threads. Same trajectories as one thread up to the GEMM's float
+  /// rounding for another row count. false: T intra-op and T BLAS threads per op.
+  bool split_rows = true;
   /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
   /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and
   /// re-executes itself (runtime/process/blas_kernels.h). A user-set OPENBLAS_CORETYPE wins.
@@ -114,6 +121,16 @@ struct EngineOptions {
   /// 512 MiB of freed memory may stay mapped.
   bool malloc_tune = true;
 };
+
+/// Whether an on-policy trainer with train.num_threads threads splits the rows of its MLP
+/// over them (engine.split_rows, fast/row_split.h): split_rows, not split_batch, and
+/// num_threads > 1. Pure.
+bool splits_rows(const EngineOptions& engine, int num_threads);
+
+/// Whether the fast path's GEMMs run on OpenMP's (LibTorch's intra-op) threads: bf16
+/// (oneDNN) or splits_rows. Chooses libgomp's wait policy at start-up
+/// (runtime/process/blas_kernels.h). Pure.
+bool gemms_on_openmp_threads(const EngineOptions& engine, int num_threads);
 
 /// The `engine:` keys (engine_options.cc).
 const config::Fields<EngineOptions>& engine_fields();

@@ -26,7 +26,9 @@
 #include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/fast/make_evaluator.h"
+#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/flat_parameters.h"
 #include "runtime/gfn/local_search.h"
 #include "runtime/gfn/losses.h"
@@ -43,11 +45,13 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-void set_threads(int n) {
-  at::set_num_threads(n);
+// again: Learner::use_threads (set_openmp_threads, fast/row_split.h, instead of
+// at::set_num_threads, whose pthreadpool rebuild costs milliseconds).
+void set_threads(int n, int blas, bool again) {
+  if (at::get_num_threads() != n) again ? set_openmp_threads(n) : at::set_num_threads(n);
   // OpenBLAS keeps its own thread pool; LibTorch's setting does not reach it.
   using SetFn = void (*)(int);
-  if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(n);
+  if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(blas);
 }
 
 void check_train(const TrainOptions& t) {
@@ -110,8 +114,12 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   check_engine(engine);
   const bool split = engine.split_batch && train.num_threads > 1;
   if (split) check_split_batch(train, model, replay, local_search);
-  // Split: the parts are the parallelism, one intra-op thread each (fast/batch_split.h).
-  set_threads(split ? 1 : train.num_threads);
+  // Split batch: the parts are the parallelism, one intra-op thread each
+  // (fast/batch_split.h). Split rows: the row ranges run their GEMMs on the intra-op
+  // (OpenMP) threads, one BLAS thread each (fast/row_split.h).
+  intra_op_threads_ = split ? 1 : train.num_threads;
+  blas_threads_ = split || splits_rows(engine, train.num_threads) ? 1 : train.num_threads;
+  set_threads(intra_op_threads_, blas_threads_, /*again=*/false);
   env_ = make_environment(env);
   preprocessor_ = env_->make_preprocessor(env.preprocessor);
   loss_ = make_loss(train, *env_);
@@ -170,7 +178,7 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   // loss uses that same noise). With replay fraction 1 every fresh trajectory is replaced
   // once the buffer is warm, so saving would be wasted.
   const bool reusable = reuse_logprobs_ && !(replay_ && replay.fraction >= 1.0);
-  evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable);
+  evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable, train.num_threads);
   if (split && evaluator_->kind() == EvaluatorKind::kStateTable) {
     split_path_ = "unused (state table)";
   } else if (split) {
@@ -479,6 +487,13 @@ std::map<std::string, std::string> Learner::engine_paths() const {
                            ? "bf16 unused (reference evaluator)"
                            : config::enum_name(engine_.precision);
   paths["split_batch"] = split_path_;
+  // Split rows: the saved-outputs evaluator's hand-written MLP (fast/row_split.h).
+  const int row_parts = mlp_kernels(engine_, train_.num_threads).row_parts;
+  paths["split_rows"] =
+      row_parts == 1 ? "off"
+      : evaluator_->kind() != EvaluatorKind::kSavedOutputs
+          ? "unused (" + std::string(evaluator_name(evaluator_->kind())) + " evaluator)"
+          : std::to_string(row_parts) + " threads";
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   // The fused sampler samples the iterations of the saved-outputs evaluator only.
   paths["fused_sampler"] = evaluator_->kind() != EvaluatorKind::kSavedOutputs ? "unused"
@@ -486,6 +501,8 @@ std::map<std::string, std::string> Learner::engine_paths() const {
                                                              : on_off(engine_.fused_sampler);
   return paths;
 }
+
+void Learner::use_threads() const { set_threads(intra_op_threads_, blas_threads_, /*again=*/true); }
 
 void Learner::reset_optimizer_state() { optim_->reset_state(); }
 

@@ -59,9 +59,11 @@
 // Threads: the constructor calls at::set_num_threads(train.num_threads) (a process-
 // wide setting for LibTorch's intra-op pool) and, if the loaded BLAS is OpenBLAS,
 // openblas_set_num_threads with the same value, since LibTorch does not forward the
-// setting to OpenBLAS' own pool. With engine.split_batch and train.num_threads T > 1 both
-// are 1 instead and on-policy iterations split their batch over T threads, one model copy
-// each (fast/batch_split.h).
+// setting to OpenBLAS' own pool (use_threads() applies them again). With engine.split_batch
+// and train.num_threads T > 1 both are 1 instead and on-policy iterations split their batch
+// over T threads, one model copy each (fast/batch_split.h). With engine.split_rows (the
+// default) OpenBLAS gets 1 thread and the rows of the MLP's GEMM chains are split over the T
+// intra-op threads (fast/row_split.h).
 //
 // Not thread-safe: one thread owns a Learner.
 
@@ -260,8 +262,14 @@ class Learner {
   /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
   /// on | off, reuse_logprobs on | off (the generic path) | unused, fused_sampler on | off |
   /// unused (not the saved-outputs evaluator) | "unused (no row dynamics)", precision fp32 |
-  /// bf16 | "bf16 unused (reference evaluator)".
+  /// bf16 | "bf16 unused (reference evaluator)", split_batch "T parts" | off | "unused (state
+  /// table)", split_rows "T threads" | off | "unused (<kind> evaluator)".
   std::map<std::string, std::string> engine_paths() const;
+
+  /// Applies this Learner's thread counts again (the constructor's at::set_num_threads and
+  /// openblas_set_num_threads; process-wide), e.g. before an iteration when two Learners
+  /// of different train.num_threads share a process (gfn-bench-train --versus). Cheap.
+  void use_threads() const;
 
   /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; runtime/gfn/learner_state.cc):
   /// writes everything the next iterations depend on — parameters and buffers of the model, the
@@ -312,7 +320,8 @@ class Learner {
   std::int64_t reused_iterations_ = 0;
   /// engine.split_batch with train.num_threads > 1 (fast/batch_split.h); null otherwise.
   std::unique_ptr<BatchSplit> split_;
-  std::string split_path_ = "off";  ///< engine_paths()["split_batch"]
+  std::string split_path_ = "off";               ///< engine_paths()["split_batch"]
+  int intra_op_threads_ = 1, blas_threads_ = 1;  ///< set by the constructor (use_threads)
   std::int64_t split_iterations_ = 0;
 
   /// Sample (or assemble) the batch, its loss and backward on this thread; the loss.

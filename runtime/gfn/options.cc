@@ -82,9 +82,12 @@ const config::Fields<TrainOptions>& train_fields() {
                config::in_range(0.01, 100.0))
           .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
           .add("num_threads", &T::num_threads,
-               "LibTorch intra-op threads and OpenBLAS threads per rank; above 1, gfn-train "
-               "starts with OMP_WAIT_POLICY=PASSIVE (bf16: GOMP_SPINCOUNT=10000; "
-               "docs/performance.md \"Two threads\").",
+               "Threads per rank: LibTorch intra-op threads; with engine.split_rows (the "
+               "default) the rows of the MLP's GEMMs are split over them and OpenBLAS gets 1 "
+               "thread, else OpenBLAS gets as many (engine.split_batch: one thread per batch "
+               "part). Above 1, gfn-train starts with GOMP_SPINCOUNT=10000 when the GEMMs run "
+               "on OpenMP threads (split rows, or bf16), else OMP_WAIT_POLICY=PASSIVE "
+               "(docs/performance.md \"Two threads\").",
                config::at_least(1));
   return fields;
 }

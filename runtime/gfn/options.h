@@ -60,7 +60,7 @@ struct TrainOptions {
   double epsilon = 0.0;      ///< epsilon-greedy exploration while sampling
   double temperature = 1.0;  ///< PF logits are divided by this while sampling
   std::uint64_t seed = 1;    ///< trainer rank r uses seed + r
-  int num_threads = 1;       ///< LibTorch intra-op threads per rank
+  int num_threads = 1;  ///< threads per rank (LibTorch intra-op; engine.split_rows / split_batch)
 
   /// Iterations to run: n_iterations if > 0, else ceil(n_trajectories / batch_size).
   std::int64_t iterations() const {

@@ -16,8 +16,10 @@
 // is loaded, so it is set before the same re-exec.
 //
 // GOMP_SPINCOUNT=10000 instead when the GEMMs run on the OpenMP threads themselves
-// (engine.precision bf16: oneDNN, fast/bf16_gemm.h): there no OpenBLAS thread waits for the
-// core, and a thread that sleeps after each GEMM costs ~60 us to wake for the next one.
+// (engine.precision bf16: oneDNN, fast/bf16_gemm.h; engine.split_rows: the row ranges of
+// fast/row_split.h with a one-thread OpenBLAS; core::gemms_on_openmp_threads): there no
+// OpenBLAS thread waits for the core, and a thread that sleeps after each GEMM costs ~60 us
+// to wake for the next one.
 // Measured (2026-11-26, same setting, bf16): 53-64 ms per iteration with PASSIVE, 34-35 ms
 // spinning 10,000 rounds (libgomp's own default spins 300,000: fine for bf16, but then the
 // float32 GEMMs of other paths compete with the spinning threads).
@@ -39,7 +41,7 @@ std::string choose_openblas_coretype(const std::string& cpu_flags);
 /// wins): OPENBLAS_CORETYPE = choose_openblas_coretype() if auto_select and it is not empty;
 /// if intra_op_threads > 1 and neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set
 /// (wait_policy_set), GOMP_SPINCOUNT = kOpenMpGemmSpinCount when the GEMMs run on OpenMP
-/// threads (openmp_gemms: engine.precision bf16), else OMP_WAIT_POLICY = PASSIVE.
+/// threads (openmp_gemms: core::gemms_on_openmp_threads), else OMP_WAIT_POLICY = PASSIVE.
 /// Pure, thread-safe.
 std::vector<std::pair<std::string, std::string>> library_environment(
     const std::string& cpu_flags, bool auto_select, int intra_op_threads, bool openmp_gemms,

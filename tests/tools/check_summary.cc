@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
   if (s.contains("engine") && s["engine"].is_object()) {
     const auto& e = s["engine"];
     for (const char* key : {"state_table", "table_backward", "fused_tb", "optimizer", "adam_kernel",
-                            "plain_loops", "precision", "split_batch", "reuse_logprobs",
-                            "fused_sampler", "blas_kernels", "malloc_tune"}) {
+                            "plain_loops", "precision", "split_batch", "split_rows",
+                            "reuse_logprobs", "fused_sampler", "blas_kernels", "malloc_tune"}) {
       check(e.contains(key) && e.at(key).is_string(), std::string("engine.") + key);
     }
     if (e.contains("state_table")) {

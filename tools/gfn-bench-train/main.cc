@@ -164,9 +164,14 @@ int main(int argc, char** argv) {
     // re-exec with OPENBLAS_CORETYPE / OMP_WAIT_POLICY set), then malloc thresholds.
     const core::EngineOptions& engine = runs.front().second.engine;
     int threads = 1;
-    for (const auto& run : runs) threads = std::max(threads, run.second.train.num_threads);
+    bool openmp_gemms = false;
+    for (const auto& run : runs) {
+      threads = std::max(threads, run.second.train.num_threads);
+      openmp_gemms = openmp_gemms ||
+                     core::gemms_on_openmp_threads(run.second.engine, run.second.train.num_threads);
+    }
     runtime::set_library_environment(engine.blas_kernels == core::BlasKernels::kAuto, threads,
-                                     engine.precision == core::Precision::kBf16, argc, argv);
+                                     openmp_gemms, argc, argv);
     runtime::tune_malloc_for_training(engine.malloc_tune);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());

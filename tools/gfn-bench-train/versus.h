@@ -3,7 +3,7 @@
 // timed side by side in ONE process, iteration for iteration, so that the swings of a shared
 // machine's speed (this VM moves ~20 % between minutes) hit both sides of the ratio. Side A is
 // the configuration as given, side B the same with the --versus overrides (e.g.
-// train.num_threads=2 and engine.split_batch=true against one thread). Both Learners are built
+// train.num_threads=2 against one thread). Both Learners are built
 // from the same seed; after `warmup` iterations of each, `iters` pairs run in alternating order
 // (A then B, B then A, ...), each train_iteration timed with steady_clock. Figures: each side's
 // ms per iteration, and per pair the ratio A / B (how many times faster B is), whose median is
@@ -26,14 +26,14 @@ struct VersusResult {
   harness::Summary a_ms, b_ms;  ///< wall ms per measured iteration of each side
   harness::Summary ratio;       ///< per pair: A's ms / B's ms
   double ratio_of_means = 0;    ///< a_ms.mean / b_ms.mean
-  int threads = 0;              ///< per-op threads (at::get_num_threads) of both sides
 };
 
-/// Builds both Learners (a world of one, no replay buffer) and times them interleaved.
-/// Throws std::invalid_argument for warmup < 0, iters < 1, or two configurations whose
-/// Learners set different per-op thread counts (the process has one setting; e.g. one
-/// thread against train.num_threads 2 without engine.split_batch), and whatever the
-/// Learner's constructor throws. Cost: (warmup + iters) iterations of each side.
+/// Builds both Learners (a world of one, no replay buffer) and times them interleaved, each
+/// iteration under its own Learner's thread counts (Learner::use_threads: the process has one
+/// setting, applied again before each side's iteration, outside the clock; e.g. one thread
+/// against train.num_threads 2). Throws std::invalid_argument for warmup < 0 or iters < 1,
+/// and whatever the Learner's constructor throws. Cost: (warmup + iters) iterations of each
+/// side.
 VersusResult run_versus(const roles::ExperimentConfig& a, const roles::ExperimentConfig& b,
                         const std::string& label, int warmup, int iters);
 

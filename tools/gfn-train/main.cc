@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
     // OpenBLAS's kernel set and OpenMP's wait policy (may re-exec with OPENBLAS_CORETYPE /
     // OMP_WAIT_POLICY or GOMP_SPINCOUNT set, runtime/process/blas_kernels.h), then malloc
     // thresholds that keep tensor buffers in the heap.
-    runtime::set_library_environment(config.engine.blas_kernels == core::BlasKernels::kAuto,
-                                     config.train.num_threads,
-                                     config.engine.precision == core::Precision::kBf16, argc, argv);
+    runtime::set_library_environment(
+        config.engine.blas_kernels == core::BlasKernels::kAuto, config.train.num_threads,
+        core::gemms_on_openmp_threads(config.engine, config.train.num_threads), argc, argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
     // env.plugin and env.reward_model: loaded and checked on every rank before any
     // communication (after the set-up, whose re-exec would load them twice); the reward model

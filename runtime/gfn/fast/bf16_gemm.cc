@@ -102,12 +102,22 @@ std::string bf16_gemm_isa() {
 }
 
 at::Tensor to_bf16(const at::Tensor& x) {
+  at::Tensor y;
+  if (x.defined()) y = at::empty(x.sizes(), at::TensorOptions().dtype(at::kBFloat16));
+  to_bf16_out(x, y);
+  return y;
+}
+
+void to_bf16_out(const at::Tensor& x, at::Tensor& out) {
   if (!x.defined() || x.scalar_type() != at::kFloat || !x.is_contiguous() || !x.device().is_cpu()) {
     throw std::invalid_argument("to_bf16: x must be a contiguous float32 CPU tensor");
   }
-  at::Tensor y = at::empty(x.sizes(), at::TensorOptions().dtype(at::kBFloat16));
-  round_to_bf16(x.data_ptr<float>(), reinterpret_cast<std::uint16_t*>(y.data_ptr()), x.numel());
-  return y;
+  if (!out.defined() || out.scalar_type() != at::kBFloat16 || !out.is_contiguous() ||
+      !out.device().is_cpu() || out.sizes() != x.sizes()) {
+    throw std::invalid_argument(
+        "to_bf16_out: out must be a contiguous bfloat16 CPU tensor of x's shape");
+  }
+  round_to_bf16(x.data_ptr<float>(), reinterpret_cast<std::uint16_t*>(out.data_ptr()), x.numel());
 }
 
 void gemm_bf16(const at::Tensor& a, bool transpose_a, const at::Tensor& b, bool transpose_b,

@@ -28,6 +28,11 @@ std::string bf16_gemm_isa();
 /// std::invalid_argument for another dtype or layout. Cost: one pass over x. Thread-safe.
 at::Tensor to_bf16(const at::Tensor& x);
 
+/// to_bf16 into `out`, bfloat16 contiguous CPU of x's shape (e.g. a row range of a larger
+/// buffer: row_split.h). Throws std::invalid_argument like to_bf16, or if out does not fit.
+/// Thread-safe for distinct outs.
+void to_bf16_out(const at::Tensor& x, at::Tensor& out);
+
 /// c = op(a) op(b) (+ c if accumulate), op(m) = m^T if its transpose flag is set:
 /// a bfloat16 [M, K] (transpose_a: [K, M]), b bfloat16 [K, N] (transpose_b: [N, K]),
 /// both contiguous; c float32 [M, N] contiguous, written in place (read first if

@@ -9,13 +9,13 @@ namespace gfn::core {
 
 std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                           const Environment& env, const EngineOptions& engine,
-                                          bool reusable) {
+                                          bool reusable, int num_threads) {
   if (state_table_enabled(env, engine.state_table)) {
     return std::make_unique<StateTableEvaluator>(model, preprocessor, env, engine);
   }
   if (engine.reuse_logprobs && reusable) {
-    return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, mlp_kernels(engine),
-                                                   engine.fused_sampler);
+    return std::make_unique<SavedOutputsEvaluator>(
+        model, preprocessor, env, mlp_kernels(engine, num_threads), engine.fused_sampler);
   }
   return std::make_unique<ReferenceEvaluator>(model, preprocessor, env);
 }

@@ -8,6 +8,8 @@
 // Loss::reuses_sampled_outputs; not replay.fraction 1, where every fresh trajectory is
 // replaced and saving would be wasted). The saved outputs are the model's logits, before
 // the sampler's epsilon or temperature, so exploring iterations reuse them too.
+// num_threads: train.num_threads (the rows of the saved-outputs evaluator's MLP split over
+// that many threads with engine.split_rows: mlp_kernels, mlp_kernels.h).
 // Throws what the evaluators' constructors throw. Keeps references to its arguments.
 
 #include <memory>
@@ -23,7 +25,7 @@ class Preprocessor;
 
 std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
                                           const Environment& env, const EngineOptions& engine,
-                                          bool reusable);
+                                          bool reusable, int num_threads = 1);
 
 /// The YAML-style name of a kind: "reference" | "saved_outputs" | "state_table".
 const char* evaluator_name(EvaluatorKind kind);

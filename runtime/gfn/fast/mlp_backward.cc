@@ -11,6 +11,7 @@
 
 #include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/fast/row_split.h"
 
 namespace gfn::core {
 
@@ -85,22 +86,24 @@ bool is_plain_float(const at::Tensor& t) {
   return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu();
 }
 
-// at::linear(x, w, b) (then ReLU if relu), same values. With loops (engine.plain_loops) and
+// y = at::linear(x, w, b) (then ReLU if relu), same values, written into y [M, out] (a
+// contiguous row range of a layer's output buffer). With loops (engine.plain_loops) and
 // contiguous float32 CPU tensors, the bias is copied into the output rows by memcpy and the
 // GEMM accumulates onto it with addmm_out(y, y, x, w^T): the same GEMM call (beta = 1 on
 // the same C) as addmm's, so bit-identical, and still recorded as aten::addmm (the GEMM
 // probe of tools/gfn-bench-train); ReLU is one loop in place. Why: at 2-D h8 the table's
 // forward runs on 64 rows, where at::linear's broadcast copy of the bias (a TensorIterator)
-// and relu_'s dispatch cost more than their arithmetic.
-at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool relu,
-                          bool loops) {
+// and relu_'s dispatch cost more than their arithmetic. Otherwise addmm_out(y, b, x, w^T),
+// which is what at::linear runs on 2-D inputs.
+void linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool relu,
+                    bool loops, at::Tensor& y) {
   if (!loops || !is_plain_float(x) || !is_plain_float(w) || !is_plain_float(b) || x.dim() != 2 ||
       w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) || x.size(1) != w.size(1)) {
-    at::Tensor y = at::linear(x, w, b);
-    return relu ? y.relu_() : y;
+    at::addmm_out(y, b, x, w.t());
+    if (relu) y.relu_();
+    return;
   }
   const std::int64_t m = x.size(0), n = w.size(0);
-  at::Tensor y = at::empty({m, n}, at::kFloat);
   float* yd = y.data_ptr<float>();
   const float* bd = b.data_ptr<float>();
   for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
@@ -108,20 +111,18 @@ at::Tensor linear_forward(const at::Tensor& x, const at::Tensor& w, const at::Te
   // operand as w.t() for the same GEMM, 3 ATen calls less per layer.
   at::addmm_out(y, y, x, transposed_view(w, loops));
   if (relu) relu_in_place(yd, m * n);
-  return y;
 }
 
-// engine.precision bf16: y = x_bf16 W_bf16^T + b in float32 (bf16_gemm.h), the bias rows
-// copied first and the GEMM accumulating onto them.
-at::Tensor linear_forward_bf16(const at::Tensor& xb, const at::Tensor& wb, const at::Tensor& b) {
+// engine.precision bf16: y = x_bf16 W_bf16^T + b in float32 (bf16_gemm.h) into y [M, out],
+// the bias rows copied first and the GEMM accumulating onto them.
+void linear_forward_bf16(const at::Tensor& xb, const at::Tensor& wb, const at::Tensor& b,
+                         at::Tensor& y) {
   const std::int64_t m = xb.size(0), n = wb.size(0);
-  at::Tensor y = at::empty({m, n}, at::kFloat);
   const at::Tensor bias = b.contiguous();
   float* yd = y.data_ptr<float>();
   const float* bd = bias.data_ptr<float>();
   for (std::int64_t i = 0; i < m; ++i) std::memcpy(yd + i * n, bd, n * sizeof(float));
   gemm_bf16(xb, /*transpose_a=*/false, wb, /*transpose_b=*/true, y, /*accumulate=*/true);
-  return y;
 }
 
 // The bf16 copies of the nets' weights (every Linear layer's W, in parameter order: the
@@ -137,46 +138,59 @@ std::vector<at::Tensor> bf16_weights(const std::vector<Net>& nets) {
   return out;
 }
 
-// run_nets with engine.precision bf16: the layer inputs kept as bf16 copies (what the
-// backward's grad-weight GEMMs read, and the ReLU mask), the head outputs in float32.
-void run_nets_bf16(const std::vector<Net>& nets, const std::vector<at::Tensor>& wb,
-                   const at::Tensor& x, NetsForward& out) {
-  at::NoGradGuard no_grad;
-  const at::Tensor xb = to_bf16(x.contiguous());
-  std::size_t first = 0;  // the first weight of the net in wb
+// The buffers of a forward of the nets on x's M rows: per net its layer inputs (x, then each
+// trunk layer's output [M, width]) and its head outputs [M, out], float32; with bf16 the layer
+// inputs are bf16 copies (what the backward's grad-weight GEMMs read, and the ReLU mask).
+NetsForward allocate_forward(const std::vector<Net>& nets, const at::Tensor& x, bool bf16) {
+  const std::int64_t m = x.size(0);
+  const at::Tensor input = bf16 ? to_bf16(x.contiguous()) : x;
+  const auto act_type = bf16 ? at::kBFloat16 : at::kFloat;
+  NetsForward out;
   for (const Net& net : nets) {
-    at::Tensor h = xb;
-    out.acts.push_back(xb);
+    out.acts.push_back(input);
     for (std::int64_t i = 0; i < net.n_trunk; ++i) {
-      const auto w = static_cast<std::size_t>(2 * i);
-      at::Tensor y = linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1]);
-      relu_in_place(y.data_ptr<float>(), y.numel());
-      h = to_bf16(y);
-      out.acts.push_back(h);
+      out.acts.push_back(at::empty({m, net.params[2 * i].size(0)}, act_type));
     }
     for (std::size_t k = 0; k < net.heads.size(); ++k) {
-      const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
-      out.heads.push_back(linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1]));
+      out.heads.push_back(at::empty({m, net.params[2 * net.n_trunk + 2 * k].size(0)}, at::kFloat));
     }
-    first += net.params.size() / 2;
   }
+  return out;
 }
 
-void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, NetsForward& out) {
-  at::NoGradGuard no_grad;
+// The forward of the nets on rows r of out's buffers (allocate_forward), in the kernels'
+// precision (bf16: with the weights' bf16 copies wb). Writes only rows r.
+void run_nets_rows(const std::vector<Net>& nets, const std::vector<at::Tensor>& wb, bool loops,
+                   NetsForward& out, RowRange r) {
+  auto rows = [r](const at::Tensor& t) { return t.narrow(0, r.begin, r.size()); };
+  const bool bf16 = !wb.empty();
+  std::size_t a = 0, k = 0, first = 0;  // the net's first layer input, head output, bf16 weight
   for (const Net& net : nets) {
-    at::Tensor h = x;
-    out.acts.push_back(x);
+    at::Tensor h = rows(out.acts[a]);
     for (std::int64_t i = 0; i < net.n_trunk; ++i) {
       const auto w = static_cast<std::size_t>(2 * i);
-      h = linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true, loops);
-      out.acts.push_back(h);
+      at::Tensor y = rows(out.acts[a + 1 + static_cast<std::size_t>(i)]);
+      if (bf16) {
+        at::Tensor z = at::empty({r.size(), y.size(1)}, at::kFloat);
+        linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1], z);
+        relu_in_place(z.data_ptr<float>(), z.numel());
+        to_bf16_out(z, y);
+      } else {
+        linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/true, loops, y);
+      }
+      h = y;
     }
-    for (std::size_t k = 0; k < net.heads.size(); ++k) {
-      const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * k;
-      out.heads.push_back(
-          linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false, loops));
+    for (std::size_t j = 0; j < net.heads.size(); ++j, ++k) {
+      const auto w = static_cast<std::size_t>(2 * net.n_trunk) + 2 * j;
+      at::Tensor y = rows(out.heads[k]);
+      if (bf16) {
+        linear_forward_bf16(h, wb[first + w / 2], net.params[w + 1], y);
+      } else {
+        linear_forward(h, net.params[w], net.params[w + 1], /*relu=*/false, loops, y);
+      }
     }
+    a += static_cast<std::size_t>(net.n_trunk) + 1;
+    first += net.params.size() / 2;
   }
 }
 
@@ -197,15 +211,18 @@ void run_nets(const std::vector<Net>& nets, const at::Tensor& x, bool loops, Net
 // input needs a gradient (it never receives one). Their versions are checked instead of
 // autograd's saved-variable check (std::logic_error if modified in place before backward).
 struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
-  // weights_bf16: empty (float32 GEMMs), or the bf16 copies of the weights (bf16_weights;
-  // engine.precision bf16) with which the forward ran; acts are then bf16 copies too.
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
-                                                at::TensorList vars, std::vector<at::Tensor> params,
-                                                std::vector<at::Tensor> acts,
-                                                std::vector<at::Tensor> head_outputs,
-                                                std::vector<std::int64_t> layout,
-                                                std::vector<std::int64_t> var_of_param, bool loops,
-                                                std::vector<at::Tensor> weights_bf16) {
+  // acts: the layer inputs of every net (x, h_1, ..., h_L per net, in net order), for each
+  // block of rows in turn (a forward: one block; a ForwardRecorder: one per record), the
+  // blocks' row counts in block_rows; head_outputs: all rows'. weights_bf16: empty (float32
+  // GEMMs), or the bf16 copies of the weights (bf16_weights; engine.precision bf16) with
+  // which the forward ran; acts are then bf16 copies too. row_parts: the backward's rows
+  // split over that many threads (row_split.h).
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, at::TensorList vars, std::vector<at::Tensor> params,
+      std::vector<at::Tensor> acts, std::vector<std::int64_t> block_rows,
+      std::vector<at::Tensor> head_outputs, std::vector<std::int64_t> layout,
+      std::vector<std::int64_t> var_of_param, bool loops, std::vector<at::Tensor> weights_bf16,
+      std::int64_t row_parts) {
     std::vector<std::int64_t> versions;
     for (std::size_t i = 0; i < params.size(); ++i) {
       versions.push_back(var_of_param[i] < 0 ? static_cast<std::int64_t>(params[i]._version()) : 0);
@@ -214,11 +231,13 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     ctx->saved_data["n_vars"] = static_cast<std::int64_t>(vars.size());
     ctx->saved_data["params"] = std::move(params);
     ctx->saved_data["acts"] = std::move(acts);
+    ctx->saved_data["block_rows"] = std::move(block_rows);
     ctx->saved_data["layout"] = std::move(layout);
     ctx->saved_data["var_of_param"] = std::move(var_of_param);
     ctx->saved_data["versions"] = std::move(versions);
     ctx->saved_data["loops"] = loops;
     ctx->saved_data["weights_bf16"] = std::move(weights_bf16);
+    ctx->saved_data["row_parts"] = row_parts;
     return head_outputs;
   }
 
@@ -229,38 +248,38 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
                ctx->saved_data["weights_bf16"].toTensorVector(),
                ctx->saved_data["var_of_param"].toIntVector(),
                ctx->saved_data["versions"].toIntVector(), ctx->saved_data["loops"].toBool(),
-               // One gradient per forward argument: vars, then params, acts, head_outputs,
-               // layout, var_of_param, loops, weights_bf16.
+               // One gradient per forward argument: vars, then params, acts, block_rows,
+               // head_outputs, layout, var_of_param, loops, weights_bf16, row_parts.
                torch::autograd::variable_list(
-                   static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 7)};
-    const auto acts = ctx->saved_data["acts"].toTensorVector();
-    const auto layout = ctx->saved_data["layout"].toIntVector();
-    std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
-    for (std::size_t net = 0; net < layout.size(); net += 2) {
-      const auto n_trunk = static_cast<std::size_t>(layout[net]);
-      const auto n_heads = static_cast<std::size_t>(layout[net + 1]);
-      const at::Tensor& h = acts[a + n_trunk];
-      at::Tensor dh;
-      for (std::size_t j = 0; j < n_heads; ++j) {
-        const at::Tensor& g = grad_out[k + j];
-        if (!g.defined()) continue;
-        const std::size_t w = p + 2 * n_trunk + 2 * j;
-        const at::Tensor g_op = b.gemm_operand(g);
-        b.linear_grads(w, g, g_op, h);
-        b.add_grad_input(dh, g_op, w);
+                   static_cast<std::size_t>(ctx->saved_data["n_vars"].toInt()) + 9)};
+    const Rows rows{ctx->saved_data["acts"].toTensorVector(),
+                    ctx->saved_data["block_rows"].toIntVector(),
+                    ctx->saved_data["layout"].toIntVector()};
+    const auto ranges =
+        row_ranges(rows.total(), static_cast<int>(ctx->saved_data["row_parts"].toInt()));
+    if (ranges.size() == 1) {
+      backward_rows(b, rows, grad_out, ranges[0]);
+      return std::move(b.grads);
+    }
+    // Each range accumulates its parameters' gradients into its own tensors, summed after.
+    std::vector<std::vector<at::Tensor>> part_grads(ranges.size(),
+                                                    std::vector<at::Tensor>(b.params.size()));
+    run_row_parts(ranges, [&](std::size_t k, RowRange r) {
+      Backward part{b.params, b.weights_bf16, b.var_of_param, b.versions, b.loops, {}};
+      part.part_grads = &part_grads[k];
+      backward_rows(part, rows, grad_out, r);
+    });
+    for (std::size_t i = 0; i < b.params.size(); ++i) {
+      at::Tensor sum;
+      for (auto& g : part_grads) {
+        if (g[i].defined()) sum = sum.defined() ? sum.add_(g[i]) : g[i];
       }
-      for (std::size_t i = n_trunk; i-- > 0 && dh.defined();) {
-        const std::size_t w = p + 2 * i;
-        const at::Tensor dz = relu_backward_(dh, acts[a + i + 1]);
-        const at::Tensor dz_op = b.gemm_operand(dz);
-        b.linear_grads(w, dz, dz_op, acts[a + i]);
-        at::Tensor next;
-        if (i > 0) b.add_grad_input(next, dz_op, w);
-        dh = next;
+      if (!sum.defined()) continue;
+      if (at::Tensor* g = b.sink(i)) {
+        g->add_(sum);
+      } else {
+        b.give(i, std::move(sum));
       }
-      p += 2 * (n_trunk + n_heads);
-      a += n_trunk + 1;
-      k += n_heads;
     }
     return std::move(b.grads);
   }
@@ -271,6 +290,9 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
     std::vector<std::int64_t> var_of_param, versions;
     bool loops;
     torch::autograd::variable_list grads;
+    /// A row range's backward (row_split.h): every parameter's gradient accumulates here
+    /// (created as zeros), to be summed over the ranges; null: into sink() / give().
+    std::vector<at::Tensor>* part_grads = nullptr;
 
     bool bf16() const { return !weights_bf16.empty(); }
 
@@ -281,6 +303,11 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
 
     // The .grad to accumulate parameter i's gradient into, or nullptr (return it).
     at::Tensor* sink(std::size_t i) {
+      if (part_grads != nullptr) {
+        at::Tensor& g = (*part_grads)[i];
+        if (!g.defined()) g = at::zeros(params[i].sizes(), at::kFloat);
+        return &g;
+      }
       if (var_of_param[i] >= 0) return nullptr;
       if (static_cast<std::int64_t>(params[i]._version()) != versions[i]) {
         throw std::logic_error(
@@ -334,6 +361,73 @@ struct RecordedMlp : public torch::autograd::Function<RecordedMlp> {
       gemm_bf16(dy_op, false, wb, false, dh, accumulate);
     }
   };
+
+  // The saved layer inputs, in blocks of rows (see forward), and the nets' layout.
+  struct Rows {
+    std::vector<at::Tensor> acts;
+    std::vector<std::int64_t> block_rows, layout;
+
+    std::int64_t total() const {
+      std::int64_t m = 0;
+      for (std::int64_t r : block_rows) m += r;
+      return m;
+    }
+
+    // Layer input j (net-order index) on rows r: a view of one block, or the blocks' pieces
+    // concatenated.
+    at::Tensor act(std::size_t j, RowRange r) const {
+      const std::size_t per_block = acts.size() / block_rows.size();
+      std::vector<at::Tensor> pieces;
+      std::int64_t first = 0;  // the block's first row
+      for (std::size_t blk = 0; blk < block_rows.size(); ++blk) {
+        const std::int64_t begin = std::max(first, r.begin);
+        const std::int64_t end = std::min(first + block_rows[blk], r.end);
+        if (begin < end) {
+          const at::Tensor& t = acts[blk * per_block + j];
+          pieces.push_back(begin == first && end - begin == t.size(0)
+                               ? t
+                               : t.narrow(0, begin - first, end - begin));
+        }
+        first += block_rows[blk];
+      }
+      return pieces.size() == 1 ? pieces[0] : at::cat(pieces);
+    }
+  };
+
+  // The nets' backward on rows r (gradients into b).
+  static void backward_rows(Backward& b, const Rows& rows,
+                            const torch::autograd::variable_list& grad_out, RowRange r) {
+    const std::int64_t m = rows.total();
+    std::size_t p = 0, a = 0, k = 0;  // first parameter, layer input, head output of the net
+    for (std::size_t net = 0; net < rows.layout.size(); net += 2) {
+      const auto n_trunk = static_cast<std::size_t>(rows.layout[net]);
+      const auto n_heads = static_cast<std::size_t>(rows.layout[net + 1]);
+      std::vector<at::Tensor> acts;
+      for (std::size_t i = 0; i <= n_trunk; ++i) acts.push_back(rows.act(a + i, r));
+      at::Tensor dh;
+      for (std::size_t j = 0; j < n_heads; ++j) {
+        const at::Tensor& out = grad_out[k + j];
+        if (!out.defined()) continue;
+        const at::Tensor g = r.size() == m ? out : out.narrow(0, r.begin, r.size());
+        const std::size_t w = p + 2 * n_trunk + 2 * j;
+        const at::Tensor g_op = b.gemm_operand(g);
+        b.linear_grads(w, g, g_op, acts[n_trunk]);
+        b.add_grad_input(dh, g_op, w);
+      }
+      for (std::size_t i = n_trunk; i-- > 0 && dh.defined();) {
+        const std::size_t w = p + 2 * i;
+        const at::Tensor dz = relu_backward_(dh, acts[i + 1]);
+        const at::Tensor dz_op = b.gemm_operand(dz);
+        b.linear_grads(w, dz, dz_op, acts[i]);
+        at::Tensor next;
+        if (i > 0) b.add_grad_input(next, dz_op, w);
+        dh = next;
+      }
+      p += 2 * (n_trunk + n_heads);
+      a += n_trunk + 1;
+      k += n_heads;
+    }
+  }
 
   // ReLU's backward, in place on dh (a tensor of this backward): at::threshold_backward's
   // values (0 where the ReLU output is <= 0) without allocating (one loop, vectorized);
@@ -416,10 +510,13 @@ struct ModelLayout {
     return nets;
   }
 
-  // RecordedMlp over `nets` (parameters with autograd) with the forward `fwd` (run with
-  // weights_bf16 if not empty).
-  static PolicyOutputs apply(const std::vector<Net>& nets, NetsForward fwd, bool write_leaf_grads,
-                             bool loops, std::vector<at::Tensor> weights_bf16) {
+  // RecordedMlp over `nets` (parameters with autograd) with the forward of blocks of rows
+  // (acts: per block, the layer inputs; heads: every row's head outputs), run with
+  // weights_bf16 if not empty.
+  static PolicyOutputs apply(const std::vector<Net>& nets, std::vector<at::Tensor> acts,
+                             std::vector<std::int64_t> block_rows,
+                             std::vector<at::Tensor> heads_out, bool write_leaf_grads,
+                             MlpKernels kernels, std::vector<at::Tensor> weights_bf16) {
     std::vector<at::Tensor> params, vars;
     std::vector<std::int64_t> layout, var_of_param;
     std::vector<Head> heads;
@@ -445,8 +542,9 @@ struct ModelLayout {
       vars.push_back(anchor);
     }
     const auto out = RecordedMlp::apply(
-        at::TensorList(vars), std::move(params), std::move(fwd.acts), std::move(fwd.heads),
-        std::move(layout), std::move(var_of_param), loops, std::move(weights_bf16));
+        at::TensorList(vars), std::move(params), std::move(acts), std::move(block_rows),
+        std::move(heads_out), std::move(layout), std::move(var_of_param), kernels.plain_loops,
+        std::move(weights_bf16), static_cast<std::int64_t>(kernels.row_parts));
     return outputs_of(heads, out);
   }
 
@@ -472,16 +570,19 @@ struct ModelLayout {
 
 namespace {
 
-// run_nets in the kernels' precision; bf16: with the weights' bf16 copies, made here if
-// weights_bf16 is empty.
+// The forward of the nets on x without autograd, in the kernels' precision (bf16: with the
+// weights' bf16 copies, made here if weights_bf16 is empty), its rows split over
+// kernels.row_parts threads (row_split.h).
 void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels kernels,
                  std::vector<at::Tensor>& weights_bf16, NetsForward& out) {
-  if (!kernels.bf16) {
-    run_nets(nets, x, kernels.plain_loops, out);
-    return;
-  }
-  if (weights_bf16.empty()) weights_bf16 = bf16_weights(nets);
-  run_nets_bf16(nets, weights_bf16, x, out);
+  at::NoGradGuard no_grad;
+  if (kernels.bf16 && weights_bf16.empty()) weights_bf16 = bf16_weights(nets);
+  const std::vector<at::Tensor> none;
+  const std::vector<at::Tensor>& wb = kernels.bf16 ? weights_bf16 : none;
+  out = allocate_forward(nets, x, kernels.bf16);
+  run_row_parts(row_ranges(x.size(0), kernels.row_parts), [&](std::size_t, RowRange r) {
+    run_nets_rows(nets, wb, kernels.plain_loops, out, r);
+  });
 }
 
 // The hand-written forward of the nets select(model) on x, and their RecordedMlp node.
@@ -498,8 +599,8 @@ PolicyOutputs manual_forward(GFlowNetModel& model, Select select, const at::Tens
   std::vector<at::Tensor> weights_bf16;
   run_nets_in(nets, x, kernels, weights_bf16, fwd);
   // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
-  return ModelLayout::apply(select(model), std::move(fwd), write_leaf_grads, kernels.plain_loops,
-                            std::move(weights_bf16));
+  return ModelLayout::apply(select(model), std::move(fwd.acts), {x.size(0)}, std::move(fwd.heads),
+                            write_leaf_grads, kernels, std::move(weights_bf16));
 }
 
 }  // namespace
@@ -549,20 +650,25 @@ PolicyOutputs ForwardRecorder::outputs() {
     throw std::logic_error("ForwardRecorder::outputs: nothing recorded, or called twice");
   }
   done_ = true;
-  auto cat_column = [](const std::vector<std::vector<at::Tensor>>& v, std::size_t j) {
-    std::vector<at::Tensor> parts;
-    for (const auto& r : v) parts.push_back(r[j]);
-    return parts.size() == 1 ? parts[0] : at::cat(parts);
-  };
-  NetsForward fwd;
-  for (std::size_t j = 0; j < acts_[0].size(); ++j) fwd.acts.push_back(cat_column(acts_, j));
-  for (std::size_t j = 0; j < heads_[0].size(); ++j) fwd.heads.push_back(cat_column(heads_, j));
+  // The layer inputs stay in their records (RecordedMlp's blocks: each backward row range
+  // concatenates only its own); the head outputs are concatenated.
+  std::vector<at::Tensor> acts, heads;
+  std::vector<std::int64_t> block_rows;
+  for (auto& record : acts_) {
+    block_rows.push_back(record[0].size(0));
+    for (auto& t : record) acts.push_back(std::move(t));
+  }
+  for (std::size_t j = 0; j < heads_[0].size(); ++j) {
+    std::vector<at::Tensor> column;
+    for (const auto& record : heads_) column.push_back(record[j]);
+    heads.push_back(column.size() == 1 ? column[0] : at::cat(column));
+  }
   acts_.clear();
   heads_.clear();
   // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
-  return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(fwd),
-                            /*write_leaf_grads=*/false, kernels_.plain_loops,
-                            std::move(weights_bf16_));
+  return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(acts),
+                            std::move(block_rows), std::move(heads), /*write_leaf_grads=*/false,
+                            kernels_, std::move(weights_bf16_));
 }
 
 }  // namespace gfn::core

@@ -29,6 +29,10 @@ namespace gfn::core {
 /// sums in ATen's summation order, add_column_sums in plain_loops.h),
 /// instead of ~3 autograd nodes, transposes and one AccumulateGrad per parameter.
 /// A uniform PB returns constant zeros (no gradient), as model.forward.
+/// kernels.row_parts > 1 (engine.split_rows): the forward's and the backward's rows are split
+/// into contiguous ranges, one thread each (row_split.h), and the ranges' parameter
+/// gradients summed: outputs equal the unsplit ones up to the GEMM's rounding for another
+/// row count, gradients up to summation order (tests/runtime/gfn/fast/row_split_test.cc).
 ///
 /// write_leaf_grads: the backward accumulates the gradient of each leaf parameter (every
 /// parameter except NoisyLinear's effective weights, whose mu/sigma get theirs through
@@ -62,8 +66,10 @@ PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor
 /// paying a per-step backward (~27 small GEMM chains at 4-D h8, batch 128).
 ///
 /// Records PF's trunk and head; for a tied model also the PB head (learned PB) and the
-/// logF head (if any), which share that trunk pass. The parameters, the NoisyNet noise and
-/// the mode (train / eval) must not change between record() and outputs(). Not
+/// logF head (if any), which share that trunk pass. The layer inputs stay in their records
+/// until the backward, which concatenates them per layer (per row range with
+/// kernels.row_parts > 1: each range only its own rows, on its own thread). The parameters, the
+/// NoisyNet noise and the mode (train / eval) must not change between record() and outputs(). Not
 /// thread-safe; single use (outputs() once).
 class ForwardRecorder {
  public:

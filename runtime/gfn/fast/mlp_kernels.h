@@ -20,11 +20,18 @@ struct MlpKernels {
   /// tests/runtime/gfn/fast/bf16_gemm_test.cc bounds the difference. false: float32 GEMMs
   /// (ATen), bit-identical to model.forward.
   bool bf16 = false;
+  /// engine.split_rows with train.num_threads T > 1: T; the rows of every forward and
+  /// backward are split into that many contiguous ranges, each run on its own thread
+  /// (row_split.h; fewer below 2 x kMinRowsPerPart rows). Values equal the unsplit ones
+  /// row by row up to the GEMM's blocking for the row count; the parameter gradients are
+  /// sums over the ranges (float summation order). 1: one thread.
+  int row_parts = 1;
 };
 
-/// The kernels the engine options select.
-inline MlpKernels mlp_kernels(const EngineOptions& engine) {
-  return MlpKernels{engine.plain_loops, engine.precision == Precision::kBf16};
+/// The kernels the engine options select for a trainer with train.num_threads threads.
+inline MlpKernels mlp_kernels(const EngineOptions& engine, int num_threads = 1) {
+  return MlpKernels{engine.plain_loops, engine.precision == Precision::kBf16,
+                    splits_rows(engine, num_threads) ? num_threads : 1};
 }
 
 }  // namespace gfn::core

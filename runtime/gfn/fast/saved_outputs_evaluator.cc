@@ -36,8 +36,9 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
       // Untied model: PB (and logF) trunks once on the distinct states, like model_evaluator.
       const UniqueStates u = env.unique(states);
       const at::Tensor x = preprocessor(u.states);
-      if (kernels.bf16 && !model.tied() && !model.uniform_pb()) {
-        // The same nets by the hand-written forward and backward, with bf16 GEMMs.
+      if ((kernels.bf16 || kernels.row_parts > 1) && !model.tied() && !model.uniform_pb()) {
+        // The same nets by the hand-written forward and backward, with bf16 GEMMs or their
+        // rows split over threads (row_split.h).
         const PolicyOutputs o = pb_and_flow_manual_backward(model, x, kernels);
         if (need_pb) s.pb_logits = o.pb_logits.index_select(0, u.inverse);
         if (need_flow) s.log_flow = o.log_flow.index_select(0, u.inverse);

@@ -24,6 +24,7 @@
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
 #include "tests/runtime/gfn/fast/fast_test_support.h"
+#include "tests/runtime/gfn/fast/mlp_test_support.h"
 
 namespace gfn::core {
 namespace {
@@ -108,68 +109,6 @@ TEST(Bf16Gemm, RefusesMismatchedOperands) {
   EXPECT_THROW(gemm_bf16(a, false, b, false, c_double, false), std::invalid_argument);
 }
 
-// max |a - b| <= rel * max |b|.
-::testing::AssertionResult near_relative(const at::Tensor& a, const at::Tensor& b, double rel) {
-  const double scale = b.abs().max().item<double>();
-  const double diff = (a - b).abs().max().item<double>();
-  if (diff <= rel * scale) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "max diff " << diff << " > " << rel << " * " << scale;
-}
-
-// Cosine of the angle between two gradients, flattened.
-double cosine(const at::Tensor& a, const at::Tensor& b) {
-  const at::Tensor x = a.flatten().to(at::kDouble), y = b.flatten().to(at::kDouble);
-  return (x.dot(y) / (x.norm() * y.norm() + 1e-300)).item<double>();
-}
-
-struct MlpResult {
-  std::vector<at::Tensor> outputs, grads;
-};
-
-// Which hand-written MLP path run_mlp takes.
-enum class Path { kTable, kRecorder, kPbAndFlow, kAutograd };
-
-// The outputs and parameter gradients of a loss on the MLP's outputs: the state table's
-// forward_manual_backward, a ForwardRecorder over three record() calls, the untied
-// pb_and_flow_manual_backward, or model.forward under autograd (the reference).
-MlpResult run_mlp(GFlowNetModel& model, const at::Tensor& x, Path path, MlpKernels kernels) {
-  model.zero_grad();
-  PolicyOutputs out;
-  if (path == Path::kAutograd) {
-    out = model.forward(x, 0);
-  } else if (path == Path::kPbAndFlow) {
-    out = pb_and_flow_manual_backward(model, x, kernels);
-  } else if (path == Path::kRecorder) {
-    ForwardRecorder rec(model, kernels);
-    const std::int64_t third = x.size(0) / 3;
-    rec.record(x.slice(0, 0, third).contiguous());
-    rec.record(x.slice(0, third, 2 * third).contiguous());
-    rec.record(x.slice(0, 2 * third).contiguous());
-    out = rec.outputs();
-  } else {
-    out = forward_manual_backward(model, x, /*write_leaf_grads=*/true, kernels);
-  }
-  MlpResult r;
-  at::Tensor loss = torch::zeros({});
-  if (path != Path::kPbAndFlow) {
-    loss = loss + out.pf_logits.log_softmax(1).select(1, 0).sum();
-    r.outputs.push_back(out.pf_logits.detach().clone());
-  }
-  if (out.log_flow.defined() && out.log_flow.requires_grad()) {
-    loss = loss + out.log_flow.sin().sum();
-    r.outputs.push_back(out.log_flow.detach().clone());
-  }
-  if (out.pb_logits.defined() && out.pb_logits.requires_grad()) {
-    loss = loss + out.pb_logits.log_softmax(1).select(1, 0).sum();
-    r.outputs.push_back(out.pb_logits.detach().clone());
-  }
-  loss.backward();
-  for (const auto& p : model.parameters()) {
-    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
-  }
-  return r;
-}
-
 // The untied PB / logF nets by the hand-written forward and backward in float32 equal
 // model.forward's PB logits, log F and gradients under autograd (up to GEMM summation
 // order), with and without a logF head; a tied model is refused.
@@ -184,8 +123,8 @@ TEST(Bf16Gemm, PbAndFlowManualBackwardEqualsAutograd) {
     mo.hidden_dim = 48;
     torch::manual_seed(9);
     GFlowNetModel model(pre->output_dim(), env->n_actions(), mo, with_flow);
-    MlpResult manual = run_mlp(model, x, Path::kPbAndFlow, MlpKernels{});
-    MlpResult reference = run_mlp(model, x, Path::kAutograd, MlpKernels{});
+    MlpResult manual = run_mlp(model, x, MlpPath::kPbAndFlow, MlpKernels{});
+    MlpResult reference = run_mlp(model, x, MlpPath::kAutograd, MlpKernels{});
     // The reference also differentiates PF's log-softmax: compare PB / logF outputs and
     // the gradients of the parameters PF does not share (autograd's PF gradients aside).
     reference.outputs.erase(reference.outputs.begin());
@@ -220,8 +159,8 @@ TEST(Bf16Gemm, MlpForwardAndBackwardCloseToFloat32) {
   const at::Tensor x = (*pre)(states);
   int compared = 0;
   for (const bool tied : {false, true}) {
-    for (const Path path : {Path::kTable, Path::kRecorder, Path::kPbAndFlow}) {
-      if (tied && path == Path::kPbAndFlow) continue;
+    for (const MlpPath path : {MlpPath::kTable, MlpPath::kRecorder, MlpPath::kPbAndFlow}) {
+      if (tied && path == MlpPath::kPbAndFlow) continue;
       SCOPED_TRACE(std::string(tied ? "tied" : "untied") + " path " +
                    std::to_string(static_cast<int>(path)));
       ModelOptions mo;
