@@ -27,6 +27,23 @@ const float* ExponentialDraws::next(std::int64_t n) {
   return buffer_.data();
 }
 
+const std::uint64_t* ExponentialDraws::next_words(std::int64_t n) {
+  if (use_aten_) {
+    throw std::logic_error("ExponentialDraws::next_words: the draws come from ATen's exponential_");
+  }
+  words_.resize(static_cast<std::size_t>(n));
+  auto* gen = at::check_generator<at::CPUGeneratorImpl>(generator_);
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  for (auto& w : words_) w = gen->random64();
+  return words_.data();
+}
+
+float ExponentialDraws::draw(std::uint64_t word) {
+  // exponential_distribution<double>(1.0) on a generator whose random64() is `word`.
+  return static_cast<float>(at::transformation::exponential<double>(
+      at::transformation::uniform_real<double>(word, 0.0, 1.0), 1.0));
+}
+
 void check_probability_rows(const float* p, std::int64_t m, std::int64_t k) {
   for (std::int64_t i = 0; i < m; ++i) {
     double sum = 0;

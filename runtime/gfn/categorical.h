@@ -28,10 +28,22 @@ class ExponentialDraws {
   /// n draws, valid until the next call. Cost: n double-precision draws and logs.
   const float* next(std::int64_t n);
 
+  /// next(n) in two phases, for callers that split the logs over threads
+  /// (fast/fused_sampler.h): the generator's n 64-bit words (serial, under its mutex; valid
+  /// until the next call), and draw(word) of each, which IS next(n)'s value at its position
+  /// (ATen's exponential_distribution<double> on that word). Same generator state after.
+  /// Throws std::logic_error when the draws come from ATen's exponential_ (uses_aten()).
+  const std::uint64_t* next_words(std::int64_t n);
+  /// The Exp(1) draw of one 64-bit word (see next_words). Pure; thread-safe.
+  static float draw(std::uint64_t word);
+  /// True if next() calls exponential_ itself (MKL, or another device's generator).
+  bool uses_aten() const { return use_aten_; }
+
  private:
   at::Generator& generator_;
   bool use_aten_;
   std::vector<float> buffer_;
+  std::vector<std::uint64_t> words_;
   at::Tensor tensor_;
 };
 

@@ -13,6 +13,7 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/row_dynamics.h"
 #include "runtime/gfn/fast/plain_loops.h"
+#include "runtime/gfn/fast/row_split.h"
 
 namespace gfn::core {
 namespace {
@@ -139,6 +140,31 @@ void advance(const StepContext& c, const float* p, const float* q,
   std::swap(run, next);
 }
 
+// The Exp(1) draws of a step (ExponentialDraws::next), their logs split over `threads`
+// threads when there are enough of them.
+class StepDraws {
+ public:
+  StepDraws(at::Generator& generator, int threads) : draws_(generator), threads_(threads) {}
+
+  const float* next(std::int64_t n) {
+    const auto ranges = row_ranges(n, threads_, kMinDrawsPerThread);
+    if (ranges.size() == 1 || draws_.uses_aten()) return draws_.next(n);
+    const std::uint64_t* words = draws_.next_words(n);
+    values_.resize(static_cast<std::size_t>(n));
+    run_row_parts(ranges, [&](std::size_t, RowRange r) {
+      for (std::int64_t i = r.begin; i < r.end; ++i) values_[i] = ExponentialDraws::draw(words[i]);
+    });
+    return values_.data();
+  }
+
+ private:
+  // ~4 us of logs: fewer are not worth a hand-over.
+  static constexpr std::int64_t kMinDrawsPerThread = 1024;
+  ExponentialDraws draws_;
+  int threads_;
+  std::vector<float> values_;
+};
+
 Trajectories finish(const Environment& env, const Recorded& rec, std::int64_t n, std::int64_t d,
                     bool record) {
   Trajectories out;
@@ -160,10 +186,14 @@ Trajectories finish(const Environment& env, const Recorded& rec, std::int64_t n,
 Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics& dynamics,
                                        const DistinctPolicy& policy, std::int64_t n,
                                        const SamplerOptions& options, at::Generator& generator,
-                                       std::vector<std::int64_t>* distinct_rows) {
+                                       std::vector<std::int64_t>* distinct_rows, int threads) {
   if (n < 0)
     throw std::invalid_argument("sample_trajectories: n must be >= 0, got " + std::to_string(n));
   check_sampler_options(options);
+  if (threads < 1) {
+    throw std::invalid_argument("sample_trajectories_fused: threads must be >= 1, got " +
+                                std::to_string(threads));
+  }
   if (distinct_rows != nullptr && !options.record_transitions) {
     throw std::invalid_argument(
         "sample_trajectories_fused: distinct rows need options.record_transitions = true");
@@ -184,7 +214,7 @@ Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics
   if (distinct_rows != nullptr) distinct_rows->clear();
   StepContext step{dynamics, d, n_actions, options.record_transitions, distinct_rows, 0};
   DistinctRows distinct;
-  ExponentialDraws draws(generator);
+  StepDraws draws(generator, threads);
   while (run.rows() > 0) {
     const at::Tensor states = distinct.build(dynamics, run, d);
     const at::Tensor probs =

@@ -43,9 +43,13 @@ using DistinctPolicy = std::function<at::Tensor(const at::Tensor& distinct_state
 /// options, a policy returning other than float32 [U, n_actions], or logits whose
 /// probabilities are NaN, infinite or all 0 on a row. Cost per step: the policy, ~5 ATen
 /// calls, and O(running rows * (state_dim + n_actions)) plus a sort of the running keys.
+/// threads > 1 (engine.split_rows, row_split.h): each step's Exp(1) draws take the
+/// generator's words on the calling thread and their logs on that many threads
+/// (ExponentialDraws::next_words, categorical.h): the same draws.
 Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics& dynamics,
                                        const DistinctPolicy& policy, std::int64_t n,
                                        const SamplerOptions& options, at::Generator& generator,
-                                       std::vector<std::int64_t>* distinct_rows = nullptr);
+                                       std::vector<std::int64_t>* distinct_rows = nullptr,
+                                       int threads = 1);
 
 }  // namespace gfn::core

@@ -33,6 +33,7 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
     s.inverse = u.inverse;
     return s;
   };
+  policy.threads = kernels.row_parts;
   policy.finish = [recorder]() {
     PolicyOutputs out = recorder->outputs();
     return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),
@@ -81,8 +82,8 @@ Trajectories sample_fused_saving_outputs(const Environment& env, const RowDynami
     return s.pf_logits.detach();
   };
   std::vector<std::int64_t> rows;
-  Trajectories out =
-      sample_trajectories_fused(env, dynamics, per_step, n, options, generator, &rows);
+  Trajectories out = sample_trajectories_fused(env, dynamics, per_step, n, options, generator,
+                                               &rows, policy.threads);
   if (n > 0) {
     at::AutoGradMode grad(true);
     const SavedPolicyStep all = policy.finish();

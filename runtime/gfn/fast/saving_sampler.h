@@ -45,6 +45,9 @@ struct SavingPolicy {
   /// order (sum of M rows; `inverse` unused), differentiable w.r.t. the model's
   /// parameters. Called once.
   std::function<SavedPolicyStep()> finish;
+  /// Threads the forward splits its rows over (MlpKernels::row_parts, row_split.h); the fused
+  /// sampler splits its draws' logs over as many.
+  int threads = 1;
 };
 
 /// The saving policy of a model on the distinct states (Environment::unique; distinct_step

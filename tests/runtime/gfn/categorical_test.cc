@@ -42,6 +42,26 @@ TEST(Categorical, DrawsEqualMultinomialDrawForDraw) {
 }
 
 // The draws follow the distribution: 20,000 rows of (0.1, 0, 0.6, 0.3).
+// ExponentialDraws' two phases (the generator's words, then one draw per word) give
+// exponential_'s numbers, bit for bit, and leave the generator where next() leaves it.
+TEST(Categorical, DrawsFromWordsEqualExponential) {
+  for (const std::int64_t n : {1, 17, 5000}) {
+    at::Generator a = at::detail::createCPUGenerator(7);
+    at::Generator b = at::detail::createCPUGenerator(7);
+    ExponentialDraws by_words(a);
+    ASSERT_FALSE(by_words.uses_aten());
+    const std::uint64_t* words = by_words.next_words(n);
+    at::Tensor reference = at::empty({n}, at::kFloat);
+    reference.exponential_(1.0, b);
+    const float* expected = reference.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(ExponentialDraws::draw(words[i]), expected[i]) << "draw " << i << " of " << n;
+    }
+    EXPECT_EQ(at::check_generator<at::CPUGeneratorImpl>(a)->random64(),
+              at::check_generator<at::CPUGeneratorImpl>(b)->random64());
+  }
+}
+
 TEST(Categorical, FrequenciesFollowTheProbabilities) {
   const at::Tensor p = torch::tensor({0.1f, 0.0f, 0.6f, 0.3f}).repeat({20000, 1});
   at::Generator g = at::detail::createCPUGenerator(5);

@@ -117,6 +117,36 @@ TEST(FusedSampler, SameTrajectoriesAndDrawsAsTheReference) {
   }
 }
 
+// With the draws' logs split over 2 and 3 threads (engine.split_rows): the same trajectories
+// and generator state as the reference, on a batch whose steps have enough draws to split.
+TEST(FusedSampler, DrawsSplitOverThreadsAreTheSameDraws) {
+  const auto env = fast_test::grid(4, 8);
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
+  torch::manual_seed(3);
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), small_model(false), false);
+  for (const int threads : {2, 3}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    at::Generator g_ref = at::detail::createCPUGenerator(8);
+    at::Generator g_fused = at::detail::createCPUGenerator(8);
+    const Trajectories ref = sample_trajectories(*env, model_policy(model, *pre, *env), 1024,
+                                                 fast_test::off_policy(), g_ref);
+    const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+    const Trajectories fused =
+        sample_trajectories_fused(*env, *env->row_dynamics(), policy, 1024, fast_test::off_policy(),
+                                  g_fused, nullptr, threads);
+    expect_same_trajectories(fused, ref);
+    EXPECT_EQ(at::check_generator<at::CPUGeneratorImpl>(g_fused)->random64(),
+              at::check_generator<at::CPUGeneratorImpl>(g_ref)->random64());
+  }
+  at::Generator g = at::detail::createCPUGenerator(8);
+  const DistinctPolicy zeros = [&](const at::Tensor& s) {
+    return torch::zeros({s.size(0), env->n_actions()});
+  };
+  EXPECT_THROW(sample_trajectories_fused(*env, *env->row_dynamics(), zeros, 4, SamplerOptions{}, g,
+                                         nullptr, 0),
+               std::invalid_argument);
+}
+
 // DiscreteEBM: a state space unlike HyperGrid's (s0 cannot exit, 2 * ndim + 1 actions).
 TEST(FusedSampler, SameTrajectoriesOnDiscreteEbm) {
   const auto env = fast_test::ebm(6);
