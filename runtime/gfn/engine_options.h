@@ -110,7 +110,10 @@ struct EngineOptions {
   /// untied PB / logF pass of the loss) are split into T ranges run on T threads with a
   /// one-thread BLAS, their parameter gradients summed (fast/row_split.h); every other op
   /// runs with T intra-op threads. Same trajectories as one thread up to the GEMM's float
-  /// rounding for another row count. false: T intra-op and T BLAS threads per op.
+  /// rounding for another row count. Only the saved-outputs evaluator splits rows; with
+  /// another (reference, state table) the BLAS gets T threads, as with false (the start-up's
+  /// wait policy is then still the spin count, runtime/process/blas_kernels.h). false: T
+  /// intra-op and T BLAS threads per op.
   bool split_rows = true;
   /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
   /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and

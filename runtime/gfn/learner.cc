@@ -179,6 +179,11 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   // once the buffer is warm, so saving would be wasted.
   const bool reusable = reuse_logprobs_ && !(replay_ && replay.fraction >= 1.0);
   evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable, train.num_threads);
+  if (!split && evaluator_->kind() != EvaluatorKind::kSavedOutputs) {
+    // Split rows asked for, but this evaluator's GEMMs are ATen's: OpenBLAS gets the threads.
+    blas_threads_ = train.num_threads;
+    set_threads(intra_op_threads_, blas_threads_, /*again=*/true);
+  }
   if (split && evaluator_->kind() == EvaluatorKind::kStateTable) {
     split_path_ = "unused (state table)";
   } else if (split) {

@@ -62,8 +62,8 @@
 // setting to OpenBLAS' own pool (use_threads() applies them again). With engine.split_batch
 // and train.num_threads T > 1 both are 1 instead and on-policy iterations split their batch
 // over T threads, one model copy each (fast/batch_split.h). With engine.split_rows (the
-// default) OpenBLAS gets 1 thread and the rows of the MLP's GEMM chains are split over the T
-// intra-op threads (fast/row_split.h).
+// default) and the saved-outputs evaluator, OpenBLAS gets 1 thread and the rows of the MLP's
+// GEMM chains are split over the T intra-op threads (fast/row_split.h).
 //
 // Not thread-safe: one thread owns a Learner.
 

@@ -4,6 +4,7 @@
 // pass; tied and untied trunks; float32 and bf16), and a Learner on two threads against one.
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -179,6 +180,35 @@ TEST(RowSplit, LearnerOnTwoThreadsTrainsLikeOne) {
   engine.split_rows = true;
   engine.split_batch = true;
   EXPECT_EQ(Learner(eo, mo, to, 5, {}, engine).engine_paths().at("split_rows"), "off");
+}
+
+// OpenBLAS's threads (openblas_get_num_threads, looked up like the Learner's setter); -1 if
+// the BLAS is not OpenBLAS.
+int openblas_threads() {
+  using GetFn = int (*)();
+  auto fn = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return fn ? fn() : -1;
+}
+
+// With the rows split OpenBLAS gets one thread (the ranges are the parallelism); with an
+// evaluator that does not split them (the reference), it gets train.num_threads again.
+TEST(RowSplit, OpenBlasKeepsTheThreadsWhenRowsAreNotSplit) {
+  ASSERT_GT(openblas_threads(), 0) << "the tests run with OpenBLAS";
+  EnvOptions eo;
+  eo.get<HyperGridOptions>().ndim = 4;
+  eo.get<HyperGridOptions>().height = 8;
+  TrainOptions to;
+  to.num_threads = 2;
+  EngineOptions engine;
+  Learner rows(eo, ModelOptions{}, to, 5, {}, engine);
+  EXPECT_EQ(rows.engine_paths().at("split_rows"), "2 threads");
+  EXPECT_EQ(openblas_threads(), 1);
+  engine.reuse_logprobs = false;
+  Learner reference(eo, ModelOptions{}, to, 5, {}, engine);
+  EXPECT_EQ(reference.engine_paths().at("split_rows"), "unused (reference evaluator)");
+  EXPECT_EQ(openblas_threads(), 2);
+  rows.use_threads();
+  EXPECT_EQ(openblas_threads(), 1);
 }
 
 }  // namespace
