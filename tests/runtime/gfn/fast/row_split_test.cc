@@ -142,14 +142,20 @@ TEST(RowSplit, MlpForwardAndBackwardEqualOneThread) {
   EXPECT_GE(compared, 100);
 }
 
+// HyperGrid 4-D h8, the Learner tests' environment.
+EnvOptions grid_4d_h8() {
+  EnvOptions eo;
+  eo.get<HyperGridOptions>().ndim = 4;
+  eo.get<HyperGridOptions>().height = 8;
+  return eo;
+}
+
 // A Learner on two threads with the rows split trains like one on one thread: HyperGrid 4-D
 // h8, batch 256 (the later sampling steps and the backward have enough distinct rows to
 // split), the same trajectories and, after five iterations, the same parameters up to float
 // summation order; engine_paths names the split.
 TEST(RowSplit, LearnerOnTwoThreadsTrainsLikeOne) {
-  EnvOptions eo;
-  eo.get<HyperGridOptions>().ndim = 4;
-  eo.get<HyperGridOptions>().height = 8;
+  const EnvOptions eo = grid_4d_h8();
   ModelOptions mo;
   mo.hidden_dim = 64;
   TrainOptions to;
@@ -194,9 +200,7 @@ int openblas_threads() {
 // evaluator that does not split them (the reference), it gets train.num_threads again.
 TEST(RowSplit, OpenBlasKeepsTheThreadsWhenRowsAreNotSplit) {
   ASSERT_GT(openblas_threads(), 0) << "the tests run with OpenBLAS";
-  EnvOptions eo;
-  eo.get<HyperGridOptions>().ndim = 4;
-  eo.get<HyperGridOptions>().height = 8;
+  const EnvOptions eo = grid_4d_h8();
   TrainOptions to;
   to.num_threads = 2;
   EngineOptions engine;
