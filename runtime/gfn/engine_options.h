@@ -111,9 +111,9 @@ struct EngineOptions {
   /// one-thread BLAS, their parameter gradients summed (fast/row_split.h); every other op
   /// runs with T intra-op threads. Same trajectories as one thread up to the GEMM's float
   /// rounding for another row count. Only the saved-outputs evaluator splits rows; with
-  /// another (reference, state table) the BLAS gets T threads, as with false (the start-up's
-  /// wait policy is then still the spin count, runtime/process/blas_kernels.h). false: T
-  /// intra-op and T BLAS threads per op.
+  /// another (reference, state table) the BLAS gets T threads and ATen 1 (the start-up chose
+  /// libgomp's spin count, runtime/process/blas_kernels.h, and spinning OpenMP threads would
+  /// take the BLAS threads' cores). false: T intra-op and T BLAS threads per op.
   bool split_rows = true;
   /// Process start-up (gfn-train, gfn-bench-train): OpenBLAS kernel set, passed to OpenBLAS
   /// through OPENBLAS_CORETYPE, which it reads when it is loaded: main() sets it and

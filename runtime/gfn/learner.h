@@ -63,7 +63,8 @@
 // and train.num_threads T > 1 both are 1 instead and on-policy iterations split their batch
 // over T threads, one model copy each (fast/batch_split.h). With engine.split_rows (the
 // default) and the saved-outputs evaluator, OpenBLAS gets 1 thread and the rows of the MLP's
-// GEMM chains are split over the T intra-op threads (fast/row_split.h).
+// GEMM chains are split over the T intra-op threads (fast/row_split.h); with another
+// evaluator OpenBLAS gets T threads and LibTorch 1.
 //
 // Not thread-safe: one thread owns a Learner.
 

@@ -218,7 +218,9 @@ int openblas_threads() {
 }
 
 // With the rows split OpenBLAS gets one thread (the ranges are the parallelism); with an
-// evaluator that does not split them (the reference), it gets train.num_threads again.
+// evaluator that does not split them (the reference), OpenBLAS gets train.num_threads and
+// ATen one (the start-up's spin count would otherwise put spinning OpenMP threads beside
+// OpenBLAS's).
 TEST(RowSplit, OpenBlasKeepsTheThreadsWhenRowsAreNotSplit) {
   ASSERT_GT(openblas_threads(), 0) << "the tests run with OpenBLAS";
   const EnvOptions eo = grid_4d_h8();
@@ -232,8 +234,10 @@ TEST(RowSplit, OpenBlasKeepsTheThreadsWhenRowsAreNotSplit) {
   Learner reference(eo, ModelOptions{}, to, 5, {}, engine);
   EXPECT_EQ(reference.engine_paths().at("split_rows"), "unused (reference evaluator)");
   EXPECT_EQ(openblas_threads(), 2);
+  EXPECT_EQ(at::get_num_threads(), 1) << "no OpenMP threads spinning beside OpenBLAS's";
   rows.use_threads();
   EXPECT_EQ(openblas_threads(), 1);
+  EXPECT_EQ(at::get_num_threads(), 2);
 }
 
 }  // namespace
