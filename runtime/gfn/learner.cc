@@ -26,7 +26,6 @@
 #include "runtime/gfn/fast/bf16_gemm.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/fast/make_evaluator.h"
-#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/flat_parameters.h"
@@ -179,7 +178,7 @@ Learner::Learner(const EnvOptions& env, const ModelOptions& model, const TrainOp
   // once the buffer is warm, so saving would be wasted.
   const bool reusable = reuse_logprobs_ && !(replay_ && replay.fraction >= 1.0);
   evaluator_ = make_evaluator(*model_, *preprocessor_, *env_, engine, reusable, train.num_threads);
-  if (blas_threads_ < train.num_threads && !split &&
+  if (splits_rows(engine, train.num_threads) &&
       evaluator_->kind() != EvaluatorKind::kSavedOutputs) {
     // Split rows asked for, but this evaluator's GEMMs are ATen's: OpenBLAS gets the threads
     // and ATen one, since the start-up chose libgomp's spin count for split rows and spinning
@@ -498,12 +497,11 @@ std::map<std::string, std::string> Learner::engine_paths() const {
                            : config::enum_name(engine_.precision);
   paths["split_batch"] = split_path_;
   // Split rows: the saved-outputs evaluator's hand-written MLP (fast/row_split.h).
-  const int row_parts = mlp_kernels(engine_, train_.num_threads).row_parts;
   paths["split_rows"] =
-      row_parts == 1 ? "off"
+      !splits_rows(engine_, train_.num_threads) ? "off"
       : evaluator_->kind() != EvaluatorKind::kSavedOutputs
           ? "unused (" + std::string(evaluator_name(evaluator_->kind())) + " evaluator)"
-          : std::to_string(row_parts) + " threads";
+          : std::to_string(train_.num_threads) + " threads";
   paths["reuse_logprobs"] = table ? "unused" : on_off(reuse_logprobs_);
   // The fused sampler samples the iterations of the saved-outputs evaluator only.
   paths["fused_sampler"] = evaluator_->kind() != EvaluatorKind::kSavedOutputs ? "unused"

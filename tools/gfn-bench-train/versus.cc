@@ -1,6 +1,5 @@
 #include "tools/gfn-bench-train/versus.h"
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
