@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -62,108 +63,203 @@ class DistinctRows {
 };
 
 // float32 [U, A] sampling probabilities of the distinct states, as action_probabilities
-// (sampler.h) computes them on their logits and masks, checked like at::multinomial. Without
-// epsilon, the masking and the division by the temperature (elementwise IEEE operations, so
-// the same values) are one loop here and only the softmax is ATen's; with epsilon,
-// action_probabilities itself.
-at::Tensor distinct_probabilities(const at::Tensor& logits, const RowDynamics& dynamics,
-                                  const Running& run, const DistinctRows& distinct, std::int64_t d,
-                                  std::int64_t n_actions, const SamplerOptions& options) {
-  const auto u = static_cast<std::int64_t>(distinct.first().size());
-  if (logits.dim() != 2 || logits.size(0) != u || logits.size(1) != n_actions ||
-      logits.scalar_type() != at::kFloat) {
-    throw std::invalid_argument("sample_trajectories: policy must return float32 [" +
-                                std::to_string(u) + ", " + std::to_string(n_actions) + "] logits");
+// (sampler.h) computes them on their logits and masks, checked like at::multinomial: row range
+// by row range as the policy hands them over (rows(), LogitsReady: on the policy's threads),
+// the rest after the policy call (finish()). Without epsilon, the masking and the division by
+// the temperature (elementwise IEEE operations, so the same values) are one loop here and only
+// the softmax is ATen's, on the range's rows (ATen's softmax computes every row on its own: the
+// same values whatever the ranges); with epsilon, action_probabilities itself on all rows.
+class StepProbabilities {
+ public:
+  StepProbabilities(const RowDynamics& dynamics, std::int64_t d, std::int64_t n_actions,
+                    const SamplerOptions& options)
+      : dynamics_(dynamics), d_(d), n_actions_(n_actions), options_(options) {}
+
+  /// Before the policy call: the step's distinct states (distinct.first() rows of run).
+  void begin(const Running& run, const DistinctRows& distinct) {
+    run_ = &run;
+    distinct_ = &distinct;
+    u_ = static_cast<std::int64_t>(distinct.first().size());
+    done_ = 0;
+    probs_ = at::empty({u_, n_actions_}, at::kFloat);
+    masks_ = at::empty({u_, n_actions_}, at::kBool);
   }
-  at::Tensor masks = at::empty({u, n_actions}, at::kBool);
-  bool* mask = masks.data_ptr<bool>();
-  for (std::int64_t k = 0; k < u; ++k) {
-    dynamics.forward_mask(&run.states[distinct.first()[k] * d], mask + k * n_actions);
+  /// Rows r of the policy's logits. Thread-safe for disjoint ranges.
+  void rows(RowRange r, const at::Tensor& logits) {
+    if (options_.epsilon > 0.0 || !logits.is_contiguous()) return;  // finish() does them
+    check_shape(logits);
+    compute(r, logits);
+    done_ += r.size();
   }
-  at::Tensor probs;
-  if (options.epsilon > 0.0) {
-    probs = action_probabilities(logits, masks, options).contiguous();
-  } else {
-    const at::Tensor in = logits.contiguous();
-    const float* x = in.data_ptr<float>();
-    at::Tensor scaled = at::empty({u, n_actions}, at::kFloat);
-    float* y = scaled.data_ptr<float>();
-    const auto temperature = static_cast<float>(options.temperature);
-    const bool divide = options.temperature != 1.0;
-    for (std::int64_t i = 0; i < u * n_actions; ++i) {
+  /// After the policy call: the probabilities of every row.
+  const at::Tensor& finish(const at::Tensor& logits) {
+    check_shape(logits);
+    if (options_.epsilon > 0.0) {
+      write_masks(RowRange{0, u_});
+      probs_ = action_probabilities(logits, masks_, options_).contiguous();
+      check_probability_rows(probs_.data_ptr<float>(), u_, n_actions_);
+    } else if (done_.load() != u_) {
+      compute(RowRange{0, u_}, logits.contiguous());
+    }
+    return probs_;
+  }
+
+ private:
+  void check_shape(const at::Tensor& logits) const {
+    if (logits.dim() != 2 || logits.size(0) != u_ || logits.size(1) != n_actions_ ||
+        logits.scalar_type() != at::kFloat) {
+      throw std::invalid_argument("sample_trajectories: policy must return float32 [" +
+                                  std::to_string(u_) + ", " + std::to_string(n_actions_) +
+                                  "] logits");
+    }
+  }
+  void write_masks(RowRange r) {
+    bool* mask = masks_.data_ptr<bool>();
+    for (std::int64_t k = r.begin; k < r.end; ++k) {
+      dynamics_.forward_mask(&run_->states[distinct_->first()[k] * d_], mask + k * n_actions_);
+    }
+  }
+  // Rows r of probs_ from rows r of the contiguous logits.
+  void compute(RowRange r, const at::Tensor& logits) {
+    write_masks(r);
+    const std::int64_t a = n_actions_, begin = r.begin * a, end = r.end * a;
+    const float* x = logits.data_ptr<float>();
+    const bool* mask = masks_.data_ptr<bool>();
+    at::Tensor scaled = at::empty({r.size(), a}, at::kFloat);
+    float* y = scaled.data_ptr<float>() - begin;
+    const auto temperature = static_cast<float>(options_.temperature);
+    const bool divide = options_.temperature != 1.0;
+    for (std::int64_t i = begin; i < end; ++i) {
       y[i] = !mask[i] ? -std::numeric_limits<float>::infinity()
              : divide ? x[i] / temperature
                       : x[i];
     }
-    probs = scaled.softmax(1);
+    at::Tensor out = probs_.narrow(0, r.begin, r.size());
+    at::_softmax_out(out, scaled, 1, /*half_to_float=*/false);
+    check_probability_rows(out.data_ptr<float>(), r.size(), a);
   }
-  check_probability_rows(probs.data_ptr<float>(), u, n_actions);
-  return probs;
-}
+
+  const RowDynamics& dynamics_;
+  std::int64_t d_, n_actions_;
+  const SamplerOptions& options_;
+  const Running* run_ = nullptr;
+  const DistinctRows* distinct_ = nullptr;
+  std::int64_t u_ = 0;
+  std::atomic<std::int64_t> done_{0};
+  at::Tensor probs_, masks_;
+};
 
 // One step of every running row: its action (the exponential race on its distinct state's
-// probabilities p and its own draws q), the record, and its next state in `next`.
+// probabilities p and its own draws q), the record, and its next state.
 struct StepContext {
   const RowDynamics& dynamics;
   std::int64_t d, n_actions;
   bool record;
-  std::vector<std::int64_t>* distinct_rows;  // null: not wanted
-  std::int64_t offset;                       // rows of the earlier policy calls
+  bool distinct_rows;   // keep each record's distinct row (sample_trajectories_fused's argument)
+  std::int64_t offset;  // rows of the earlier policy calls
 };
 
-void advance(const StepContext& c, const float* p, const float* q,
-             const std::vector<std::int64_t>& inverse, Running& run, Running& next, Recorded& rec) {
+// The Exp(1) draws of a step (ExponentialDraws::next), A per running row: the generator's
+// words taken on the calling thread (prepare), each row's draws computed by whichever thread
+// steps that row (row: ExponentialDraws::draw of its words, the same values). When the draws
+// come from ATen's exponential_ (uses_aten), prepare takes them all.
+class StepDraws {
+ public:
+  StepDraws(at::Generator& generator, std::int64_t n_actions)
+      : draws_(generator), n_actions_(n_actions) {}
+
+  /// Serial: the words (or draws) of `rows` running rows.
+  void prepare(std::int64_t rows) {
+    if (draws_.uses_aten()) {
+      values_ = draws_.next(rows * n_actions_);
+      words_ = nullptr;
+    } else {
+      words_ = draws_.next_words(rows * n_actions_);
+    }
+  }
+  /// The A draws of running row i; buffer: A floats of the calling thread. Thread-safe.
+  const float* row(std::int64_t i, float* buffer) const {
+    if (words_ == nullptr) return values_ + i * n_actions_;
+    const std::uint64_t* w = words_ + i * n_actions_;
+    for (std::int64_t a = 0; a < n_actions_; ++a) buffer[a] = ExponentialDraws::draw(w[a]);
+    return buffer;
+  }
+
+ private:
+  ExponentialDraws draws_;
+  std::int64_t n_actions_;
+  const std::uint64_t* words_ = nullptr;
+  const float* values_ = nullptr;
+};
+
+// What one range of running rows adds to a step: its rows still running and its records,
+// joined in range order (so in running-row order, as one loop would append them).
+struct StepPart {
+  Running next;
+  std::vector<std::int64_t> states, actions, ids, pb, distinct;
+  void clear() {
+    next.clear();
+    for (auto* v : {&states, &actions, &ids, &pb, &distinct}) v->clear();
+  }
+};
+
+// The step of running rows r into `part`; each row's length and terminating state go straight
+// into rec (every row is its own trajectory: ranges write disjoint entries).
+void advance_rows(const StepContext& c, const float* p, const StepDraws& draws,
+                  const std::vector<std::int64_t>& inverse, const Running& run, RowRange r,
+                  StepPart& part, Recorded& rec) {
   const std::int64_t exit = c.n_actions - 1, d = c.d;
-  next.clear();
-  for (std::int64_t i = 0; i < run.rows(); ++i) {
-    const std::int64_t action =
-        race_winner(p + inverse[i] * c.n_actions, q + i * c.n_actions, c.n_actions);
+  std::vector<float> buffer(static_cast<std::size_t>(c.n_actions));
+  part.clear();
+  for (std::int64_t i = r.begin; i < r.end; ++i) {
+    const float* q = draws.row(i, buffer.data());
+    const std::int64_t action = race_winner(p + inverse[i] * c.n_actions, q, c.n_actions);
     const std::int64_t id = run.ids[i];
     const std::int64_t* state = &run.states[i * d];
     ++rec.lengths[id];
     if (c.record) {
-      rec.states.insert(rec.states.end(), state, state + d);
-      rec.actions.push_back(action);
-      rec.ids.push_back(id);
-      if (run.led[i] >= 0) rec.pb.push_back(run.led[i]);
-      if (c.distinct_rows != nullptr) c.distinct_rows->push_back(c.offset + inverse[i]);
+      part.states.insert(part.states.end(), state, state + d);
+      part.actions.push_back(action);
+      part.ids.push_back(id);
+      if (run.led[i] >= 0) part.pb.push_back(run.led[i]);
+      if (c.distinct_rows) part.distinct.push_back(c.offset + inverse[i]);
     }
     if (action == exit) {
       std::copy_n(state, d, &rec.terminal[id * d]);
       continue;
     }
+    Running& next = part.next;
     next.ids.push_back(id);
     next.led.push_back(action);
     next.states.insert(next.states.end(), state, state + d);
     c.dynamics.step(&next.states[next.states.size() - static_cast<std::size_t>(d)], action);
   }
-  std::swap(run, next);
 }
 
-// The Exp(1) draws of a step (ExponentialDraws::next), their logs split over `threads`
-// threads when there are enough of them.
-class StepDraws {
- public:
-  StepDraws(at::Generator& generator, int threads) : draws_(generator), threads_(threads) {}
+template <class T>
+void append(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
 
-  const float* next(std::int64_t n) {
-    const auto ranges = row_ranges(n, threads_, kMinDrawsPerThread);
-    if (ranges.size() == 1 || draws_.uses_aten()) return draws_.next(n);
-    const std::uint64_t* words = draws_.next_words(n);
-    values_.resize(static_cast<std::size_t>(n));
-    run_row_parts(ranges, [&](std::size_t, RowRange r) {
-      for (std::int64_t i = r.begin; i < r.end; ++i) values_[i] = ExponentialDraws::draw(words[i]);
-    });
-    return values_.data();
+// The parts in order: the next running rows into run, the records into rec and distinct.
+void join(const std::vector<StepPart>& parts, Running& run, Recorded& rec,
+          std::vector<std::int64_t>* distinct) {
+  run.clear();
+  for (const StepPart& part : parts) {
+    append(run.ids, part.next.ids);
+    append(run.led, part.next.led);
+    append(run.states, part.next.states);
+    append(rec.states, part.states);
+    append(rec.actions, part.actions);
+    append(rec.ids, part.ids);
+    append(rec.pb, part.pb);
+    if (distinct != nullptr) append(*distinct, part.distinct);
   }
+}
 
- private:
-  // ~4 us of logs: fewer are not worth a hand-over.
-  static constexpr std::int64_t kMinDrawsPerThread = 1024;
-  ExponentialDraws draws_;
-  int threads_;
-  std::vector<float> values_;
-};
+// Fewest running rows a thread steps (row_split.h): a row costs ~0.2 us (A draws' logs, the
+// race, the record), a hand-over to a spinning thread a few us.
+constexpr std::int64_t kMinRowsPerThread = 64;
 
 Trajectories finish(const Environment& env, const Recorded& rec, std::int64_t n, std::int64_t d,
                     bool record) {
@@ -201,7 +297,7 @@ Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics
   at::NoGradGuard no_grad;
   const std::int64_t d = env.state_dim(), n_actions = env.n_actions();
   const at::Tensor s0 = env.initial_states(1).contiguous();
-  Running run, next;
+  Running run;
   for (std::int64_t i = 0; i < n; ++i) {
     run.ids.push_back(i);
     run.led.push_back(-1);
@@ -212,15 +308,25 @@ Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics
   rec.lengths.assign(static_cast<std::size_t>(n), 0);
   rec.terminal.assign(static_cast<std::size_t>(n * d), 0);
   if (distinct_rows != nullptr) distinct_rows->clear();
-  StepContext step{dynamics, d, n_actions, options.record_transitions, distinct_rows, 0};
+  StepContext step{dynamics, d, n_actions, options.record_transitions, distinct_rows != nullptr, 0};
   DistinctRows distinct;
-  StepDraws draws(generator, threads);
+  StepProbabilities probabilities(dynamics, d, n_actions, options);
+  StepDraws draws(generator, n_actions);
+  std::vector<StepPart> parts;
   while (run.rows() > 0) {
     const at::Tensor states = distinct.build(dynamics, run, d);
-    const at::Tensor probs =
-        distinct_probabilities(policy(states), dynamics, run, distinct, d, n_actions, options);
-    const float* q = draws.next(run.rows() * n_actions);
-    advance(step, probs.data_ptr<float>(), q, distinct.inverse(), run, next, rec);
+    probabilities.begin(run, distinct);
+    const at::Tensor& probs =
+        probabilities.finish(policy(states, [&](RowRange rows, const at::Tensor& logits) {
+          probabilities.rows(rows, logits);
+        }));
+    draws.prepare(run.rows());
+    const auto ranges = row_ranges(run.rows(), threads, kMinRowsPerThread);
+    parts.resize(ranges.size());
+    run_row_parts(ranges, [&](std::size_t k, RowRange r) {
+      advance_rows(step, probs.data_ptr<float>(), draws, distinct.inverse(), run, r, parts[k], rec);
+    });
+    join(parts, run, rec, distinct_rows);
     step.offset += states.size(0);
   }
   return finish(env, rec, n, d, options.record_transitions);

@@ -22,6 +22,7 @@
 #include <functional>
 #include <vector>
 
+#include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
 
@@ -30,9 +31,19 @@ namespace gfn::core {
 class Environment;
 class RowDynamics;
 
+/// How a policy hands over rows [rows.begin, rows.end) of its logits (float32 [U, n_actions],
+/// the whole tensor; only those rows need be final) as soon as it has written them, on the
+/// thread that wrote them: the sampler computes those rows' probabilities there. Several
+/// ranges may be handed over at once from different threads. Throws what the probabilities
+/// throw (the policy passes it on).
+using LogitsReady = std::function<void(RowRange rows, const at::Tensor& logits)>;
+
 /// Unmasked PF logits of DISTINCT states in increasing RowDynamics::key order:
-/// int64 [U, state_dim] -> float32 [U, n_actions].
-using DistinctPolicy = std::function<at::Tensor(const at::Tensor& distinct_states)>;
+/// int64 [U, state_dim] -> float32 [U, n_actions]. The policy may hand over row ranges that
+/// together cover all U rows through `ready` (each once) while it computes them, or none
+/// (the sampler then computes all probabilities after the call).
+using DistinctPolicy =
+    std::function<at::Tensor(const at::Tensor& distinct_states, const LogitsReady& ready)>;
 
 /// sample_trajectories(env, policy, n, options, generator) for an environment with
 /// per-row dynamics (env.row_dynamics() == &dynamics), calling `policy` once per step on the
@@ -43,9 +54,12 @@ using DistinctPolicy = std::function<at::Tensor(const at::Tensor& distinct_state
 /// options, a policy returning other than float32 [U, n_actions], or logits whose
 /// probabilities are NaN, infinite or all 0 on a row. Cost per step: the policy, ~5 ATen
 /// calls, and O(running rows * (state_dim + n_actions)) plus a sort of the running keys.
-/// threads > 1 (engine.split_rows, row_split.h): each step's Exp(1) draws take the
-/// generator's words on the calling thread and their logs on that many threads
-/// (ExponentialDraws::next_words, categorical.h): the same draws.
+/// threads > 1 (engine.split_rows, row_split.h): the probabilities of the row ranges the
+/// policy hands over are computed on the policy's threads; each step's Exp(1) draws take the
+/// generator's words on the calling thread (ExponentialDraws::next_words, categorical.h), and
+/// the running rows are split into that many ranges, each drawn (the words' logs: the same
+/// draws), raced, recorded and stepped on its own thread into its own buffers, joined in row
+/// order: the same trajectories as one thread.
 Trajectories sample_trajectories_fused(const Environment& env, const RowDynamics& dynamics,
                                        const DistinctPolicy& policy, std::int64_t n,
                                        const SamplerOptions& options, at::Generator& generator,

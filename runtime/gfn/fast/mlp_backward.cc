@@ -572,9 +572,11 @@ namespace {
 
 // The forward of the nets on x without autograd, in the kernels' precision (bf16: with the
 // weights' bf16 copies, made here if weights_bf16 is empty), its rows split over
-// kernels.row_parts threads (row_split.h).
+// kernels.row_parts threads (row_split.h); after(r), if set, once each range r is done, on its
+// thread.
 void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels kernels,
-                 std::vector<at::Tensor>& weights_bf16, NetsForward& out) {
+                 std::vector<at::Tensor>& weights_bf16, NetsForward& out,
+                 const std::function<void(RowRange)>& after = {}) {
   at::NoGradGuard no_grad;
   if (kernels.bf16 && weights_bf16.empty()) weights_bf16 = bf16_weights(nets);
   const std::vector<at::Tensor> none;
@@ -582,6 +584,7 @@ void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels k
   out = allocate_forward(nets, x, kernels.bf16);
   run_row_parts(row_ranges(x.size(0), kernels.row_parts), [&](std::size_t, RowRange r) {
     run_nets_rows(nets, wb, kernels.plain_loops, out, r);
+    if (after) after(r);
   });
 }
 
@@ -628,7 +631,7 @@ PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor
 ForwardRecorder::ForwardRecorder(GFlowNetModel& model, MlpKernels kernels)
     : model_(model), kernels_(kernels) {}
 
-PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
+PolicyOutputs ForwardRecorder::record(const at::Tensor& x, const RowsComputed& computed) {
   if (done_) throw std::logic_error("ForwardRecorder::record: outputs() was already called");
   std::vector<Net> nets;
   {
@@ -637,7 +640,11 @@ PolicyOutputs ForwardRecorder::record(const at::Tensor& x) {
   }
   NetsForward fwd;
   // The parameters do not change until outputs(): one bf16 copy of the weights.
-  run_nets_in(nets, x, kernels_, weights_bf16_, fwd);
+  std::function<void(RowRange)> after;
+  if (computed) {
+    after = [&](RowRange r) { computed(r, ModelLayout::outputs_of(nets[0].heads, fwd.heads)); };
+  }
+  run_nets_in(nets, x, kernels_, weights_bf16_, fwd, after);
   PolicyOutputs out = ModelLayout::outputs_of(nets[0].heads, fwd.heads);
   rows_ += x.size(0);
   acts_.push_back(std::move(fwd.acts));

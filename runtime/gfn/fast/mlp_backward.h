@@ -11,10 +11,12 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/mlp_kernels.h"
+#include "runtime/gfn/fast/row_split.h"
 
 namespace gfn::core {
 
@@ -73,11 +75,21 @@ PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor
 /// thread-safe; single use (outputs() once).
 class ForwardRecorder {
  public:
+  /// Told of each row range of a record as soon as its rows of `outputs` (the whole [M, ...]
+  /// tensors; other rows may still be in progress) are final, on the thread that computed them:
+  /// with kernels.row_parts > 1, several ranges at once on different threads (row_split.h).
+  /// Must only read its own rows and write what it owns; may throw (record rethrows).
+  using RowsComputed = std::function<void(RowRange rows, const PolicyOutputs& outputs)>;
+
   ForwardRecorder(GFlowNetModel& model, MlpKernels kernels);
   /// x float32 [M, input_dim] -> detached outputs of model.forward(x, 0) (same ops, same
   /// values): pf_logits [M, n_actions]; tied only: pb_logits [M, n_actions - 1] (learned
-  /// PB) and log_flow [M] (logF head); undefined otherwise. Keeps the layer inputs.
-  PolicyOutputs record(const at::Tensor& x);
+  /// PB) and log_flow [M] (logF head); undefined otherwise. Keeps the layer inputs. If
+  /// `computed` is set, it is called once for each row range (ranges covering all M rows) inside
+  /// the forward's own parallel region, so per-row work that follows the forward (the fused
+  /// sampler's probabilities, fused_sampler.h) runs on the same threads without another
+  /// hand-over.
+  PolicyOutputs record(const at::Tensor& x, const RowsComputed& computed = {});
   /// The outputs of every recorded row, concatenated in record order, differentiable
   /// w.r.t. the model's parameters. Throws std::logic_error if nothing was recorded or
   /// outputs() was already called.

@@ -12,6 +12,7 @@
 #include "runtime/gfn/env/row_dynamics.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/fused_sampler.h"
+#include "runtime/gfn/fast/gather_rows.h"
 #include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
@@ -22,14 +23,15 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
                                  const Environment& env, MlpKernels kernels) {
   auto recorder = std::make_shared<ForwardRecorder>(model, kernels);
   SavingPolicy policy;
-  policy.distinct_step = [recorder, &preprocessor](const at::Tensor& distinct_states) {
-    PolicyOutputs out = recorder->record(preprocessor(distinct_states));
+  policy.distinct_step = [recorder, &preprocessor](const at::Tensor& distinct_states,
+                                                   const ForwardRecorder::RowsComputed& computed) {
+    PolicyOutputs out = recorder->record(preprocessor(distinct_states), computed);
     return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),
                            std::move(out.log_flow), at::Tensor()};
   };
   policy.step = [distinct_step = policy.distinct_step, &env](const at::Tensor& states) {
     const UniqueStates u = env.unique(states);
-    SavedPolicyStep s = distinct_step(u.states);
+    SavedPolicyStep s = distinct_step(u.states, {});
     s.inverse = u.inverse;
     return s;
   };
@@ -60,11 +62,13 @@ void check_outputs(const SavedPolicyStep& s, std::int64_t m, std::int64_t n_acti
 }
 
 // Per-row saved outputs: the finished (differentiable) outputs of all distinct rows,
-// gathered with ONE index_select per head.
-void gather_saved(const SavedPolicyStep& all, const at::Tensor& rows, Trajectories& out) {
-  out.saved_pf_logits = all.pf_logits.index_select(0, rows);
-  if (all.pb_logits.defined()) out.saved_pb_logits = all.pb_logits.index_select(0, rows);
-  if (all.log_flow.defined()) out.saved_log_flow = all.log_flow.index_select(0, rows);
+// gathered with ONE index_select per head (gather_rows: its backward split over the policy's
+// threads).
+void gather_saved(const SavedPolicyStep& all, const at::Tensor& rows, int threads,
+                  Trajectories& out) {
+  out.saved_pf_logits = gather_rows(all.pf_logits, rows, threads);
+  if (all.pb_logits.defined()) out.saved_pb_logits = gather_rows(all.pb_logits, rows, threads);
+  if (all.log_flow.defined()) out.saved_log_flow = gather_rows(all.log_flow, rows, threads);
 }
 
 // The fused sampler's loop (fused_sampler.h) with the policy's distinct_step; the saved
@@ -75,8 +79,9 @@ Trajectories sample_fused_saving_outputs(const Environment& env, const RowDynami
   const char* who = "sample_trajectories_saving_outputs";
   const std::int64_t n_actions = env.n_actions();
   std::int64_t recorded = 0;
-  const DistinctPolicy per_step = [&](const at::Tensor& distinct_states) {
-    const SavedPolicyStep s = policy.distinct_step(distinct_states);
+  const DistinctPolicy per_step = [&](const at::Tensor& distinct_states, const LogitsReady& ready) {
+    const SavedPolicyStep s = policy.distinct_step(
+        distinct_states, [&](RowRange rows, const PolicyOutputs& o) { ready(rows, o.pf_logits); });
     check_outputs(s, distinct_states.size(0), n_actions, who);
     recorded += distinct_states.size(0);
     return s.pf_logits.detach();
@@ -88,7 +93,7 @@ Trajectories sample_fused_saving_outputs(const Environment& env, const RowDynami
     at::AutoGradMode grad(true);
     const SavedPolicyStep all = policy.finish();
     check_outputs(all, recorded, n_actions, who);
-    gather_saved(all, long_tensor(rows), out);
+    gather_saved(all, long_tensor(rows), policy.threads, out);
   }
   return out;
 }
@@ -125,7 +130,7 @@ Trajectories sample_trajectories_saving_outputs(const Environment& env, const Sa
     at::AutoGradMode grad(true);
     const SavedPolicyStep all = policy.finish();
     check_outputs(all, offset, n_actions, who);
-    gather_saved(all, at::cat(rows), out);
+    gather_saved(all, at::cat(rows), policy.threads, out);
   }
   return out;
 }
@@ -147,7 +152,7 @@ void save_outputs(const SavingPolicy& policy, Trajectories& trajs) {
   at::AutoGradMode grad(true);
   const SavedPolicyStep all = policy.finish();
   check_outputs(all, m, a, "save_outputs");
-  gather_saved(all, s.inverse, trajs);
+  gather_saved(all, s.inverse, policy.threads, trajs);
 }
 
 }  // namespace gfn::core

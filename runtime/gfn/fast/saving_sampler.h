@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
@@ -39,8 +40,12 @@ struct SavingPolicy {
   std::function<SavedPolicyStep(const at::Tensor& states)> step;
   /// Optional: `step` on states that are already distinct, in increasing
   /// RowDynamics::key order (the fused sampler's calls, fused_sampler.h): outputs for every
-  /// row, `inverse` undefined. Without it the fused sampler is not used.
-  std::function<SavedPolicyStep(const at::Tensor& distinct_states)> distinct_step;
+  /// row, `inverse` undefined. Without it the fused sampler is not used. `computed`, if set, is
+  /// told of each row range of the outputs as soon as it is final, on the thread that computed
+  /// it (ForwardRecorder::RowsComputed, mlp_backward.h).
+  std::function<SavedPolicyStep(const at::Tensor& distinct_states,
+                                const ForwardRecorder::RowsComputed& computed)>
+      distinct_step;
   /// After the last step: the outputs of ALL recorded distinct rows, concatenated in step
   /// order (sum of M rows; `inverse` unused), differentiable w.r.t. the model's
   /// parameters. Called once.

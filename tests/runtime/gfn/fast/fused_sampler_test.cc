@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/fused_sampler.h"
+#include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/fast/saved_outputs_evaluator.h"
 #include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/learner.h"
@@ -99,7 +101,9 @@ TEST(FusedSampler, SameTrajectoriesAndDrawsAsTheReference) {
       at::Generator g_fused = at::detail::createCPUGenerator(5);
       const Trajectories ref =
           sample_trajectories(*env, model_policy(model, *pre, *env), n, options, g_ref);
-      const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+      const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady&) {
+        return model.pf_logits((*pre)(s));
+      };
       const Trajectories fused =
           sample_trajectories_fused(*env, *env->row_dynamics(), policy, n, options, g_fused);
       EXPECT_EQ(fused.states.defined(), c.record);
@@ -130,7 +134,9 @@ TEST(FusedSampler, DrawsSplitOverThreadsAreTheSameDraws) {
     at::Generator g_fused = at::detail::createCPUGenerator(8);
     const Trajectories ref = sample_trajectories(*env, model_policy(model, *pre, *env), 1024,
                                                  fast_test::off_policy(), g_ref);
-    const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+    const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady&) {
+      return model.pf_logits((*pre)(s));
+    };
     const Trajectories fused =
         sample_trajectories_fused(*env, *env->row_dynamics(), policy, 1024, fast_test::off_policy(),
                                   g_fused, nullptr, threads);
@@ -139,12 +145,69 @@ TEST(FusedSampler, DrawsSplitOverThreadsAreTheSameDraws) {
               at::check_generator<at::CPUGeneratorImpl>(g_ref)->random64());
   }
   at::Generator g = at::detail::createCPUGenerator(8);
-  const DistinctPolicy zeros = [&](const at::Tensor& s) {
+  const DistinctPolicy zeros = [&](const at::Tensor& s, const LogitsReady&) {
     return torch::zeros({s.size(0), env->n_actions()});
   };
   EXPECT_THROW(sample_trajectories_fused(*env, *env->row_dynamics(), zeros, 4, SamplerOptions{}, g,
                                          nullptr, 0),
                std::invalid_argument);
+}
+
+// A policy that hands its logits over in row ranges from several threads (LogitsReady, as the
+// saving policy's forward does with engine.split_rows): the sampler computes those rows'
+// probabilities there, and the trajectories stay the reference's, on-policy (the hand-over
+// path) and exploring (epsilon: the probabilities after the call); a policy handing over only
+// some rows gets the rest after the call. Wrong logits handed over are refused.
+TEST(FusedSampler, LogitsHandedOverInRowRangesSampleTheSame) {
+  const auto env = fast_test::grid(4, 8);
+  const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
+  torch::manual_seed(4);
+  GFlowNetModel model(pre->output_dim(), env->n_actions(), small_model(false), false);
+  SamplerOptions cooled;
+  cooled.temperature = 2.0;
+  int handed_over = 0;
+  for (const bool all_rows : {true, false}) {
+    for (const SamplerOptions& options : {SamplerOptions{}, cooled, fast_test::off_policy()}) {
+      for (const int threads : {1, 2, 3}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads, epsilon " +
+                     std::to_string(options.epsilon) + (all_rows ? ", all rows" : ", some rows"));
+        const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady& ready) {
+          at::Tensor logits = model.pf_logits((*pre)(s)).contiguous();
+          auto ranges = row_ranges(s.size(0), threads, 1);
+          if (!all_rows && ranges.size() > 1) ranges.pop_back();
+          run_row_parts(ranges, [&](std::size_t, RowRange r) { ready(r, logits); });
+          handed_over += static_cast<int>(ranges.size());
+          return logits;
+        };
+        at::Generator g_ref = at::detail::createCPUGenerator(9);
+        at::Generator g_fused = at::detail::createCPUGenerator(9);
+        const Trajectories ref =
+            sample_trajectories(*env, model_policy(model, *pre, *env), 1024, options, g_ref);
+        expect_same_trajectories(sample_trajectories_fused(*env, *env->row_dynamics(), policy, 1024,
+                                                           options, g_fused, nullptr, threads),
+                                 ref);
+        EXPECT_EQ(at::check_generator<at::CPUGeneratorImpl>(g_fused)->random64(),
+                  at::check_generator<at::CPUGeneratorImpl>(g_ref)->random64());
+      }
+    }
+  }
+  EXPECT_GT(handed_over, 0);
+  const DistinctPolicy nan_rows = [&](const at::Tensor& s, const LogitsReady& ready) {
+    at::Tensor logits = at::full({s.size(0), env->n_actions()}, std::nanf(""));
+    run_row_parts(row_ranges(s.size(0), 2, 1), [&](std::size_t, RowRange r) { ready(r, logits); });
+    return at::zeros({s.size(0), env->n_actions()});
+  };
+  const DistinctPolicy narrow_rows = [&](const at::Tensor& s, const LogitsReady& ready) {
+    ready(RowRange{0, s.size(0)}, at::zeros({s.size(0), env->n_actions() - 1}));
+    return at::zeros({s.size(0), env->n_actions()});
+  };
+  at::Generator g = at::detail::createCPUGenerator(9);
+  EXPECT_THROW(sample_trajectories_fused(*env, *env->row_dynamics(), nan_rows, 64, SamplerOptions{},
+                                         g, nullptr, 2),
+               std::invalid_argument);
+  EXPECT_THROW(
+      sample_trajectories_fused(*env, *env->row_dynamics(), narrow_rows, 64, SamplerOptions{}, g),
+      std::invalid_argument);
 }
 
 // DiscreteEBM: a state space unlike HyperGrid's (s0 cannot exit, 2 * ndim + 1 actions).
@@ -159,7 +222,9 @@ TEST(FusedSampler, SameTrajectoriesOnDiscreteEbm) {
     at::Generator g_fused = at::detail::createCPUGenerator(2);
     const Trajectories ref =
         sample_trajectories(*env, model_policy(model, *pre, *env), 100, options, g_ref);
-    const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+    const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady&) {
+      return model.pf_logits((*pre)(s));
+    };
     expect_same_trajectories(
         sample_trajectories_fused(*env, *env->row_dynamics(), policy, 100, options, g_fused), ref);
   }
@@ -172,7 +237,9 @@ TEST(FusedSampler, TheComparedTrajectoriesRunManySteps) {
   torch::manual_seed(3);
   GFlowNetModel model(pre->output_dim(), env->n_actions(), small_model(false), false);
   at::Generator g = at::detail::createCPUGenerator(5);
-  const DistinctPolicy policy = [&](const at::Tensor& s) { return model.pf_logits((*pre)(s)); };
+  const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady&) {
+    return model.pf_logits((*pre)(s));
+  };
   const Trajectories t =
       sample_trajectories_fused(*env, *env->row_dynamics(), policy, 200, SamplerOptions{}, g);
   EXPECT_GE(t.lengths.max().item<std::int64_t>(), 10);
@@ -183,9 +250,13 @@ TEST(FusedSampler, RefusesBadInput) {
   const auto env = fast_test::grid(3, 5);
   const RowDynamics& rows = *env->row_dynamics();
   at::Generator g = at::detail::createCPUGenerator(5);
-  const DistinctPolicy zeros = [](const at::Tensor& s) { return at::zeros({s.size(0), 4}); };
-  const DistinctPolicy wrong = [](const at::Tensor& s) { return at::zeros({s.size(0), 3}); };
-  const DistinctPolicy nan = [](const at::Tensor& s) {
+  const DistinctPolicy zeros = [](const at::Tensor& s, const LogitsReady&) {
+    return at::zeros({s.size(0), 4});
+  };
+  const DistinctPolicy wrong = [](const at::Tensor& s, const LogitsReady&) {
+    return at::zeros({s.size(0), 3});
+  };
+  const DistinctPolicy nan = [](const at::Tensor& s, const LogitsReady&) {
     return at::full({s.size(0), 4}, std::nanf(""));
   };
   SamplerOptions bad;
