@@ -28,10 +28,12 @@ struct RowRange {
 };
 
 /// Fewest rows a part gets: below 2 x this many rows, a call runs on one thread. At 8-D
-/// batch 1024 (MLP 256 x 3), iterations 10-70: 1.66x with 64, 1.72x with 32, 1.70-1.71x with
-/// 16 (docs/performance.md "Splitting the rows over threads"); a 32-row part's layer chain
-/// takes ~30 us, the hand-over to a spinning thread a few.
-inline constexpr std::int64_t kMinRowsPerPart = 32;
+/// batch 1024 (MLP 256 x 3), iterations 10-70, SkylakeX kernels, with the sampler's
+/// probabilities and steps split too (docs/performance.md "Splitting the rows over threads"):
+/// 2 threads against 1, three interleaved rounds each, 1.56-1.60x with 32, 1.62-1.64x with 16,
+/// 1.62-1.65x with 8; a 16-row part's layer chain takes ~20 us, the hand-over to a spinning
+/// thread a few.
+inline constexpr std::int64_t kMinRowsPerPart = 16;
 
 /// The contiguous ranges splitting rows >= 0 into min(parts, rows / min_rows) parts (at least
 /// one), in order, the first rows % parts of them one row longer. Pure; thread-safe.
