@@ -85,7 +85,7 @@ const config::Fields<TrainOptions>& train_fields() {
                "Threads per rank: LibTorch intra-op threads; with engine.split_rows (the "
                "default) the rows of the MLP's GEMMs are split over them and OpenBLAS gets 1 "
                "thread, else OpenBLAS gets as many (engine.split_batch: one thread per batch "
-               "part). Above 1, gfn-train starts with GOMP_SPINCOUNT=10000 when the GEMMs run "
+               "part). Above 1, gfn-train starts with GOMP_SPINCOUNT=100000 when the GEMMs run "
                "on OpenMP threads (split rows, or bf16), else OMP_WAIT_POLICY=PASSIVE "
                "(docs/performance.md \"Two threads\").",
                config::at_least(1));

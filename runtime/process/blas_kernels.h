@@ -15,14 +15,18 @@
 // 2.5x slower than one thread (65 ms); 52 ms with PASSIVE. libgomp reads the variable when it
 // is loaded, so it is set before the same re-exec.
 //
-// GOMP_SPINCOUNT=10000 instead when the GEMMs run on the OpenMP threads themselves
+// GOMP_SPINCOUNT=100000 instead when the GEMMs run on the OpenMP threads themselves
 // (engine.precision bf16: oneDNN, fast/bf16_gemm.h; engine.split_rows: the row ranges of
 // fast/row_split.h with a one-thread OpenBLAS; core::gemms_on_openmp_threads): there no
 // OpenBLAS thread waits for the core, and a thread that sleeps after each GEMM costs ~60 us
 // to wake for the next one.
 // Measured (2026-11-26, same setting, bf16): 53-64 ms per iteration with PASSIVE, 34-35 ms
 // spinning 10,000 rounds (libgomp's own default spins 300,000: fine for bf16, but then the
-// float32 GEMMs of other paths compete with the spinning threads).
+// float32 GEMMs of other paths, on OpenBLAS's own threads, compete with the spinning threads;
+// those paths now get OMP_WAIT_POLICY=PASSIVE). 100,000 rounds since the sampler's per-step
+// work joined the row ranges (2026-11-27, 8-D batch 1024, SkylakeX kernels, 2 threads against
+// 1 in one process, three rounds each): split rows 1.60-1.62x with 10,000, 1.62-1.65x with
+// 100,000, 1.63-1.64x with 1,000,000; bf16 1.59-1.60x and 1.61x.
 
 #include <string>
 #include <utility>
@@ -48,7 +52,7 @@ std::vector<std::pair<std::string, std::string>> library_environment(
     bool coretype_set, bool wait_policy_set);
 
 /// libgomp's spin rounds before an idle thread sleeps, with openmp_gemms (see above).
-inline constexpr const char* kOpenMpGemmSpinCount = "10000";
+inline constexpr const char* kOpenMpGemmSpinCount = "100000";
 
 /// Call in main() once the config is read, before MPI or LibTorch start (reading the YAML
 /// touches neither). Sets library_environment() of this CPU and process and, if it set

@@ -6,6 +6,7 @@
 
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/gather_rows.h"
 #include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/preprocessors.h"
@@ -39,9 +40,10 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
       if ((kernels.bf16 || kernels.row_parts > 1) && !model.tied() && !model.uniform_pb()) {
         // The same nets by the hand-written forward and backward, with bf16 GEMMs or their
         // rows split over threads (row_split.h).
+        // Their per-transition rows by gather_rows: its backward is split over the threads.
         const PolicyOutputs o = pb_and_flow_manual_backward(model, x, kernels);
-        if (need_pb) s.pb_logits = o.pb_logits.index_select(0, u.inverse);
-        if (need_flow) s.log_flow = o.log_flow.index_select(0, u.inverse);
+        if (need_pb) s.pb_logits = gather_rows(o.pb_logits, u.inverse, kernels.row_parts);
+        if (need_flow) s.log_flow = gather_rows(o.log_flow, u.inverse, kernels.row_parts);
       } else {
         if (need_pb) s.pb_logits = model.pb_logits(x).index_select(0, u.inverse);
         if (need_flow) s.log_flow = model.log_flow(x).index_select(0, u.inverse);

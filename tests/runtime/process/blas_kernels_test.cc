@@ -35,7 +35,7 @@ TEST(BlasKernels, LibraryEnvironment) {
   EXPECT_EQ(library_environment(avx512, false, 2, false, false, false),
             (Vars{{"OMP_WAIT_POLICY", "PASSIVE"}}));
   EXPECT_EQ(library_environment(avx512, false, 2, true, false, false),
-            (Vars{{"GOMP_SPINCOUNT", "10000"}}));
+            (Vars{{"GOMP_SPINCOUNT", "100000"}}));
   EXPECT_EQ(library_environment(avx512, true, 1, true, false, false),
             (Vars{{"OPENBLAS_CORETYPE", "SkylakeX"}}));  // one thread: nothing to wait for
   EXPECT_EQ(library_environment(avx512, true, 4, false, true, true), Vars{});  // the user's own
