@@ -51,7 +51,8 @@ struct SavingPolicy {
   /// parameters. Called once.
   std::function<SavedPolicyStep()> finish;
   /// Threads the forward splits its rows over (MlpKernels::row_parts, row_split.h); the fused
-  /// sampler splits its draws' logs over as many.
+  /// sampler splits its running rows over as many, and the gather of the saved outputs its
+  /// backward (gather_rows.h).
   int threads = 1;
 };
 
