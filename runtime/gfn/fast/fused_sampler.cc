@@ -241,14 +241,18 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// The parts in order: the next running rows into run, the records into rec and distinct.
-void join(const std::vector<StepPart>& parts, Running& run, Recorded& rec,
+// The parts in order: the next running rows into run, the records into rec and distinct. One
+// part's running rows are swapped in, not copied (its buffers then keep run's capacity).
+void join(std::vector<StepPart>& parts, Running& run, Recorded& rec,
           std::vector<std::int64_t>* distinct) {
   run.clear();
+  if (parts.size() == 1) std::swap(run, parts[0].next);
   for (const StepPart& part : parts) {
-    append(run.ids, part.next.ids);
-    append(run.led, part.next.led);
-    append(run.states, part.next.states);
+    if (parts.size() > 1) {
+      append(run.ids, part.next.ids);
+      append(run.led, part.next.led);
+      append(run.states, part.next.states);
+    }
     append(rec.states, part.states);
     append(rec.actions, part.actions);
     append(rec.ids, part.ids);
