@@ -157,7 +157,8 @@ TEST(FusedSampler, DrawsSplitOverThreadsAreTheSameDraws) {
 // saving policy's forward does with engine.split_rows): the sampler computes those rows'
 // probabilities there, and the trajectories stay the reference's, on-policy (the hand-over
 // path) and exploring (epsilon: the probabilities after the call); a policy handing over only
-// some rows gets the rest after the call. Wrong logits handed over are refused.
+// some rows gets the rest after the call; every call sees its distinct states in increasing
+// key order. Wrong logits handed over are refused.
 TEST(FusedSampler, LogitsHandedOverInRowRangesSampleTheSame) {
   const auto env = fast_test::grid(4, 8);
   const auto pre = env->make_preprocessor(PreprocessorKind::kKHot);
@@ -165,13 +166,20 @@ TEST(FusedSampler, LogitsHandedOverInRowRangesSampleTheSame) {
   GFlowNetModel model(pre->output_dim(), env->n_actions(), small_model(false), false);
   SamplerOptions cooled;
   cooled.temperature = 2.0;
-  int handed_over = 0;
+  const RowDynamics& keys = *env->row_dynamics();
+  int handed_over = 0, unordered = 0;
   for (const bool all_rows : {true, false}) {
     for (const SamplerOptions& options : {SamplerOptions{}, cooled, fast_test::off_policy()}) {
       for (const int threads : {1, 2, 3}) {
         SCOPED_TRACE(std::to_string(threads) + " threads, epsilon " +
                      std::to_string(options.epsilon) + (all_rows ? ", all rows" : ", some rows"));
         const DistinctPolicy policy = [&](const at::Tensor& s, const LogitsReady& ready) {
+          // The contract: distinct states in increasing key order.
+          const at::Tensor rows = s.contiguous();
+          for (std::int64_t i = 1; i < rows.size(0); ++i) {
+            const std::int64_t* row = rows.data_ptr<std::int64_t>() + i * rows.size(1);
+            if (!(keys.key(row - rows.size(1)) < keys.key(row))) ++unordered;
+          }
           at::Tensor logits = model.pf_logits((*pre)(s)).contiguous();
           auto ranges = row_ranges(s.size(0), threads, 1);
           if (!all_rows && ranges.size() > 1) ranges.pop_back();
@@ -192,6 +200,7 @@ TEST(FusedSampler, LogitsHandedOverInRowRangesSampleTheSame) {
     }
   }
   EXPECT_GT(handed_over, 0);
+  EXPECT_EQ(unordered, 0);
   const DistinctPolicy nan_rows = [&](const at::Tensor& s, const LogitsReady& ready) {
     at::Tensor logits = at::full({s.size(0), env->n_actions()}, std::nanf(""));
     run_row_parts(row_ranges(s.size(0), 2, 1), [&](std::size_t, RowRange r) { ready(r, logits); });
