@@ -4,6 +4,7 @@
 #include <torch/autograd.h>
 #include <torch/nn/modules/activation.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -574,6 +575,8 @@ namespace {
 // weights' bf16 copies, made here if weights_bf16 is empty), its rows split over
 // kernels.row_parts threads (row_split.h); after(r), if set, once each range r is done, on its
 // thread.
+// out: allocated here (allocate_forward) if it has no layer inputs yet, else the caller's
+// buffers for x's rows (ForwardRecorder's).
 void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels kernels,
                  std::vector<at::Tensor>& weights_bf16, NetsForward& out,
                  const std::function<void(RowRange)>& after = {}) {
@@ -581,7 +584,7 @@ void run_nets_in(const std::vector<Net>& nets, const at::Tensor& x, MlpKernels k
   if (kernels.bf16 && weights_bf16.empty()) weights_bf16 = bf16_weights(nets);
   const std::vector<at::Tensor> none;
   const std::vector<at::Tensor>& wb = kernels.bf16 ? weights_bf16 : none;
-  out = allocate_forward(nets, x, kernels.bf16);
+  if (out.acts.empty()) out = allocate_forward(nets, x, kernels.bf16);
   run_row_parts(row_ranges(x.size(0), kernels.row_parts), [&](std::size_t, RowRange r) {
     run_nets_rows(nets, wb, kernels.plain_loops, out, r);
     if (after) after(r);
@@ -628,8 +631,58 @@ PolicyOutputs pb_and_flow_manual_backward(GFlowNetModel& model, const at::Tensor
                         kernels);
 }
 
-ForwardRecorder::ForwardRecorder(GFlowNetModel& model, MlpKernels kernels)
-    : model_(model), kernels_(kernels) {}
+ForwardRecorder::ForwardRecorder(GFlowNetModel& model, MlpKernels kernels,
+                                 std::int64_t capacity_hint)
+    : model_(model), kernels_(kernels), capacity_hint_(capacity_hint) {}
+
+namespace {
+
+// The layer-input buffers of a ForwardRecorder (one per layer input of each net, [capacity,
+// width]) with room for x's rows after the `rows` written: grown past capacity_hint by
+// doubling, the rows so far copied over.
+void reserve_layer_inputs(const std::vector<Net>& nets, const at::Tensor& x, bool bf16,
+                          std::int64_t rows, std::int64_t capacity_hint,
+                          std::vector<at::Tensor>& layer_inputs, std::int64_t& capacity) {
+  const std::int64_t need = rows + x.size(0);
+  if (need <= capacity) return;
+  const std::int64_t grown_capacity = std::max({need, 2 * capacity, capacity_hint});
+  const auto type = bf16 ? at::kBFloat16 : at::kFloat;
+  std::vector<at::Tensor> grown;
+  std::size_t j = 0;
+  for (const Net& net : nets) {
+    for (std::int64_t i = 0; i <= net.n_trunk; ++i, ++j) {
+      const std::int64_t width = i == 0 ? x.size(1) : net.params[2 * (i - 1)].size(0);
+      at::Tensor buffer = at::empty({grown_capacity, width}, type);
+      if (rows > 0) buffer.narrow(0, 0, rows).copy_(layer_inputs[j].narrow(0, 0, rows));
+      grown.push_back(std::move(buffer));
+    }
+  }
+  layer_inputs = std::move(grown);
+  capacity = grown_capacity;
+}
+
+// A record's buffers: rows [rows, rows + M) of the layer inputs (x copied in; bf16 copies with
+// bf16) and fresh head outputs [M, out].
+NetsForward record_buffers(const std::vector<Net>& nets, const at::Tensor& x, bool bf16,
+                           std::int64_t rows, const std::vector<at::Tensor>& layer_inputs) {
+  const std::int64_t m = x.size(0);
+  NetsForward out;
+  std::size_t j = 0;
+  for (const Net& net : nets) {
+    at::Tensor input = layer_inputs[j++].narrow(0, rows, m);
+    input.copy_(bf16 ? to_bf16(x.contiguous()) : x);
+    out.acts.push_back(std::move(input));
+    for (std::int64_t i = 0; i < net.n_trunk; ++i) {
+      out.acts.push_back(layer_inputs[j++].narrow(0, rows, m));
+    }
+    for (std::size_t k = 0; k < net.heads.size(); ++k) {
+      out.heads.push_back(at::empty({m, net.params[2 * net.n_trunk + 2 * k].size(0)}, at::kFloat));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 PolicyOutputs ForwardRecorder::record(const at::Tensor& x, const RowsComputed& computed) {
   if (done_) throw std::logic_error("ForwardRecorder::record: outputs() was already called");
@@ -639,6 +692,11 @@ PolicyOutputs ForwardRecorder::record(const at::Tensor& x, const RowsComputed& c
     nets = ModelLayout::nets(model_, /*pf_only=*/true);
   }
   NetsForward fwd;
+  {
+    at::NoGradGuard no_grad;
+    reserve_layer_inputs(nets, x, kernels_.bf16, rows_, capacity_hint_, layer_inputs_, capacity_);
+    fwd = record_buffers(nets, x, kernels_.bf16, rows_, layer_inputs_);
+  }
   // The parameters do not change until outputs(): one bf16 copy of the weights.
   std::function<void(RowRange)> after;
   if (computed) {
@@ -647,35 +705,31 @@ PolicyOutputs ForwardRecorder::record(const at::Tensor& x, const RowsComputed& c
   run_nets_in(nets, x, kernels_, weights_bf16_, fwd, after);
   PolicyOutputs out = ModelLayout::outputs_of(nets[0].heads, fwd.heads);
   rows_ += x.size(0);
-  acts_.push_back(std::move(fwd.acts));
   heads_.push_back(std::move(fwd.heads));
   return out;
 }
 
 PolicyOutputs ForwardRecorder::outputs() {
-  if (done_ || acts_.empty()) {
+  if (done_ || heads_.empty()) {
     throw std::logic_error("ForwardRecorder::outputs: nothing recorded, or called twice");
   }
   done_ = true;
-  // The layer inputs stay in their records (RecordedMlp's blocks: each backward row range
-  // concatenates only its own); the head outputs are concatenated.
+  // The layer inputs are one block already (each backward row range reads its rows without a
+  // copy); the head outputs are concatenated.
   std::vector<at::Tensor> acts, heads;
-  std::vector<std::int64_t> block_rows;
-  for (auto& record : acts_) {
-    block_rows.push_back(record[0].size(0));
-    for (auto& t : record) acts.push_back(std::move(t));
-  }
+  for (const at::Tensor& t : layer_inputs_) acts.push_back(t.narrow(0, 0, rows_));
+  const std::vector<std::int64_t> block_rows{rows_};
   for (std::size_t j = 0; j < heads_[0].size(); ++j) {
     std::vector<at::Tensor> column;
     for (const auto& record : heads_) column.push_back(record[j]);
     heads.push_back(column.size() == 1 ? column[0] : at::cat(column));
   }
-  acts_.clear();
+  layer_inputs_.clear();
   heads_.clear();
   // The parameters with autograd (NoisyLinear: mu + sigma * eps builds its graph here).
   return ModelLayout::apply(ModelLayout::nets(model_, /*pf_only=*/true), std::move(acts),
-                            std::move(block_rows), std::move(heads), /*write_leaf_grads=*/false,
-                            kernels_, std::move(weights_bf16_));
+                            block_rows, std::move(heads), /*write_leaf_grads=*/false, kernels_,
+                            std::move(weights_bf16_));
 }
 
 }  // namespace gfn::core

@@ -66,9 +66,13 @@ SavedOutputsEvaluator::SavedOutputsEvaluator(GFlowNetModel& model, const Preproc
 Trajectories SavedOutputsEvaluator::sample(std::int64_t n, const SamplerOptions& options,
                                            at::Generator& generator) {
   if (n == 0) return reference_.sample(n, options, generator);
-  return sample_trajectories_saving_outputs(
-      env_, model_saving_policy(model_, preprocessor_, env_, kernels_), n, options, generator,
-      fused_sampler_);
+  // Room for a quarter more distinct rows than the last batch recorded (ForwardRecorder).
+  const SavingPolicy policy =
+      model_saving_policy(model_, preprocessor_, env_, kernels_, recorded_rows_ * 5 / 4);
+  Trajectories out =
+      sample_trajectories_saving_outputs(env_, policy, n, options, generator, fused_sampler_);
+  recorded_rows_ = policy.recorded_rows();
+  return out;
 }
 
 void SavedOutputsEvaluator::attach_outputs(Trajectories& part) {

@@ -62,7 +62,8 @@ class SavedOutputsEvaluator final : public Evaluator {
   const Environment& env_;
   MlpKernels kernels_;
   bool fused_sampler_;
-  ReferenceEvaluator reference_;  ///< n = 0 and batches without saved outputs
+  std::int64_t recorded_rows_ = 0;  ///< the last batch's: the next recorder's capacity hint
+  ReferenceEvaluator reference_;    ///< n = 0 and batches without saved outputs
 };
 
 }  // namespace gfn::core

@@ -20,8 +20,9 @@
 namespace gfn::core {
 
 SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                 const Environment& env, MlpKernels kernels) {
-  auto recorder = std::make_shared<ForwardRecorder>(model, kernels);
+                                 const Environment& env, MlpKernels kernels,
+                                 std::int64_t capacity_hint) {
+  auto recorder = std::make_shared<ForwardRecorder>(model, kernels, capacity_hint);
   SavingPolicy policy;
   policy.distinct_step = [recorder, &preprocessor](const at::Tensor& distinct_states,
                                                    const ForwardRecorder::RowsComputed& computed) {
@@ -36,6 +37,7 @@ SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& prepr
     return s;
   };
   policy.threads = kernels.row_parts;
+  policy.recorded_rows = [recorder]() { return recorder->rows(); };
   policy.finish = [recorder]() {
     PolicyOutputs out = recorder->outputs();
     return SavedPolicyStep{std::move(out.pf_logits), std::move(out.pb_logits),

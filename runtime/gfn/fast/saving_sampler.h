@@ -54,6 +54,8 @@ struct SavingPolicy {
   /// sampler splits its running rows over as many, and the gather of the saved outputs its
   /// backward (gather_rows.h).
   int threads = 1;
+  /// Rows recorded so far (ForwardRecorder::rows), e.g. the next batch's capacity hint.
+  std::function<std::int64_t()> recorded_rows;
 };
 
 /// The saving policy of a model on the distinct states (Environment::unique; distinct_step
@@ -63,10 +65,12 @@ struct SavingPolicy {
 /// rows one autograd node whose backward is ONE batched MLP backward (not one per step). PF only
 /// for an untied model (PB and logF have their own trunks, which the loss runs once on the whole
 /// batch, as torchgfn's loss computes PB); PF, PB (unless uniform) and logF (if present) from the
-/// same trunk pass for a tied model. Keeps references to its arguments; the model's parameters and
-/// noise must not change before finish().
+/// same trunk pass for a tied model. capacity_hint: the rows the recorder makes room for at once
+/// (ForwardRecorder; the previous batch's recorded_rows() spares regrowing its buffers). Keeps
+/// references to its arguments; the model's parameters and noise must not change before finish().
 SavingPolicy model_saving_policy(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                 const Environment& env, MlpKernels kernels);
+                                 const Environment& env, MlpKernels kernels,
+                                 std::int64_t capacity_hint = 0);
 
 /// sample_trajectories with the policy's forward passes kept (torchgfn save_logprobs):
 /// the result's saved_pf_logits [N, n_actions] (and saved_pb_logits / saved_log_flow when
