@@ -670,7 +670,11 @@ NetsForward record_buffers(const std::vector<Net>& nets, const at::Tensor& x, bo
   std::size_t j = 0;
   for (const Net& net : nets) {
     at::Tensor input = layer_inputs[j++].narrow(0, rows, m);
-    input.copy_(bf16 ? to_bf16(x.contiguous()) : x);
+    if (bf16) {
+      to_bf16_out(x.contiguous(), input);  // rounded straight into the buffer's rows
+    } else {
+      input.copy_(x);
+    }
     out.acts.push_back(std::move(input));
     for (std::int64_t i = 0; i < net.n_trunk; ++i) {
       out.acts.push_back(layer_inputs[j++].narrow(0, rows, m));
