@@ -31,9 +31,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// summary.json "engine": the paths the trainer's engine took (Learner::engine_paths, e.g.
-// state_table auto -> on | off) and the process set-up (OpenBLAS core type in effect,
-// malloc tuning) from the `engine:` options.
+// summary.json "engine": the paths the trainer's engine took (the engine plan's report,
+// runtime/gfn/engine_plan.h, e.g. state_table auto -> on | off) and the process set-up (OpenBLAS
+// core type in effect, malloc tuning) from the `engine:` options.
 nlohmann::json engine_summary(const core::EngineOptions& engine,
                               const std::map<std::string, std::string>& paths) {
   nlohmann::json out = paths;

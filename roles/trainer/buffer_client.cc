@@ -40,11 +40,11 @@ void queue_remote_items(core::Learner& learner, int ndim, bool backward,
                   batch.states.begin() + (i + 1) * ndim);
     rewards.push_back(batch.log_rewards[i]);
   }
-  learner.queue_replayed_trajectories(seqs);
+  learner.batches().queue_trajectories(seqs);
   if (!rewards.empty()) {
     const auto n = static_cast<std::int64_t>(rewards.size());
-    learner.queue_replayed_states(at::tensor(states, at::kLong).view({n, ndim}),
-                                  at::tensor(rewards, at::kFloat));
+    learner.batches().queue_states(at::tensor(states, at::kLong).view({n, ndim}),
+                                   at::tensor(rewards, at::kFloat));
   }
 }
 

@@ -32,9 +32,9 @@ namespace gfn::roles {
 struct TrainerLoopState;  // roles/trainer/trainer_checkpoint.h
 
 /// The default consumer of a SAMPLE: items with a trajectory are queued as that trajectory
-/// (Learner::queue_replayed_trajectories) unless `backward` (buffer.remote_paths backward),
+/// (BatchAssembly::queue_trajectories) unless `backward` (buffer.remote_paths backward),
 /// the others as their terminating states, which the Learner samples backward with PB
-/// (Learner::queue_replayed_states). state_dim = the width of a state row. Throws what the
+/// (BatchAssembly::queue_states). state_dim = the width of a state row. Throws what the
 /// Learner's queue functions throw for invalid items.
 void queue_remote_items(core::Learner& learner, int state_dim, bool backward,
                         const protocol::SampleBatch& batch);

@@ -2,6 +2,7 @@
 
 #include <torch/nn/module.h>
 
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/torchgfn_import.h"
 

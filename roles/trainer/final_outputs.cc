@@ -11,6 +11,7 @@
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/output/distribution_csv.h"
@@ -29,7 +30,7 @@ void write_distribution(core::Learner& learner, const std::string& path) {
   const bool was_training = module.is_training();
   module.eval();
   const auto learned =
-      core::exact_terminating_distribution(learner.gflownet(), learner.preprocessor(), env);
+      core::exact_terminating_distribution(learner.model(), learner.preprocessor(), env);
   module.train(was_training);
   output::write_distribution_csv(path, env.terminating_states(), learned, env.true_distribution());
 }

@@ -32,7 +32,7 @@ nlohmann::json mlp_json(std::int64_t input_dim, std::int64_t output_dim,
 void export_model(core::Learner& learner, const roles::ExperimentConfig& config) {
   at::NoGradGuard no_grad;
   auto& module = learner.model();
-  auto& model = learner.gflownet();
+  auto& model = learner.model();
   const auto& env = learner.env();
   const auto& pre = learner.preprocessor();
   const auto& dir = config.output.dir;
@@ -81,7 +81,7 @@ void export_model(core::Learner& learner, const roles::ExperimentConfig& config)
       {"tied", m.tied},
       {"uniform_pb", m.uniform_pb},
       {"loss", config::enum_name(config.train.loss)},
-      {"logZ", learner.log_z()},
+      {"logZ", model.log_z().item<double>()},
       {"config", "config.yaml"}};
   output::write_json(dir + "/model.json", sidecar);
 }

@@ -47,27 +47,18 @@ void Trainer::iteration(std::int64_t it) {
   monitor_.progress(it, learner_, t_start_, last_loss_);
 }
 
-/// The batch of this iteration: the trainer's share of train.batch_size, plus with
-/// buffer.remote_batch_size the replayed items that have arrived (none before the first
-/// reply), so that the share is all sampled forward.
-std::int64_t Trainer::batch_this_iteration() const {
-  const std::int64_t extra = config_.buffer.remote_batch_size;
-  if (extra == 0) return local_batch_;
-  const std::int64_t queued =
-      learner_.queued_replayed_states() + learner_.queued_replayed_trajectories();
-  return local_batch_ + std::min(queued, extra);
-}
-
+// The batch of this iteration: the trainer's share of train.batch_size, plus with
+// buffer.remote_batch_size the replayed items that have arrived (none before the first
+// reply), so that the share is all sampled forward (core::BatchAssembly::shares).
 core::IterationResult Trainer::train(std::int64_t it) {
-  const std::int64_t batch = batch_this_iteration();
-  auto step = learner_.train_iteration(batch);
+  auto step = learner_.train_iteration(local_batch_, config_.buffer.remote_batch_size);
   add_time(setup_.timing, "sample", step.seconds.sample);
   add_time(setup_.timing, "loss", step.seconds.loss);
   add_time(setup_.timing, "backward", step.seconds.backward);
   add_time(setup_.timing, "optimizer", step.seconds.optimizer);
   if (average_gradients_) add_time(setup_.timing, "average", step.seconds.gradient_hook);
   last_loss_ = step.loss;
-  result_.trajectories += batch;
+  result_.trajectories += step.batch_size;
   if (visited_) visited_->add(step.terminating_states);
   timeline_.observe(learner_.mode_tracker(), it, seconds_since(t_start_));
   return step;
@@ -112,11 +103,12 @@ void Trainer::finish() {
 // discoveries and spawn history gathered on the leader (roles/trainer/spawn_report.h).
 void Trainer::final_report() {
   if (leader_) write_final_files(config_, learner_);
-  result_.remote_trained = learner_.remote_trained();
-  result_.remote_trajectories_trained = learner_.remote_trajectories_trained();
-  result_.local_search_proposals = learner_.local_search_proposals();
-  result_.local_search_accepted = learner_.local_search_accepted();
-  result_.trajectories_sampled = learner_.trajectories_sampled();
+  const core::BatchCounts& counts = learner_.batches().counts();
+  result_.remote_trained = counts.remote;
+  result_.remote_trajectories_trained = counts.remote_trajectories;
+  result_.local_search_proposals = counts.local_search_proposals;
+  result_.local_search_accepted = counts.local_search_accepted;
+  result_.trajectories_sampled = counts.sampled;
   const auto found = global_modes_found(trainers_, learner_.mode_tracker());
   result_.final_metrics.modes_found = static_cast<std::int64_t>(found.size());
   if (config_.validation.fresh_samples > 0 && learner_.env().n_modes() > 0) {

@@ -84,7 +84,7 @@ struct TrainerResult {
   std::int64_t batches_skipped = 0;  ///< fully-filtered batches not sent
   std::int64_t remote_items = 0;     ///< replayed items received from the manager
   std::int64_t remote_refused = 0;   ///< sample requests the rate limiter refused
-  /// Remote items trained on (Learner::remote_trained): their trajectories as given
+  /// Remote items trained on (BatchCounts::remote): their trajectories as given
   /// (full payloads), else backward trajectories from their terminating states.
   std::int64_t remote_trained = 0;
   /// Of those, trained on as the submitted trajectories (Learner::remote_trajectories_trained).
@@ -101,7 +101,7 @@ struct TrainerResult {
   /// Set on trainer-group rank 0 only, when the final validation ran.
   bool has_final_metrics = false;
   FinalMetrics final_metrics;
-  /// The paths the engine options resolved to (core::Learner::engine_paths; summary.json).
+  /// The paths the engine options resolved to (core::EnginePlan::report; summary.json).
   std::map<std::string, std::string> engine;
   /// Trainer-group rank 0 only: every trainer's mode discoveries and spawn history
   /// (roles/trainer/spawn_report.h), for summary.json "spawn" and modes_timeline.csv.
@@ -118,8 +118,8 @@ struct TrainerSetup {
   /// the granted SAMPLE (states [n, ndim], log rewards [n], trajectories of the items
   /// stored from full payloads). Empty (the default): the trainer's Learner trains on
   /// them at its next iteration — items with a trajectory as that trajectory, replayed in
-  /// the environment (Learner::queue_replayed_trajectories), the others as backward
-  /// trajectories sampled with PB (Learner::queue_replayed_states). Set it to divert the
+  /// the environment (BatchAssembly::queue_trajectories), the others as backward
+  /// trajectories sampled with PB (BatchAssembly::queue_states). Set it to divert the
   /// items elsewhere (then they are not trained on).
   std::function<void(const protocol::SampleBatch&)> replay_consumer;
   signals::StopSignal* stop = nullptr;    ///< optional

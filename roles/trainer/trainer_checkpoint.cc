@@ -166,9 +166,9 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& l
   loop.pending_iterations = optional_int(root, "pending_iterations");
   const auto spawn = optional_vector<std::uint8_t>(root, "spawn");
   loop.spawn.assign(spawn.begin(), spawn.end());
-  if (learner.iterations_done() != loop.iteration) {
+  if (learner.counts().iterations != loop.iteration) {
     throw std::runtime_error("checkpoint: the learner's iteration count " +
-                             std::to_string(learner.iterations_done()) +
+                             std::to_string(learner.counts().iterations) +
                              " differs from the trainer's " + std::to_string(loop.iteration));
   }
   return loop;

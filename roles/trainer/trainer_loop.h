@@ -49,7 +49,6 @@ class Trainer {
  private:
   // trainer.cc: the loop.
   void iteration(std::int64_t it);
-  std::int64_t batch_this_iteration() const;
   core::IterationResult train(std::int64_t it);
   void spawn(std::int64_t it);
   bool stop_agreed(std::int64_t it);

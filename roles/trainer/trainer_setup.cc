@@ -8,6 +8,8 @@
 #include "runtime/checkpoint/store.h"
 #include "runtime/distributed/model_averaging.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
+#include "runtime/process/threads.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
@@ -46,7 +48,9 @@ Trainer::Trainer(const roles::ExperimentConfig& config, const TrainerSetup& setu
       config, trainer_spawn_agent(
                   config.spawn, learner_, exploration_, transport_, agents_, agent_seed_,
                   make_local_metric(config.spawn.metric, submitter, &last_loss_, learner_)));
-  result_.engine = learner_.engine_paths();
+  // The engine plan's thread counts, process-wide (LibTorch's intra-op pool, OpenBLAS's).
+  runtime::set_thread_counts(learner_.plan().threads);
+  result_.engine = learner_.plan().report;
   t_start_ = TrainerClock::now();
 }
 

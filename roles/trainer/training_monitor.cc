@@ -12,6 +12,7 @@
 
 #include "roles/trainer/trainer_checkpoint.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
@@ -106,23 +107,24 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
   result.has_final_metrics = true;
 }
 
-void TrainingMonitor::log_training(std::int64_t iteration, const core::Learner& learner,
+void TrainingMonitor::log_training(std::int64_t iteration, core::Learner& learner,
                                    TrainerClock::time_point t_start, double last_loss) {
   const int every = config_.output.log_every;
   if (every <= 0) return;
   const auto* modes = learner.mode_tracker();
   const std::int64_t found = modes ? modes->n_found() : 0;
+  // The current logZ: after the step and after any averaging of this iteration.
+  const double log_z = learner.model().log_z().item<double>();
   if (iteration % every == 0 || iteration == iterations_) {
     training_->append(
         {std::to_string(iteration), std::to_string(iteration * config_.train.batch_size),
          fmt::format("{:.3f}", seconds_since(t_start)), fmt::format("{:.6g}", last_loss),
-         fmt::format("{:.6g}", learner.log_z()), std::to_string(found)});
+         fmt::format("{:.6g}", log_z), std::to_string(found)});
   }
   if (iteration % every == 0) {
     progress_->clear_line();
     spdlog::info("iteration {}/{}: loss {:.4f}, logZ {:.4f}, modes found (this trainer) {}/{}",
-                 iteration, iterations_, last_loss, learner.log_z(), found,
-                 learner.env().n_modes());
+                 iteration, iterations_, last_loss, log_z, found, learner.env().n_modes());
   }
 }
 

@@ -58,7 +58,7 @@ class TrainingMonitor {
   void validate(std::int64_t iteration, const core::IterationResult& step, core::Learner& learner,
                 const core::VisitedTerminatingStates* visited, TrainerClock::time_point t_start,
                 TrainerResult& result);
-  void log_training(std::int64_t iteration, const core::Learner& learner,
+  void log_training(std::int64_t iteration, core::Learner& learner,
                     TrainerClock::time_point t_start, double last_loss);
 
   const roles::ExperimentConfig& config_;

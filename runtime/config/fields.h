@@ -21,6 +21,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -211,5 +212,20 @@ class Fields {
   std::vector<Field> fields_;
   std::vector<std::pair<std::string, std::string>> renamed_;
 };
+
+/// Checks every field of `object` against its rule (the schema's check, without the YAML):
+/// throws std::invalid_argument "<section>.<name> = <value> is invalid: <problem>" for the
+/// first value its rule refuses. For code that receives an options struct without loading
+/// it (runtime/gfn/learner.h, tools, tests), so that a module's rules in its Fields are the
+/// one validation of its values. O(fields).
+template <class S>
+void check_values(const Fields<S>& fields, const S& object, const std::string& section) {
+  for (const Field& f : fields.fields()) {
+    const std::string problem = f.problem(&object);
+    if (problem.empty()) continue;
+    throw std::invalid_argument(section + "." + f.name + " = " + f.show(&object) +
+                                " is invalid: " + problem);
+  }
+}
 
 }  // namespace gfn::config

@@ -64,6 +64,14 @@ inline auto positive() {
   });
 }
 
+/// > 0 and finite (refuses NaN and infinity).
+inline auto positive_finite() {
+  return make_rule("> 0, finite", [](double v) -> std::string {
+    if (v > 0.0 && std::isfinite(v)) return "";
+    return "must be > 0 and finite";
+  });
+}
+
 inline auto non_negative() {
   return make_rule(">= 0", [](double v) -> std::string {
     if (v >= 0.0) return "";

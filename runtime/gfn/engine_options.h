@@ -3,7 +3,8 @@
 // (learner.h, fast/) and how the process is set up for it (BLAS kernels, malloc). Every
 // fast path has a reference it is tested against (tests/runtime/gfn/fast/); the defaults
 // select the fast paths and each option turns one of them off (A/B measurements, tests).
-// The Learner gets the options in its constructor; nothing in runtime/gfn reads the
+// The options are resolved once, with the run's other facts, into the engine plan
+// (engine_plan.h), which everything downstream reads; nothing in runtime/gfn reads the
 // process environment. Plain value types, no LibTorch.
 
 #include "runtime/config/enum_names.h"
@@ -94,13 +95,13 @@ struct EngineOptions {
   /// accumulation (fast/bf16_gemm.h; ~2x the float32 GEMM rate on AVX512_BF16 CPUs). The
   /// parameters, gradients, optimizer, loss, validation and the reference path stay
   /// float32. NOT a reference-equivalent option: values change by bf16 rounding. Refused
-  /// at start-up on a CPU without bf16 instructions (Learner).
+  /// at start-up on a CPU without bf16 instructions (the engine plan, engine_plan.h).
   Precision precision = Precision::kFp32;
   /// With train.num_threads T > 1: each on-policy iteration's batch is split into T parts,
   /// each sampled, evaluated and differentiated by its own copy of the model on its own
   /// thread (one intra-op thread each), the gradients summed before the one optimizer step
   /// (fast/batch_split.h). false: T intra-op threads per op. Loss tb only, without noisy
-  /// layers, local search or a local replay buffer (refused by the Learner); iterations
+  /// layers, local search or a local replay buffer (refused by the engine plan); iterations
   /// with replayed or remote items, and the state table, run unsplit. The draws differ
   /// from T = 1's (deterministic for a seed and T); the gradients of the same trajectories
   /// are the same up to float summation order.

@@ -3,7 +3,7 @@
 // how fresh trajectories are sampled, how the parts of a batch that were not sampled
 // fresh (replayed, remote) are prepared, which backward policy samples remote states, and
 // how the loss gets log PF / log PB / log F. Three implementations, one chosen once per
-// Learner from the engine options (make_evaluator, runtime/gfn/fast/make_evaluator.h):
+// Learner by the engine plan (engine_plan.h; make_evaluator, fast/make_evaluator.h):
 //   reference      reference_evaluator.h: sample without autograd (sampler.h), recompute
 //                  the outputs for the loss (model_evaluator, losses.h);
 //   saved_outputs  runtime/gfn/fast/saved_outputs_evaluator.h: on-policy sampling keeps
@@ -20,13 +20,12 @@
 
 #include <cstdint>
 
+#include "runtime/gfn/engine_plan.h"  // EvaluatorKind
 #include "runtime/gfn/losses.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
 
 namespace gfn::core {
-
-enum class EvaluatorKind { kReference, kSavedOutputs, kStateTable };
 
 class Evaluator {
  public:

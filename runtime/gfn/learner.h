@@ -1,70 +1,41 @@
 #pragma once
-// The single-process GFlowNet training engine used by each trainer rank: the
-// environment EnvOptions::name names (make_environment, runtime/gfn/env/registry.h), its
-// preprocessor, PF/PB/logZ model, sampler, loss and optimizer, as in torchgfn's
-// tutorials/examples/train_hypergrid.py training loop (without averaging, which the
-// trainer role adds around it).
+// The single-process GFlowNet training engine of each trainer rank: the environment
+// EnvOptions::name names (make_environment, runtime/gfn/env/registry.h), its preprocessor,
+// the PF/PB/logZ model, the loss and the optimizer, as in torchgfn's
+// tutorials/examples/train_hypergrid.py training loop (without averaging, which the trainer
+// role adds around it). One iteration: assemble the batch, loss, backward, optimizer step.
 //
-// Numerical path: one Evaluator (evaluator.h), chosen once in the constructor from the
-// engine options (make_evaluator, runtime/gfn/fast/make_evaluator.h): the reference
-// (sample, then recompute the outputs for the loss), the reuse of the sampling
-// forward (saved outputs), or the state table of a small enumerable environment. Every
-// path gives the same loss and gradients up to float rounding;
-// IterationResult::reused_logprobs and engine_paths() say what ran.
+// Its parts, each in its own file:
+//  * the engine plan (engine_plan.h): which numerical path runs, resolved once in the
+//    constructor from the engine options, the environment, the loss and the model; plan()
+//    tells what it chose (summary.json "engine") and which thread counts the program should
+//    apply (runtime/process/threads.h: the Learner sets no process-wide thread state);
+//  * the evaluator (evaluator.h; make_evaluator, fast/make_evaluator.h): how trajectories
+//    are sampled and how the loss gets log PF / log PB / log F (reference, saved outputs,
+//    state table; the same loss and gradients up to float rounding);
+//  * the batch assembly (batch_assembly.h): fresh, local search, local replay buffer and
+//    remote items, and the batch size of an iteration;
+//  * the optimizer (optimizer.h; make_optimizer, fast/make_optimizer.h): AdamW, PF/PB/logF
+//    at train.lr with train.weight_decay, logZ at train.lr_logz;
+//  * the loss (losses.h, make_loss: tb, zvar, db, modified_db, subtb, fm); the model gets a
+//    logF head when the loss needs one. For losses without a learned logZ, the model's logZ
+//    parameter receives no gradient and holds the loss' estimate of log Z from the latest
+//    batch (taken before that batch's optimizer step);
+//  * with engine.split_batch and T threads, on-policy iterations split over T model copies
+//    (fast/batch_split.h).
 // With NoisyNet layers (model.n_noisy_layers) the noise is redrawn once per iteration,
 // before sampling, and the loss uses that same noise (torchgfn's NoisyLinear in training
 // mode); validation uses the mean weights (eval mode).
 //
-// Batch composition (one `if` per iteration when neither is used):
-//  * remote items (remote sampling): terminating states queued with
-//    queue_replayed_states() (by the trainer role, from its buffer manager) are used at
-//    the next iteration, at most batch_size of them: each becomes a trajectory sampled
-//    BACKWARD from it with PB (sample_backward_actions, sampler.h); the rest of the batch
-//    is fresh.
-//  * local replay buffer (replay.kind != none): a replay table (runtime/buffer/table.h,
-//    local_table_options) holding the trajectories packed (pack_trajectories, trajectory_ops.h),
-//    torchgfn train_hypergrid semantics: the F fresh trajectories of the iteration are
-//    added to the buffer FIRST; then, once it holds max(replay.warmup, R) trajectories,
-//    R = round(replay.fraction * F) are drawn from it (possibly including the ones just
-//    added, as in torchgfn) and replace the last R fresh ones in the batch (fraction 1 =
-//    torchgfn: the whole batch comes from the buffer).
-//  Batch = [first F - R fresh] + [R replayed] + [remote], B trajectories in all.
-//  * local search (local_search.loops = L > 0; local_search.h, Kim et al. 2024): the F
-//    fresh trajectories are M = floor(F / (1 + L)) sampled from s0 and searched, then
-//    F - M (1 + L) more from s0, then the M proposals of each of the L rounds, accepted or
-//    not. All F count as fresh: the budget, the terminating states submitted to a buffer
-//    manager and the modes found include every proposal.
-//
-// Loss: make_loss(train) (losses.h: tb, zvar, db, modified_db, subtb, fm); the model
-// gets a logF head when the loss needs one. For losses without a learned logZ, the
-// model's logZ parameter receives no gradient and holds the loss' estimate of log Z
-// from the latest batch (taken before that batch's optimizer step).
-//
-// Optimizer: AdamW with two parameter groups, PF/PB/logF at train.lr (weight decay
-// train.weight_decay; 0 = plain Adam, the default) and logZ at train.lr_logz (no
-// weight decay), like train_hypergrid's _make_optimizer_for. Implemented by FlatAdamW
-// (flat_adam.h: parameters become views of one buffer per group; same update), or by
-// torch::optim::AdamW with engine.optimizer torch.
-//
-// Engine options (runtime/gfn/engine_options.h, YAML `engine:`): given to the
-// constructor; they choose the evaluator and the table / optimizer / MLP fast paths; the
-// defaults are the fast paths.
+// Options: each section's values are checked against that section's rules (the schema's,
+// config::check_values) in the constructor; the combinations the engine cannot run are
+// refused by the plan.
 //
 // Seeding: the constructor calls torch::manual_seed(seed) before building the model
-// (LibTorch initialises Linear layers from the global generator), and sampling uses
-// a private generator seeded with `seed`, so two Learners with the same options and
-// seed produce the same trajectories and losses (single-threaded). Validation uses a
+// (LibTorch initialises Linear layers from the global generator), and sampling uses a
+// private generator seeded with `seed`, so two Learners with the same options and seed
+// produce the same trajectories and losses (for the same thread counts). Validation uses a
 // third, separate generator so validating never changes the training stream.
-//
-// Threads: the constructor calls at::set_num_threads(train.num_threads) (a process-
-// wide setting for LibTorch's intra-op pool) and, if the loaded BLAS is OpenBLAS,
-// openblas_set_num_threads with the same value, since LibTorch does not forward the
-// setting to OpenBLAS' own pool (use_threads() applies them again). With engine.split_batch
-// and train.num_threads T > 1 both are 1 instead and on-policy iterations split their batch
-// over T threads, one model copy each (fast/batch_split.h). With engine.split_rows (the
-// default) and the saved-outputs evaluator, OpenBLAS gets 1 thread and the rows of the MLP's
-// GEMM chains are split over the T intra-op threads (fast/row_split.h); with another
-// evaluator OpenBLAS gets T threads and LibTorch 1.
 //
 // Not thread-safe: one thread owns a Learner.
 
@@ -73,27 +44,19 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "runtime/buffer/options.h"
+#include "runtime/gfn/batch_assembly.h"
 #include "runtime/gfn/engine_options.h"
+#include "runtime/gfn/engine_plan.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/local_search_options.h"
 #include "runtime/gfn/options.h"
 #include "runtime/gfn/trajectories.h"
 #include "runtime/gfn/validation.h"
 
-namespace gfn::buffer {
-class ReplayTable;
-struct PackedTrajectories;
-}  // namespace gfn::buffer
-
-namespace torch::nn {
-class Module;
-}
 namespace torch::serialize {
 class OutputArchive;
 class InputArchive;
@@ -105,8 +68,8 @@ class GFlowNetModel;
 class Environment;
 class Evaluator;
 class BatchSplit;
-enum class EvaluatorKind;  // evaluator.h
 class Loss;
+class Optimizer;
 class Preprocessor;
 struct SamplerOptions;
 
@@ -126,31 +89,46 @@ struct IterationResult {
   /// trainer submits to its manager; replayed and remote ones are not included).
   at::Tensor terminating_states;
   at::Tensor log_rewards;       ///< float32 [F]
+  std::int64_t batch_size = 0;  ///< trajectories trained on: n_fresh + n_replayed + n_remote
   std::int64_t n_fresh = 0;     ///< fresh trajectories in the trained batch
   std::int64_t n_replayed = 0;  ///< trajectories from the local replay buffer
   std::int64_t n_remote = 0;    ///< remote trajectories (queued ones, then backward ones)
   /// The F freshly sampled trajectories (what a trainer submits with a full payload;
   /// saved outputs cleared). Empty (B = 0) when the batch had no fresh part.
   Trajectories fresh;
+  /// The batch trained on (fresh, replayed, remote; layout of trajectories.h; log rewards
+  /// log R, not times train.reward_exponent; saved outputs cleared).
+  Trajectories batch;
   std::int64_t n_new_modes = 0;  ///< modes seen for the first time in this batch
   /// True if the loss used the outputs kept while sampling (no PF forward in the loss).
   bool reused_logprobs = false;
   PhaseDurations seconds;
 };
 
+/// Iteration totals since construction (restored from checkpoints).
+struct IterationCounts {
+  std::int64_t iterations = 0;
+  std::int64_t reused_logprobs = 0;  ///< iterations whose loss reused the sampling forward
+  std::int64_t split = 0;            ///< iterations split over threads (engine.split_batch)
+};
+
+/// Per-agent exploration (train.epsilon, train.temperature, model.noisy_std_init; changed by
+/// spawn.random_strategies).
+struct Exploration {
+  double epsilon = 0.0;         ///< share of uniformly random actions, in [0, 1]
+  double temperature = 1.0;     ///< PF's logits are divided by it, > 0
+  double noisy_std_init = 0.5;  ///< sigma_0 of the models reinitialize_parameters builds, > 0
+};
+
 class Learner {
  public:
-  /// Throws std::invalid_argument naming the option for invalid values (see
-  /// make_environment, make_preprocessor, GFlowNetModel, make_loss; lr, lr_logz, weight_decay must
-  /// be
-  /// >= 0; num_threads >= 1; epsilon in [0, 1]; temperature > 0).
-  /// replay: the local replay buffer (kind "none" = no buffer); throws
-  /// std::invalid_argument naming the replay.* option for invalid values.
-  /// engine: the numerical paths (engine_options.h; the defaults are the fast paths).
-  /// model.init_from (non-empty): the parameters start from that state dict, torchgfn names
-  /// (runtime/output/torchgfn_import.h); throws std::runtime_error / std::invalid_argument
-  /// naming the file and the tensor when it cannot be read or does not match the model.
-  /// local_search: Local Search GFlowNets (local_search_options.h; loops 0 = off).
+  /// Throws std::invalid_argument naming the key for a value its section's rules refuse
+  /// (train.*, model.*, replay.*, local_search.*, engine.*), for a combination the engine
+  /// plan refuses (plan_engine), and what make_environment, make_preprocessor,
+  /// GFlowNetModel and make_loss throw. model.init_from (non-empty): the parameters start
+  /// from that state dict, torchgfn names (runtime/output/torchgfn_import.h); throws
+  /// std::runtime_error / std::invalid_argument naming the file and the tensor when it
+  /// cannot be read or does not match the model.
   Learner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
           std::uint64_t seed, const buffer::ReplayOptions& replay = {},
           const EngineOptions& engine = {}, const LocalSearchOptions& local_search = {});
@@ -158,52 +136,14 @@ class Learner {
   Learner(const Learner&) = delete;
   Learner& operator=(const Learner&) = delete;
 
-  /// Sample batch_size >= 1 trajectories (train.epsilon / train.temperature), mix in
-  /// replayed and remote ones (see above), compute the loss, backward, optimizer step.
-  /// Throws std::invalid_argument if batch_size < 1.
-  IterationResult train_iteration(std::int64_t batch_size);
+  /// One iteration on batches().shares(batch_size, extra_remote) (batch_assembly.h): sample
+  /// with the exploration settings, mix in replayed and remote trajectories, loss, backward,
+  /// the gradient hook, the optimizer step. Throws std::invalid_argument if batch_size < 1.
+  IterationResult train_iteration(std::int64_t batch_size, std::int64_t extra_remote = 0);
 
-  /// Queues replayed terminating states (remote sampling): int64 [n, state_dim] valid
-  /// terminating states of env(); the next train_iteration trains on backward trajectories
-  /// from (at most batch_size of) them, and drops the rest. Multiple calls accumulate.
-  /// log_rewards (float32 [n], optional) are only checked for shape: the loss uses
-  /// env().log_reward of the states. Throws std::invalid_argument for bad shapes, invalid
-  /// states, or states that cannot terminate.
-  void queue_replayed_states(const at::Tensor& states, const at::Tensor& log_rewards = {});
-  /// Remote states waiting for the next iteration.
-  std::int64_t queued_replayed_states() const;
-  /// Queues remote trajectories given as packed forward action sequences (exit last;
-  /// runtime/buffer/packed_trajectories.h; full payloads): rebuilt now by replaying
-  /// the actions from s0 in env()
-  /// (trajectories_from_actions; log rewards = env().log_reward of the terminating states),
-  /// trained on at the next iteration before any queued states (at most batch_size remote
-  /// items in all; the rest are dropped). Throws std::invalid_argument naming the
-  /// trajectory for an invalid sequence (trajectory_ops.h).
-  void queue_replayed_trajectories(const buffer::PackedTrajectories& sequences);
-  std::int64_t queued_replayed_trajectories() const { return queued_trajs_.n_trajectories; }
-  /// Remote trajectories trained on as given (not sampled backward); <= remote_trained().
-  std::int64_t remote_trajectories_trained() const { return remote_trajs_trained_; }
-  /// Totals since construction: remote (backward) and local-buffer trajectories trained on.
-  std::int64_t remote_trained() const { return remote_trained_; }
-  std::int64_t replayed_trained() const { return replayed_trained_; }
-  /// Totals since construction: local search proposals trained on, and those accepted as
-  /// the next round's search point (local_search.h).
-  std::int64_t local_search_proposals() const { return ls_proposals_; }
-  /// Trajectories sampled forward since construction (from s0 and local search's
-  /// re-completions, including fresh ones a local replay buffer then replaced; not the
-  /// replayed or remote ones): what issue 25's budget counts.
-  std::int64_t trajectories_sampled() const { return sampled_; }
-  std::int64_t local_search_accepted() const { return ls_accepted_; }
-  /// Iterations since construction whose loss reused the sampling forward (see above).
-  std::int64_t reused_logprob_iterations() const { return reused_iterations_; }
-  /// Iterations since construction whose batch was split over threads (engine.split_batch).
-  std::int64_t split_iterations() const { return split_iterations_; }
-  /// The batch the last train_iteration trained on (fresh, replayed, remote; layout of
-  /// trajectories.h; log rewards log R, not times train.reward_exponent). Undefined tensors
-  /// before the first iteration.
-  const Trajectories& last_batch() const { return last_batch_; }
-  /// The local replay buffer; null when replay.kind is "none".
-  const buffer::ReplayTable* replay_buffer() const { return replay_.get(); }
+  /// Remote items for the next iterations, the local replay buffer and the batch counters.
+  BatchAssembly& batches() { return *batches_; }
+  const BatchAssembly& batches() const { return *batches_; }
 
   /// Called by train_iteration after backward and before the optimizer step, e.g. to
   /// average gradients across trainers (runtime/distributed/model_averaging.h). Its wall
@@ -211,132 +151,75 @@ class Learner {
   void set_gradient_hook(std::function<void()> hook) { gradient_hook_ = std::move(hook); }
 
   /// Respawn (runtime/distributed/spawn/): forgets the optimizer state (AdamW moments and
-  /// step count, either optimizer), as if the optimizer had just been built; the
-  /// parameters are untouched.
+  /// step count), as if the optimizer had just been built; the parameters are untouched.
   void reset_optimizer_state();
   /// Respawn with spawn.strategy reset_weights: a freshly initialised model of the same
-  /// options, built from torch::manual_seed(seed) as the constructor does (LibTorch's
-  /// global generator is reseeded), blended into the parameters in place:
-  /// momentum * own + (1 - momentum) * fresh (momentum in [0, 1]). Views stay valid
-  /// (the flat optimizer's buffers are written, not replaced).
+  /// options (exploration().noisy_std_init), built from torch::manual_seed(seed) as the
+  /// constructor does, blended into the parameters in place: momentum * own + (1 - momentum)
+  /// * fresh (momentum in [0, 1]). Views stay valid (the flat optimizer's buffers are
+  /// written, not replaced).
   void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0);
-  /// Per-agent exploration (spawn.random_strategies): the epsilon-greedy share and the
-  /// temperature of the following iterations' sampling. Throws std::invalid_argument for
-  /// epsilon outside [0, 1] or temperature <= 0.
-  void set_exploration(double epsilon, double temperature);
-  /// sigma_0 of the noisy layers of the models reinitialize_parameters builds (> 0).
-  void set_noisy_std_init(double sigma0) { model_options_.noisy_std_init = sigma0; }
-  double epsilon() const { return train_.epsilon; }
-  double temperature() const { return train_.temperature; }
+  /// The exploration of the following iterations. Throws std::invalid_argument naming the
+  /// key for a value the train: / model: rules refuse.
+  void set_exploration(const Exploration& exploration);
+  Exploration exploration() const;
 
   /// Metrics of the current model (validation.h): exact metrics on an enumerable
-  /// environment, modes found on any environment that defines modes.
-  /// `visited` (optional): the terminating states visited during training, for
-  /// l1_visited (torchgfn's l1_dist; the caller records IterationResult::terminating_states
-  /// into it, see VisitedTerminatingStates in visited_states.h).
+  /// environment, modes found on any environment that defines modes. `visited` (optional):
+  /// the terminating states visited during training, for l1_visited (torchgfn's l1_dist;
+  /// VisitedTerminatingStates in visited_states.h).
   ValidationResult validate(const ValidationOptions& options,
                             const VisitedTerminatingStates* visited = nullptr);
-
   /// The distinct mode ids hit by n fresh on-policy samples of the current PF (sampled_modes,
   /// validation.h; the mean weights with NoisyNet layers), from the validation generator.
   std::vector<std::int64_t> fresh_sample_modes(std::int64_t n);
 
-  /// The model holding PF, PB and logZ: parameters() lists every trainable tensor
-  /// (model averaging across ranks operates on it).
-  torch::nn::Module& model();
-  GFlowNetModel& gflownet();
-  double log_z() const;
+  /// The model holding PF, PB and logZ: parameters() lists every trainable tensor (model
+  /// averaging across ranks operates on it); log_z() is the learned logZ.
+  GFlowNetModel& model() { return *model_; }
   const Environment& env() const { return *env_; }
   const Preprocessor& preprocessor() const { return *preprocessor_; }
   const ModeTracker* mode_tracker() const { return modes_.get(); }  ///< null without modes
-  std::int64_t iterations_done() const { return iterations_; }
-  /// True if train_iteration evaluates the network once per iteration on every state
-  /// (the state-table evaluator, runtime/gfn/fast/state_table_evaluator.h) instead of per
-  /// sampling step plus once for the loss.
-  bool uses_state_table() const;
-  /// The evaluator chosen in the constructor (evaluator.h, make_evaluator).
-  EvaluatorKind evaluator_kind() const;
-  /// The engine options given to the constructor.
-  const EngineOptions& engine() const { return engine_; }
-  /// What the engine options resolved to (summary.json "engine"): state_table on | off,
-  /// table_backward manual | autograd | unused (no table), fused_tb on | off | unused,
-  /// optimizer flat | torch, adam_kernel (FlatAdamW::kernel_name, or torch), plain_loops
-  /// on | off, reuse_logprobs on | off (the generic path) | unused, fused_sampler on | off |
-  /// unused (not the saved-outputs evaluator) | "unused (no row dynamics)", precision fp32 |
-  /// bf16 | "bf16 unused (reference evaluator)", split_batch "T parts" | off | "unused (state
-  /// table)", split_rows "T threads" | off | "unused (<kind> evaluator)".
-  std::map<std::string, std::string> engine_paths() const;
+  const IterationCounts& counts() const { return counts_; }
+  /// What the engine runs (engine_plan.h); plan().threads are the thread counts the program
+  /// applies (runtime::set_thread_counts) before training.
+  const EnginePlan& plan() const { return plan_; }
 
-  /// Applies this Learner's thread counts again (the constructor's at::set_num_threads and
-  /// openblas_set_num_threads; process-wide), e.g. before an iteration when two Learners
-  /// of different train.num_threads share a process (gfn-bench-train --versus). Cheap.
-  void use_threads() const;
-
-  /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; runtime/gfn/learner_state.cc):
-  /// writes everything the next iterations depend on — parameters and buffers of the model, the
-  /// optimizer state (FlatAdamW moments and step, or torch::optim::AdamW's state), the
-  /// sampling, validation and LibTorch default CPU generators, the iteration and
-  /// trajectory counters, the exploration settings, the mode tracker, the queued remote
-  /// states and trajectories (the latter as packed action sequences, replayed on load) and
-  /// the local replay buffer (replay.kind: its items, samplers' order and generator,
-  /// runtime/buffer/table_state.h). A Learner built with the same options and seed, then
-  /// given load_state, continues bit-identically (single-threaded).
+  /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; learner_state.cc): writes
+  /// everything the next iterations depend on — parameters and buffers of the model, the
+  /// optimizer state, the sampling, validation and LibTorch default CPU generators, the
+  /// counters, the exploration settings, the mode tracker and the batch assembly (queued
+  /// remote items, local replay buffer). A Learner built with the same options and seed,
+  /// then given load_state, continues bit-identically (for the same thread counts).
   void save_state(torch::serialize::OutputArchive& archive) const;
   /// Restores what save_state wrote. Throws std::runtime_error (naming the entry) when the
   /// archive lacks an entry or a tensor's shape differs (another model or environment).
   void load_state(torch::serialize::InputArchive& archive);
 
  private:
-  void load_init_from(const std::string& path);  ///< model.init_from, before the optimizer
-  struct Optim;
   TrainOptions train_;
   ModelOptions model_options_;  ///< to build a fresh model (reinitialize_parameters)
-  EngineOptions engine_;
   std::unique_ptr<Environment> env_;
   std::unique_ptr<Preprocessor> preprocessor_;
-  std::shared_ptr<GFlowNetModel> model_;
   std::unique_ptr<Loss> loss_;
-  std::unique_ptr<Optim> optim_;
+  EnginePlan plan_;
+  std::shared_ptr<GFlowNetModel> model_;
+  std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<ModeTracker> modes_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<BatchAssembly> batches_;
+  std::unique_ptr<BatchSplit> split_;  ///< plan().split_batch_parts > 0; else null
   at::Generator sample_gen_;
   at::Generator validation_gen_;
-  std::int64_t iterations_ = 0;
+  IterationCounts counts_;
   std::function<void()> gradient_hook_;
-  buffer::ReplayOptions replay_options_;
-  std::unique_ptr<buffer::ReplayTable> replay_;
-  at::Tensor queued_states_;   ///< int64 [q, state_dim] or undefined
-  Trajectories queued_trajs_;  ///< remote trajectories for the next iteration (B may be 0)
-  std::int64_t remote_trajs_trained_ = 0;
-  std::int64_t remote_trained_ = 0;
-  std::int64_t replayed_trained_ = 0;
-  LocalSearchOptions local_search_;
-  std::int64_t ls_proposals_ = 0;
-  std::int64_t sampled_ = 0;
-  std::int64_t ls_accepted_ = 0;
-  Trajectories last_batch_;
-  /// The numerical path (evaluator.h), chosen once in the constructor (make_evaluator).
-  std::unique_ptr<Evaluator> evaluator_;
 
-  bool reuse_logprobs_ = false;  ///< engine.reuse_logprobs and the loss can reuse (engine_paths)
-  std::int64_t reused_iterations_ = 0;
-  /// engine.split_batch with train.num_threads > 1 (fast/batch_split.h); null otherwise.
-  std::unique_ptr<BatchSplit> split_;
-  std::string split_path_ = "off";               ///< engine_paths()["split_batch"]
-  int intra_op_threads_ = 1, blas_threads_ = 1;  ///< set by the constructor (use_threads)
-  std::int64_t split_iterations_ = 0;
-
-  /// Sample (or assemble) the batch, its loss and backward on this thread; the loss.
-  at::Tensor forward_backward(std::int64_t batch_size, const SamplerOptions& options,
+  /// Assemble the batch, its loss and backward on this thread; the loss.
+  at::Tensor forward_backward(const BatchShares& shares, const SamplerOptions& options,
                               IterationResult& r, at::Tensor& value_log_z);
-  /// The same split over split_'s threads; the batch's loss.
+  /// The same split over split_'s threads (fresh on-policy trajectories only); the loss.
   at::Tensor forward_backward_split(std::int64_t batch_size, const SamplerOptions& options,
                                     IterationResult& r);
-
-  /// n fresh trajectories: from s0 (the evaluator), with local search's proposals when on.
-  Trajectories sample_fresh(std::int64_t n, const SamplerOptions& options);
-  /// The batch of an iteration with a replay buffer or queued remote states.
-  Trajectories mixed_batch(std::int64_t batch_size, const SamplerOptions& options,
-                           IterationResult& r);
 };
 
 }  // namespace gfn::core

@@ -344,14 +344,6 @@ LossValue TrajectoryBalanceLoss::evaluate(const Environment& env, const Trajecto
   return {trajectory_balance(trajs, transition_log_probs(env, trajs, evaluate), log_z), {}};
 }
 
-std::optional<LossValue> TrajectoryBalanceLoss::fused_evaluate(const FusedLossKernels& kernels,
-                                                               const Trajectories& trajs,
-                                                               const at::Tensor& log_z) const {
-  std::optional<at::Tensor> loss = kernels.trajectory_balance(trajs, log_z);
-  if (!loss) return std::nullopt;
-  return LossValue{*std::move(loss), {}};
-}
-
 LossValue LogPartitionVarianceLoss::evaluate(const Environment& env, const Trajectories& trajs,
                                              const StateEvaluator& evaluate,
                                              const at::Tensor&) const {
@@ -401,6 +393,11 @@ LossValue FlowMatchingLoss::evaluate(const Environment& env, const Trajectories&
 }
 
 std::unique_ptr<Loss> make_loss(const TrainOptions& train) {
+  if (train.reward_exponent != 1.0 && train.loss == LossKind::kModifiedDB) {
+    throw std::invalid_argument(
+        "train.reward_exponent: not supported with loss modified_db (it reads the rewards of "
+        "every state from the environment); use 1");
+  }
   switch (train.loss) {
     case LossKind::kTB:
       return std::make_unique<TrajectoryBalanceLoss>();

@@ -139,22 +139,6 @@ LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogP
 LossValue flow_matching(const Environment& env, const Trajectories& trajs,
                         const StateEvaluator& evaluate, double alpha);
 
-/// Whole-loss kernels an evaluator may offer (the fast paths of runtime/gfn/fast/, e.g.
-/// the state table's trajectory balance, state_table_evaluator.h): each returns the value
-/// of one loss with the value and gradients of that loss' evaluate() up to float rounding,
-/// or nullopt when the evaluator has no such kernel (the default).
-class FusedLossKernels {
- public:
-  virtual ~FusedLossKernels() = default;
-  /// "tb": trajectory_balance of trajs with the learned logZ log_z (float32 []).
-  virtual std::optional<at::Tensor> trajectory_balance(const Trajectories& trajs,
-                                                       const at::Tensor& log_z) const {
-    (void)trajs;
-    (void)log_z;
-    return std::nullopt;
-  }
-};
-
 class Loss {
  public:
   virtual ~Loss() = default;
@@ -174,20 +158,6 @@ class Loss {
   /// parameter (float32 [], used by "tb" only).
   virtual LossValue evaluate(const Environment& env, const Trajectories& trajs,
                              const StateEvaluator& evaluate, const at::Tensor& log_z) const = 0;
-  /// Optional hook for the fast paths: the loss of a batch from a kernel of `kernels`
-  /// (FusedLossKernels), or nullopt when the loss has none or `kernels` does not offer it
-  /// (the evaluator then calls evaluate()). Default: nullopt.
-  virtual std::optional<LossValue> fused_evaluate(const FusedLossKernels& kernels,
-                                                  const Trajectories& trajs,
-                                                  const at::Tensor& log_z) const {
-    (void)kernels;
-    (void)trajs;
-    (void)log_z;
-    return std::nullopt;
-  }
-  /// True if fused_evaluate can use a kernel of FusedLossKernels (what summary.json's
-  /// engine.fused_tb reports).
-  virtual bool has_fused_kernel() const { return false; }
   /// The scalar loss of a batch under `model` (float32 [], differentiable).
   at::Tensor operator()(GFlowNetModel& model, const Preprocessor& preprocessor,
                         const Environment& env, const Trajectories& trajs) const;
@@ -199,11 +169,6 @@ class TrajectoryBalanceLoss final : public Loss {
   bool trains_log_z() const override { return true; }
   LossValue evaluate(const Environment& env, const Trajectories& trajs,
                      const StateEvaluator& evaluate, const at::Tensor& log_z) const override;
-  /// kernels.trajectory_balance (the state table's, table_trajectory_balance).
-  std::optional<LossValue> fused_evaluate(const FusedLossKernels& kernels,
-                                          const Trajectories& trajs,
-                                          const at::Tensor& log_z) const override;
-  bool has_fused_kernel() const override { return true; }
 };
 
 class LogPartitionVarianceLoss final : public Loss {
@@ -258,7 +223,9 @@ class FlowMatchingLoss final : public Loss {
 
 /// The loss train.loss selects (LossKind, loss_kind.h) with its options (subtb_weighting,
 /// subtb_lambda, fm_alpha). Throws std::invalid_argument naming the option for an invalid
-/// value (subtb_lambda <= 0, fm_alpha < 0, a kind outside the table).
+/// value (subtb_lambda <= 0, fm_alpha < 0, a kind outside the table) and naming
+/// train.reward_exponent for modified_db with reward_exponent != 1 (the loss reads the
+/// rewards of every state from the environment).
 std::unique_ptr<Loss> make_loss(const TrainOptions& train);
 /// make_loss with default options for the other fields.
 std::unique_ptr<Loss> make_loss(LossKind kind);

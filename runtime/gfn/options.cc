@@ -57,8 +57,10 @@ const config::Fields<TrainOptions>& train_fields() {
                "Iterations to run when > 0 (then train.n_trajectories is ignored); 0: from "
                "the budget.",
                config::at_least(std::int64_t{0}), {"iterations"})
-          .add("lr", &T::lr, "Adam learning rate of PF / PB / logF.", config::positive())
-          .add("lr_logz", &T::lr_logz, "Adam learning rate of logZ.", config::positive())
+          .add("lr", &T::lr, "Adam learning rate of PF / PB / logF; 0 freezes them.",
+               config::non_negative())
+          .add("lr_logz", &T::lr_logz, "Adam learning rate of logZ; 0 keeps its initial value.",
+               config::non_negative())
           .add("weight_decay", &T::weight_decay,
                "Decoupled (AdamW) weight decay of PF / PB / logF; 0: plain Adam.",
                config::non_negative())
@@ -79,7 +81,7 @@ const config::Fields<TrainOptions>& train_fields() {
                "beta: the loss trains PF towards R^beta (the log rewards times beta; the "
                "rewards reported, submitted to the managers and validated stay R). Not with "
                "loss modified_db.",
-               config::in_range(0.01, 100.0))
+               config::positive_finite())
           .add("seed", &T::seed, "Random seed; trainer rank r uses seed + r.")
           .add("num_threads", &T::num_threads,
                "Threads per rank: LibTorch intra-op threads; with engine.split_rows (the "

@@ -6,6 +6,7 @@
 #include "roles/trainer/payload.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectory_ops.h"
+#include "runtime/process/threads.h"
 #include "tools/common/harness/timing.h"
 
 namespace gfn::mbench {
@@ -14,6 +15,7 @@ Pool sample_pool(const roles::ExperimentConfig& config, int n) {
   if (n < 1) throw std::invalid_argument("gfn-bench-manager: the pool needs >= 1 submission");
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
                         buffer::ReplayOptions{}, config.engine);
+  runtime::set_thread_counts(learner.plan().threads);
   Pool pool;
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
+#include "runtime/process/threads.h"
 #include "tools/common/harness/machine.h"
 #include "tools/common/harness/timing.h"
 
@@ -55,7 +56,8 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
 
   core::Learner learner(config.env, config.model, config.train, config.train.seed,
                         buffer::ReplayOptions{}, config.engine, config.local_search);
-  r.engine = learner.engine_paths();
+  runtime::set_thread_counts(learner.plan().threads);
+  r.engine = learner.plan().report;
   const std::int64_t batch = config.train.batch_size;
   std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(options.iters));
   std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;

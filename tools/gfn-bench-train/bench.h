@@ -45,7 +45,7 @@ struct BenchOptions {
 struct BenchResult {
   std::string label;  ///< the config file (or "defaults")
   roles::ExperimentConfig config;
-  /// The paths the engine options resolved to (core::Learner::engine_paths): compare
+  /// The paths the engine options resolved to (core::EnginePlan::report): compare
   /// paths with `--set engine.<key>=<value>` (runtime/config/engine_options.h).
   std::map<std::string, std::string> engine;
   BenchOptions options;

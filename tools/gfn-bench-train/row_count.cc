@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/sampler.h"
 
@@ -18,7 +19,7 @@ RowCounts count_rows(core::Learner& learner, std::int64_t batch_size, double eps
   }
   const core::Environment& env = learner.env();
   const core::PolicyFunction policy =
-      core::model_policy(learner.gflownet(), learner.preprocessor(), env);
+      core::model_policy(learner.model(), learner.preprocessor(), env);
   std::int64_t sample_rows = 0, calls = 0, loss_rows = 0, transitions = 0;
   const core::PolicyFunction counting = [&](const at::Tensor& states) {
     sample_rows += env.unique(states).states.size(0);
@@ -35,7 +36,7 @@ RowCounts count_rows(core::Learner& learner, std::int64_t batch_size, double eps
     transitions += t.n_transitions();
   }
   const double n = n_batches;
-  if (learner.uses_state_table()) {
+  if (learner.plan().evaluator == core::EvaluatorKind::kStateTable) {
     return RowCounts{0.0, 0.0, static_cast<double>(env.n_states()), transitions / n};
   }
   return RowCounts{sample_rows / n, calls / n, loss_rows / n, transitions / n};

@@ -8,7 +8,7 @@
 // distinct states of each batch's transitions (the loss pass). It uses its own
 // generator, no autograd and no optimizer step: the Learner's training stream and
 // parameters are unchanged. Not thread-safe (uses the Learner's model).
-// On the state-table path (Learner::uses_state_table, runtime/gfn/fast/state_table.h) the
+// On the state-table path (EnginePlan::evaluator state_table, runtime/gfn/fast/state_table.h) the
 // network runs once per iteration on all states and sampling evaluates nothing, so
 // sample_rows = policy_calls = 0 and loss_rows = the number of states; transitions are
 // still counted from sampled batches.

@@ -8,20 +8,25 @@
 #include <vector>
 
 #include "runtime/gfn/learner.h"
+#include "runtime/process/threads.h"
 #include "tools/common/harness/timing.h"
 
 namespace gfn::bench {
 namespace {
 
+// A Learner, its plan's thread counts set once (runtime::set_thread_counts), so that
+// time_iteration may switch between the two Learners' counts cheaply.
 std::unique_ptr<core::Learner> make_learner(const roles::ExperimentConfig& c) {
-  return std::make_unique<core::Learner>(c.env, c.model, c.train, c.train.seed,
-                                         buffer::ReplayOptions{}, c.engine, c.local_search);
+  auto learner = std::make_unique<core::Learner>(c.env, c.model, c.train, c.train.seed,
+                                                 buffer::ReplayOptions{}, c.engine, c.local_search);
+  runtime::set_thread_counts(learner->plan().threads);
+  return learner;
 }
 
 // Seconds of one train_iteration (its result freed after the clock stops).
 // One iteration under the learner's own thread counts (set before the clock starts).
 double time_iteration(core::Learner& learner, std::int64_t batch) {
-  learner.use_threads();
+  runtime::switch_thread_counts(learner.plan().threads);
   harness::Stopwatch clock;
   const core::IterationResult step = learner.train_iteration(batch);
   const double s = clock.seconds();
@@ -45,8 +50,8 @@ VersusResult run_versus(const roles::ExperimentConfig& a, const roles::Experimen
   VersusResult r{label, a, b, {}, {}, {}, {}, {}, 0};
   const auto learner_a = make_learner(a);
   const auto learner_b = make_learner(b);
-  r.engine_a = learner_a->engine_paths();
-  r.engine_b = learner_b->engine_paths();
+  r.engine_a = learner_a->plan().report;
+  r.engine_b = learner_b->plan().report;
   for (int i = 0; i < warmup; ++i) {
     time_iteration(*learner_a, a.train.batch_size);
     time_iteration(*learner_b, b.train.batch_size);

@@ -22,15 +22,15 @@ namespace gfn::bench {
 struct VersusResult {
   std::string label;  ///< the config file
   roles::ExperimentConfig a, b;
-  std::map<std::string, std::string> engine_a, engine_b;  ///< Learner::engine_paths
+  std::map<std::string, std::string> engine_a, engine_b;  ///< EnginePlan::report
   harness::Summary a_ms, b_ms;  ///< wall ms per measured iteration of each side
   harness::Summary ratio;       ///< per pair: A's ms / B's ms
   double ratio_of_means = 0;    ///< a_ms.mean / b_ms.mean
 };
 
 /// Builds both Learners (a world of one, no replay buffer) and times them interleaved, each
-/// iteration under its own Learner's thread counts (Learner::use_threads: the process has one
-/// setting, applied again before each side's iteration, outside the clock; e.g. one thread
+/// iteration under its own Learner's thread counts (runtime::switch_thread_counts: the process has
+/// one setting, applied again before each side's iteration, outside the clock; e.g. one thread
 /// against train.num_threads 2). Throws std::invalid_argument for warmup < 0 or iters < 1,
 /// and whatever the Learner's constructor throws. Cost: (warmup + iters) iterations of each
 /// side.

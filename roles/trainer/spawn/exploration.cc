@@ -39,8 +39,7 @@ core::ModelOptions AgentExploration::model_options() const {
 void AgentExploration::redraw(core::Learner& learner, std::int64_t draw) {
   if (!spawn_.random_strategies) return;
   strategy_ = dist::spawn::draw_strategy(spawn_, train_, model_, seed_, draw);
-  learner.set_exploration(strategy_.epsilon, strategy_.temperature);
-  learner.set_noisy_std_init(strategy_.noisy_std_init);
+  learner.set_exploration({strategy_.epsilon, strategy_.temperature, strategy_.noisy_std_init});
 }
 
 void AgentExploration::restore(std::int64_t draw) {

@@ -5,6 +5,7 @@
 
 #include "roles/trainer/spawn/exploration.h"
 #include "roles/trainer/submitter.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::roles {

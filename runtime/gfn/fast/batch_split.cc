@@ -223,7 +223,7 @@ Trajectories concat_sampled_parts(const std::vector<Trajectories>& in) {
 }
 
 BatchSplit::BatchSplit(int parts, const EnvOptions& env, const ModelOptions& model,
-                       const TrainOptions& train, const EngineOptions& engine, bool reusable) {
+                       const TrainOptions& train, const EnginePlan& plan) {
   if (parts < 2) {
     throw std::invalid_argument("BatchSplit: parts must be >= 2, got " + std::to_string(parts));
   }
@@ -234,7 +234,7 @@ BatchSplit::BatchSplit(int parts, const EnvOptions& env, const ModelOptions& mod
     r->loss = make_loss(train, *r->env);
     r->model = std::make_shared<GFlowNetModel>(r->preprocessor->output_dim(), r->env->n_actions(),
                                                model, r->loss->needs_log_flow());
-    r->evaluator = make_evaluator(*r->model, *r->preprocessor, *r->env, engine, reusable);
+    r->evaluator = make_evaluator(plan, *r->model, *r->preprocessor, *r->env);
     replicas_.push_back(std::move(r));
   }
   // Persistent threads: a fresh std::thread per iteration (the first version) starts with

@@ -15,7 +15,7 @@
 // trajectories, so part k's loss weighted by n_k / B summed over the parts IS the batch's
 // loss, and the summed gradients are the batch's gradients up to float summation order
 // (tests/runtime/gfn/fast/batch_split_test.cc checks them against one model on the same
-// trajectories). Other losses are refused by the Learner (their normalisers are not the
+// trajectories). Other losses are refused by the engine plan (their normalisers are not the
 // trajectory count).
 //
 // Draws: part k samples from a generator seeded with the k-th 64-bit draw of the Learner's
@@ -39,7 +39,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/gfn/engine_options.h"
+#include "runtime/gfn/engine_plan.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/options.h"
 #include "runtime/gfn/sampler.h"
@@ -86,10 +86,10 @@ Trajectories concat_sampled_parts(const std::vector<Trajectories>& parts);
 
 class BatchSplit {
  public:
-  /// `parts` >= 2 (train.num_threads); builds parts 1..parts-1 from the Learner's options.
-  /// Throws std::invalid_argument for parts < 2.
+  /// `parts` >= 2 (plan.split_batch_parts); builds parts 1..parts-1 from the Learner's
+  /// options, each with the plan's evaluator. Throws std::invalid_argument for parts < 2.
   BatchSplit(int parts, const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
-             const EngineOptions& engine, bool reusable);
+             const EnginePlan& plan);
   ~BatchSplit();
   BatchSplit(const BatchSplit&) = delete;
   BatchSplit& operator=(const BatchSplit&) = delete;

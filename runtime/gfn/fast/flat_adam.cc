@@ -197,6 +197,13 @@ const char* FlatAdamW::kernel_name(Kernel k) {
   return "?";
 }
 
+FlatAdamW::Kernel FlatAdamW::detect_kernel(FlatAdamPaths paths, double beta1, double beta2) {
+  return paths.fused ? detect_rounding(beta1, beta2) : Kernel::kAtenOps;
+}
+
+FlatAdamW::FlatAdamW(const AdamWGroups& g, FlatAdamPaths paths)
+    : FlatAdamW({{g.network, g.lr, g.weight_decay}, {{g.log_z}, g.lr_log_z, 0.0}}, paths) {}
+
 FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta1, double beta2,
                      double eps)
     : beta1_(beta1), beta2_(beta2), eps_(eps), plain_loops_(paths.plain_loops) {
@@ -251,7 +258,7 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta
     f.group = std::move(g);
     flat_.push_back(std::move(f));
   }
-  kernel_ = paths.fused ? detect_rounding(beta1_, beta2_) : Kernel::kAtenOps;
+  kernel_ = detect_kernel(paths, beta1_, beta2_);
 }
 
 void FlatAdamW::zero_grad() { all_grads_.zero_(); }

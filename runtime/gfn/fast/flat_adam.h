@@ -38,11 +38,16 @@
 // gradients are preset to views of the gradient buffer, into which autograd then
 // accumulates in place. step() checks that no parameter or gradient was replaced since
 // (std::logic_error otherwise). Not thread-safe; float32 CPU parameters only.
+//
+// Implements the Learner's Optimizer interface (runtime/gfn/optimizer.h; its reference
+// implementation is TorchAdamW); save_state / load_state are in flat_adam_state.cc.
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "runtime/gfn/optimizer.h"
 
 namespace gfn::core {
 
@@ -57,7 +62,7 @@ struct FlatAdamPaths {
   bool plain_loops = true;
 };
 
-class FlatAdamW {
+class FlatAdamW final : public Optimizer {
  public:
   struct Group {
     std::vector<at::Tensor> params;  ///< leaf float32 tensors with requires_grad
@@ -68,23 +73,33 @@ class FlatAdamW {
   /// float32 CPU leaf, a parameter listed twice, lr < 0 or weight_decay < 0.
   explicit FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths = {}, double beta1 = 0.9,
                      double beta2 = 0.999, double eps = 1e-8);
+  /// The Learner's two groups (optimizer.h), logZ without weight decay.
+  FlatAdamW(const AdamWGroups& groups, FlatAdamPaths paths);
 
   /// Sets every gradient to zero (one fill per group).
-  void zero_grad();
+  void zero_grad() override;
   /// One AdamW step on every group. Throws std::logic_error if a parameter's storage or
   /// gradient was replaced since construction.
-  void step();
+  void step() override;
 
   std::int64_t steps_done() const { return step_; }
   /// Forgets the optimizer state: both moment buffers become zero and the step count 0,
   /// as a freshly constructed FlatAdamW (a respawned agent, runtime/distributed/spawn/).
   /// The parameters and gradients are untouched. O(parameters).
-  void reset_state();
+  void reset_state() override;
+  /// "step", "n_groups", "exp_avg<i>" and "exp_avg_sq<i>" (flat_adam_state.cc).
+  void save_state(torch::serialize::OutputArchive& archive) const override;
+  /// Restores them through load_state(step, exp_avg, exp_avg_sq).
+  void load_state(torch::serialize::InputArchive& archive) override;
 
   /// How step() computes: a fused loop with ATen's roundings, or ATen's own ops.
   enum class Kernel { kFusedFma, kFusedSeparate, kAtenOps };
   Kernel kernel() const { return kernel_; }
   static const char* kernel_name(Kernel k);
+  /// The kernel a FlatAdamW built with `paths` and these betas uses on this CPU: the fused
+  /// loop whose roundings match ATen's on a few values, else (or without paths.fused) ATen's
+  /// ops. Deterministic for a CPU; microseconds.
+  static Kernel detect_kernel(FlatAdamPaths paths, double beta1 = 0.9, double beta2 = 0.999);
   /// The flat parameter buffer of group i, float32 [sum of numels] (tests, checkpoints).
   const at::Tensor& flat_params(std::size_t i) const { return flat_[i].params; }
   /// Every group's parameters, in group order, as one float32 tensor [sum of numels]:

@@ -7,29 +7,19 @@
 
 namespace gfn::core {
 
-std::unique_ptr<Evaluator> make_evaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                          const Environment& env, const EngineOptions& engine,
-                                          bool reusable, int num_threads) {
-  if (state_table_enabled(env, engine.state_table)) {
-    return std::make_unique<StateTableEvaluator>(model, preprocessor, env, engine);
-  }
-  if (engine.reuse_logprobs && reusable) {
-    return std::make_unique<SavedOutputsEvaluator>(
-        model, preprocessor, env, mlp_kernels(engine, num_threads), engine.fused_sampler);
-  }
-  return std::make_unique<ReferenceEvaluator>(model, preprocessor, env);
-}
-
-const char* evaluator_name(EvaluatorKind kind) {
-  switch (kind) {
+std::unique_ptr<Evaluator> make_evaluator(const EnginePlan& plan, GFlowNetModel& model,
+                                          const Preprocessor& preprocessor,
+                                          const Environment& env) {
+  switch (plan.evaluator) {
     case EvaluatorKind::kStateTable:
-      return "state_table";
+      return std::make_unique<StateTableEvaluator>(model, preprocessor, env, plan);
     case EvaluatorKind::kSavedOutputs:
-      return "saved_outputs";
+      return std::make_unique<SavedOutputsEvaluator>(model, preprocessor, env, mlp_kernels(plan),
+                                                     plan.fused_sampler);
     case EvaluatorKind::kReference:
       break;
   }
-  return "reference";
+  return std::make_unique<ReferenceEvaluator>(model, preprocessor, env);
 }
 
 }  // namespace gfn::core

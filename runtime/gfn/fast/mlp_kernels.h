@@ -1,8 +1,9 @@
 #pragma once
 // Fast path (runtime/gfn/fast/): how the hand-written MLP forward and backward of
-// mlp_backward.h compute, chosen by the `engine:` options. Plain value type, no LibTorch.
+// mlp_backward.h compute, chosen by the engine plan (runtime/gfn/engine_plan.h). Plain
+// value type, no LibTorch.
 
-#include "runtime/gfn/engine_options.h"
+#include "runtime/gfn/engine_plan.h"
 
 namespace gfn::core {
 
@@ -28,10 +29,9 @@ struct MlpKernels {
   int row_parts = 1;
 };
 
-/// The kernels the engine options select for a trainer with train.num_threads threads.
-inline MlpKernels mlp_kernels(const EngineOptions& engine, int num_threads = 1) {
-  return MlpKernels{engine.plain_loops, engine.precision == Precision::kBf16,
-                    splits_rows(engine, num_threads) ? num_threads : 1};
+/// The kernels of the engine plan: plan.plain_loops, plan.precision, plan.row_split_threads.
+inline MlpKernels mlp_kernels(const EnginePlan& plan) {
+  return MlpKernels{plan.plain_loops, plan.precision == Precision::kBf16, plan.row_split_threads};
 }
 
 }  // namespace gfn::core

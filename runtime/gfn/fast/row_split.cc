@@ -57,10 +57,4 @@ void run_row_parts(const std::vector<RowRange>& ranges,
   if (error) std::rethrow_exception(error);
 }
 
-void set_openmp_threads(int n) {
-  if (n < 1)
-    throw std::invalid_argument("set_openmp_threads: n must be >= 1, got " + std::to_string(n));
-  omp_set_num_threads(n);
-}
-
 }  // namespace gfn::core

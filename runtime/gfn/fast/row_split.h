@@ -49,13 +49,4 @@ std::vector<RowRange> row_ranges(std::int64_t rows, int parts,
 void run_row_parts(const std::vector<RowRange>& ranges,
                    const std::function<void(std::size_t, RowRange)>& f);
 
-/// Sets the calling thread's OpenMP thread count, which LibTorch's intra-op parallelism
-/// reads (at::get_num_threads, OpenMP build), to n >= 1, and nothing else: re-applying a
-/// count with at::set_num_threads also rebuilds caffe2's pthreadpool, whose fresh worker
-/// spins for milliseconds on another core (two Learners of 2 threads alternating in
-/// gfn-bench-train --versus: 45 ms per 8-D batch-1024 iteration instead of 26). For
-/// switching between counts already set once by at::set_num_threads (Learner::use_threads).
-/// Throws std::invalid_argument for n < 1. Cheap.
-void set_openmp_threads(int n);
-
 }  // namespace gfn::core

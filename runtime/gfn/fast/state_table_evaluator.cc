@@ -1,17 +1,15 @@
 #include "runtime/gfn/fast/state_table_evaluator.h"
 
-#include <optional>
-
 namespace gfn::core {
 
 StateTableEvaluator::StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                                         const Environment& env, const EngineOptions& engine)
+                                         const Environment& env, const EnginePlan& plan)
     : model_(model),
       env_(env),
-      space_(env, preprocessor, engine.plain_loops),
-      manual_backward_(engine.table_backward == TableBackward::kManual),
-      fused_tb_(engine.fused_tb) {
-  space_.bf16_gemms = engine.precision == Precision::kBf16;
+      space_(env, preprocessor, plan.plain_loops),
+      manual_backward_(plan.manual_table_backward),
+      fused_tb_(plan.fused_tb) {
+  space_.bf16_gemms = plan.precision == Precision::kBf16;
 }
 
 void StateTableEvaluator::begin_iteration(const SamplerOptions& options) {
@@ -33,16 +31,13 @@ PolicyFunction StateTableEvaluator::forward_policy() {
 
 LossValue StateTableEvaluator::loss(const Loss& loss, const Trajectories& batch,
                                     const at::Tensor& log_z) {
-  // A loss with a fused kernel reads the table through it (TB: log-softmax on the S table
-  // rows instead of the N transition rows, one autograd node by default); the others go
-  // through their own evaluate() with the table as evaluator.
-  if (std::optional<LossValue> fused = loss.fused_evaluate(*this, batch, log_z)) return *fused;
+  // TB reads the table through its own kernel (log-softmax on the S table rows instead of
+  // the N transition rows, one autograd node when fused); the others go through their own
+  // evaluate() with the table as evaluator.
+  if (loss.kind() == LossKind::kTB) {
+    return {table_trajectory_balance(table_, space_, batch, log_z, fused_tb_), {}};
+  }
   return loss.evaluate(env_, batch, table_evaluator(table_, space_), log_z);
-}
-
-std::optional<at::Tensor> StateTableEvaluator::trajectory_balance(const Trajectories& trajs,
-                                                                  const at::Tensor& log_z) const {
-  return table_trajectory_balance(table_, space_, trajs, log_z, fused_tb_);
 }
 
 }  // namespace gfn::core

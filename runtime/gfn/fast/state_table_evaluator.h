@@ -9,19 +9,19 @@
 //
 // Keeps references to the model and the environment. Not thread-safe.
 
-#include "runtime/gfn/engine_options.h"
+#include "runtime/gfn/engine_plan.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/state_table.h"
 
 namespace gfn::core {
 
-class StateTableEvaluator final : public Evaluator, public FusedLossKernels {
+class StateTableEvaluator final : public Evaluator {
  public:
-  /// engine: table_backward (evaluate_state_table's manual_backward), fused_tb
-  /// (table_trajectory_balance) and plain_loops (the StateSpace). Throws std::domain_error
-  /// if env is not enumerable.
+  /// plan: manual_table_backward (evaluate_state_table's manual_backward), fused_tb
+  /// (table_trajectory_balance), plain_loops (the StateSpace) and precision. Throws
+  /// std::domain_error if env is not enumerable.
   StateTableEvaluator(GFlowNetModel& model, const Preprocessor& preprocessor,
-                      const Environment& env, const EngineOptions& engine);
+                      const Environment& env, const EnginePlan& plan);
   EvaluatorKind kind() const override { return EvaluatorKind::kStateTable; }
   /// evaluate_state_table: the table for this iteration (its probabilities for `options`).
   void begin_iteration(const SamplerOptions& options) override;
@@ -30,13 +30,10 @@ class StateTableEvaluator final : public Evaluator, public FusedLossKernels {
                       at::Generator& generator) override;
   PolicyFunction backward_policy() override;
   PolicyFunction forward_policy() override;
-  /// The loss' fused kernel if it has one (Loss::fused_evaluate: "tb" reads the table
-  /// through table_trajectory_balance, fused per engine.fused_tb), else loss.evaluate with
-  /// table_evaluator.
+  /// Loss tb: table_trajectory_balance (log-softmax on the S table rows instead of the N
+  /// transition rows; one autograd node with plan.fused_tb); the other losses:
+  /// loss.evaluate with table_evaluator.
   LossValue loss(const Loss& loss, const Trajectories& batch, const at::Tensor& log_z) override;
-  /// table_trajectory_balance(table(), space(), trajs, log_z, engine.fused_tb).
-  std::optional<at::Tensor> trajectory_balance(const Trajectories& trajs,
-                                               const at::Tensor& log_z) const override;
 
   const StateSpace& space() const { return space_; }
   const StateTable& table() const { return table_; }

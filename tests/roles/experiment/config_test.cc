@@ -220,8 +220,12 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
       {"train:\n  batch_size: 0\n", "train.batch_size = 0", "must be > 0"},
       {"env:\n  height: 1\n", "env.height = 1", "must be >= 2"},
       {"env:\n  ndim: 0\n", "env.ndim = 0", "must be >= 1"},
-      {"train:\n  lr: 0\n", "train.lr = 0", "must be > 0"},
-      {"train:\n  lr: .nan\n", "train.lr = nan", "must be > 0"},
+      {"train:\n  lr: -0.001\n", "train.lr = -0.001", "must be >= 0"},
+      {"train:\n  lr: .nan\n", "train.lr = nan", "must be >= 0"},
+      {"train:\n  lr_logz: -1e-9\n", "train.lr_logz = -1e-09", "must be >= 0"},
+      {"train:\n  reward_exponent: 0\n", "train.reward_exponent = 0", "must be > 0 and finite"},
+      {"train:\n  reward_exponent: .inf\n", "train.reward_exponent = inf",
+       "must be > 0 and finite"},
       {"transport:\n  backend: nccl\n", "transport.backend = nccl", "mpi, torch"},
       {"transport:\n  timeout_s: 0\n", "transport.timeout_s = 0", "must be > 0"},
       {"env:\n  reward: bogus\n", "env.reward = bogus", "must be one of"},
@@ -257,6 +261,17 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
   // A later valid override fixes an invalid file value.
   const std::string bad = write("fix.yaml", "train:\n  batch_size: 0\n");
   EXPECT_EQ(load_config(bad, {"train.batch_size=5"}).train.batch_size, 5);
+}
+
+// The boundary values the rules accept: a learning rate of 0 freezes its group (lr, lr_logz),
+// and any finite positive reward exponent is a valid beta.
+TEST_F(ConfigFileTest, BoundaryValuesTheRulesAccept) {
+  const std::string p = write("edge.yaml", "train:\n  lr: 0\n  lr_logz: 0\n");
+  const auto c = load_config(p, {"train.reward_exponent=1e-6"});
+  EXPECT_EQ(c.train.lr, 0.0);
+  EXPECT_EQ(c.train.lr_logz, 0.0);
+  EXPECT_EQ(c.train.reward_exponent, 1e-6);
+  EXPECT_EQ(load_config(p, {"train.reward_exponent=1000"}).train.reward_exponent, 1000.0);
 }
 
 TEST_F(ConfigFileTest, UnreadableFilesAndSyntaxErrors) {

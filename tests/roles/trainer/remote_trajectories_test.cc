@@ -101,7 +101,7 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
   train.lr_logz = 0;
   core::Learner trainer_a(grid(2, 6), model, train, 11);
   core::Learner trainer_b(grid(2, 6), model, train, 12);
-  trainer_b.gflownet().log_z().data().fill_(0.75f);
+  trainer_b.model().log_z().data().fill_(0.75f);
 
   // Trainer A's fresh batch as a full payload, into a manager-side replay buffer.
   const auto step = trainer_a.train_iteration(40);
@@ -128,26 +128,26 @@ TEST(RemoteTrajectories, SubmittedTrajectoriesComeBackIdenticalAndTrainAsGiven) 
   }
 
   // Trainer B trains on them as given, next to fresh ones and backward ones from states.
-  trainer_b.queue_replayed_trajectories(seqs);
-  trainer_b.queue_replayed_states(step.terminating_states.narrow(0, 0, 3));
-  EXPECT_EQ(trainer_b.queued_replayed_trajectories(), 10);
+  trainer_b.batches().queue_trajectories(seqs);
+  trainer_b.batches().queue_states(step.terminating_states.narrow(0, 0, 3));
+  EXPECT_EQ(trainer_b.batches().queued_trajectories(), 10);
   const auto r = trainer_b.train_iteration(32);
   EXPECT_EQ(r.n_remote, 13);
   EXPECT_EQ(r.n_fresh, 19);
-  EXPECT_EQ(trainer_b.remote_trajectories_trained(), 10);
-  EXPECT_EQ(trainer_b.remote_trained(), 13);
-  EXPECT_EQ(trainer_b.queued_replayed_trajectories(), 0);
-  const Trajectories& batch = trainer_b.last_batch();
+  EXPECT_EQ(trainer_b.batches().counts().remote_trajectories, 10);
+  EXPECT_EQ(trainer_b.batches().counts().remote, 13);
+  EXPECT_EQ(trainer_b.batches().queued_trajectories(), 0);
+  const Trajectories& batch = r.batch;
   ASSERT_EQ(batch.n_trajectories, 32);
   const auto trained = sequences_of(batch);
   for (std::int64_t k = 0; k < seqs.size(); ++k) EXPECT_EQ(trained[19 + k], seqs.sequence(k)) << k;
   const double scratch =
-      tb_from_scratch(trainer_b.gflownet(), trainer_b.preprocessor(), trainer_b.env(), batch);
+      tb_from_scratch(trainer_b.model(), trainer_b.preprocessor(), trainer_b.env(), batch);
   EXPECT_NEAR(r.loss, scratch, 1e-4 * (1 + std::abs(scratch)));
 
   // An invalid sequence is refused when queued, naming the trajectory.
   EXPECT_THROW(
-      trainer_b.queue_replayed_trajectories(buffer::PackedTrajectories::from_sequences({{0, 0}})),
+      trainer_b.batches().queue_trajectories(buffer::PackedTrajectories::from_sequences({{0, 0}})),
       std::invalid_argument);
   EXPECT_THROW(manager.add({1, 1}, {0.f}, 2, buffer::PackedTrajectories({2}, {0})),
                std::invalid_argument);
@@ -181,20 +181,20 @@ TEST(RemoteTrajectories, RemotePathsChooseTheTrajectoryOrABackwardOne) {
   batch.trajectories = mixed;
   core::Learner submitted(grid(2, 6), model, core::TrainOptions{}, 4);
   queue_remote_items(submitted, 2, /*backward=*/false, batch);
-  EXPECT_EQ(submitted.queued_replayed_trajectories(), 5);
-  EXPECT_EQ(submitted.queued_replayed_states(), 1);
+  EXPECT_EQ(submitted.batches().queued_trajectories(), 5);
+  EXPECT_EQ(submitted.batches().queued_states(), 1);
   core::Learner backward(grid(2, 6), model, core::TrainOptions{}, 4);
   queue_remote_items(backward, 2, /*backward=*/true, batch);
-  EXPECT_EQ(backward.queued_replayed_trajectories(), 0);
-  EXPECT_EQ(backward.queued_replayed_states(), 6);
+  EXPECT_EQ(backward.batches().queued_trajectories(), 0);
+  EXPECT_EQ(backward.batches().queued_states(), 6);
   // Trained on: the backward ones end in the same terminating states.
-  backward.train_iteration(6);
-  EXPECT_EQ(backward.remote_trained(), 6);
-  EXPECT_EQ(backward.remote_trajectories_trained(), 0);
+  const auto trained = backward.train_iteration(6);
+  EXPECT_EQ(backward.batches().counts().remote, 6);
+  EXPECT_EQ(backward.batches().counts().remote_trajectories, 0);
   const auto key = [](const at::Tensor& x) {
     return std::get<0>(at::sort(x.select(1, 0) * 10 + x.select(1, 1)));
   };
-  EXPECT_TRUE(torch::equal(key(backward.last_batch().terminating_states), key(xs)));
+  EXPECT_TRUE(torch::equal(key(trained.batch.terminating_states), key(xs)));
 }
 
 }  // namespace

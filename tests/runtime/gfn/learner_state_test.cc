@@ -13,6 +13,7 @@
 #include "runtime/buffer/table.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
 
@@ -66,7 +67,8 @@ void expect_same_parameters(Learner& a, Learner& b) {
 /// N iterations in one go vs N/2, save, load into a fresh Learner, N/2 more.
 void check_resume_is_exact(const LearnerSetup& s) {
   auto straight = s.make();
-  for (int i = 0; i < 8; ++i) straight->train_iteration(32);
+  IterationResult straight_last;
+  for (int i = 0; i < 8; ++i) straight_last = straight->train_iteration(32);
 
   auto first = s.make();
   for (int i = 0; i < 4; ++i) first->train_iteration(32);
@@ -76,15 +78,16 @@ void check_resume_is_exact(const LearnerSetup& s) {
   torch::manual_seed(12345);
   auto resumed = s.make();
   load(*resumed, bytes);
-  EXPECT_EQ(resumed->iterations_done(), 4);
-  for (int i = 0; i < 4; ++i) resumed->train_iteration(32);
+  EXPECT_EQ(resumed->counts().iterations, 4);
+  IterationResult resumed_last;
+  for (int i = 0; i < 4; ++i) resumed_last = resumed->train_iteration(32);
 
   expect_same_parameters(*straight, *resumed);
-  EXPECT_EQ(straight->log_z(), resumed->log_z());
-  EXPECT_EQ(straight->iterations_done(), resumed->iterations_done());
+  EXPECT_EQ(straight->model().log_z().item<double>(), resumed->model().log_z().item<double>());
+  EXPECT_EQ(straight->counts().iterations, resumed->counts().iterations);
   ASSERT_NE(straight->mode_tracker(), nullptr);
   EXPECT_EQ(straight->mode_tracker()->found(), resumed->mode_tracker()->found());
-  EXPECT_TRUE(torch::equal(straight->last_batch().states, resumed->last_batch().states))
+  EXPECT_TRUE(torch::equal(straight_last.batch.states, resumed_last.batch.states))
       << "the sampling generator continues where it was";
 }
 
@@ -153,10 +156,11 @@ TEST(LearnerState, ResumeIsBitIdenticalWithALocalReplayBuffer) {
     for (int i = 0; i < 4; ++i) resumed->train_iteration(32);
     load(*resumed, save(*resumed));  // a round trip in place changes nothing either
     for (int i = 0; i < 4; ++i) resumed->train_iteration(32);
-    EXPECT_EQ(straight->replayed_trained(), 8 * 16);
-    EXPECT_EQ(straight->replayed_trained(), resumed->replayed_trained());
-    ASSERT_NE(straight->replay_buffer(), nullptr);
-    EXPECT_EQ(straight->replay_buffer()->save_state(), resumed->replay_buffer()->save_state());
+    EXPECT_EQ(straight->batches().counts().replayed, 8 * 16);
+    EXPECT_EQ(straight->batches().counts().replayed, resumed->batches().counts().replayed);
+    ASSERT_NE(straight->batches().replay_buffer(), nullptr);
+    EXPECT_EQ(straight->batches().replay_buffer()->save_state(),
+              resumed->batches().replay_buffer()->save_state());
   }
 }
 
@@ -181,7 +185,7 @@ TEST(LearnerState, RefusesAStateWithoutTheReplayBufferItNeeds) {
 TEST(LearnerState, ResumeIsBitIdenticalWithQueuedRemoteTrajectories) {
   LearnerSetup s;
   const auto queue = [](Learner& l) {  // what a manager's SAMPLE would carry (2-D, height 6)
-    l.queue_replayed_trajectories(
+    l.batches().queue_trajectories(
         buffer::PackedTrajectories::from_sequences({{0, 0, 1, 2}, {1, 2}, {0, 1, 0, 1, 1, 2}}));
   };
   auto straight = s.make();
@@ -193,11 +197,11 @@ TEST(LearnerState, ResumeIsBitIdenticalWithQueuedRemoteTrajectories) {
   torch::manual_seed(99);
   auto resumed = s.make();
   load(*resumed, bytes);
-  EXPECT_EQ(resumed->queued_replayed_trajectories(), 3);
+  EXPECT_EQ(resumed->batches().queued_trajectories(), 3);
   for (int i = 0; i < 3; ++i) resumed->train_iteration(32);
   expect_same_parameters(*straight, *resumed);
-  EXPECT_EQ(straight->remote_trajectories_trained(), 3);
-  EXPECT_EQ(resumed->remote_trajectories_trained(), 3);
+  EXPECT_EQ(straight->batches().counts().remote_trajectories, 3);
+  EXPECT_EQ(resumed->batches().counts().remote_trajectories, 3);
 }
 
 TEST(VisitedStatesRestore, RebuildsAnEqualWindow) {

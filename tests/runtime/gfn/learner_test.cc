@@ -1,6 +1,7 @@
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/env/env_options.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -36,7 +37,7 @@ TEST(Learner, RewardExponentTrainsTowardsRToTheBeta) {
     IterationResult r;
     for (int i = 0; i < 400; ++i) r = learner.train_iteration(64);
     const double target = at::logsumexp(log_r.to(at::kDouble) * beta, 0).item<double>();
-    EXPECT_NEAR(learner.log_z(), target, 0.1) << "beta " << beta;
+    EXPECT_NEAR(learner.model().log_z().item<double>(), target, 0.1) << "beta " << beta;
     EXPECT_TRUE(torch::allclose(r.log_rewards, env.log_reward(r.terminating_states)));
   }
   // The two targets are far apart, so the comparison above can fail.
@@ -69,12 +70,12 @@ TEST(Learner, ShortTrainingReducesExactL1) {
   const ValidationResult after = learner.validate(v);
   EXPECT_LT(after.l1_exact, 0.25 * before.l1_exact) << before.l1_exact << " -> " << after.l1_exact;
   EXPECT_LT(after.log_z_error, before.log_z_error);
-  EXPECT_NEAR(after.log_z, learner.log_z(), 1e-12);
+  EXPECT_NEAR(after.log_z, learner.model().log_z().item<double>(), 1e-12);
   EXPECT_NEAR(after.log_z_true, learner.env().log_partition(), 1e-12);
   EXPECT_LT(after.l1_sampled, before.l1_sampled);
   EXPECT_EQ(after.n_modes_total, 4);
   EXPECT_EQ(after.n_modes_found, 4);  // the corners are reached within 60 x 64 samples
-  EXPECT_EQ(learner.iterations_done(), 60);
+  EXPECT_EQ(learner.counts().iterations, 60);
   EXPECT_TRUE(std::isfinite(last_loss));
 }
 
@@ -91,8 +92,8 @@ TEST(Learner, ReproducibleAndParametersCoverLogZ) {
   bool has_log_z = false;
   for (const auto& kv : a.model().named_parameters()) has_log_z |= kv.key() == "logZ";
   EXPECT_TRUE(has_log_z);
-  EXPECT_NEAR(a.log_z(), 0.3, 0.3 + 1e-6);
-  EXPECT_NE(a.log_z(), 0.0);
+  EXPECT_NEAR(a.model().log_z().item<double>(), 0.3, 0.3 + 1e-6);
+  EXPECT_NE(a.model().log_z().item<double>(), 0.0);
 }
 
 TEST(Learner, RejectsBadOptions) {
@@ -115,6 +116,51 @@ TEST(Learner, RejectsBadOptions) {
   s.train.temperature = 1;
   s.env.preprocessor = static_cast<PreprocessorKind>(99);
   EXPECT_THROW(Learner(s.env, s.model, s.train, 1), std::invalid_argument);
+}
+
+// A Learner built without the schema (tools, tests, library users) checks its sections'
+// values against the same rules the schema applies (config::check_values), naming the key;
+// the boundary values those rules accept are accepted.
+TEST(Learner, OptionValuesAreCheckedByTheirSectionsRules) {
+  const auto message_of = [](auto&& build) -> std::string {
+    try {
+      build();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  SmallGrid s;
+  s.train.lr = -1;
+  EXPECT_EQ(message_of([&] { Learner(s.env, s.model, s.train, 1); }),
+            "train.lr = -1 is invalid: must be >= 0");
+  s.train.lr = 0;  // frozen network: accepted
+  s.train.lr_logz = 0;
+  EXPECT_EQ(message_of([&] { Learner(s.env, s.model, s.train, 1); }), "accepted");
+  s.train.reward_exponent = 0;
+  EXPECT_THAT(message_of([&] { Learner(s.env, s.model, s.train, 1); }),
+              ::testing::HasSubstr("train.reward_exponent = 0 is invalid"));
+  s.train.reward_exponent = 1e-6;
+  EXPECT_EQ(message_of([&] { Learner(s.env, s.model, s.train, 1); }), "accepted");
+  s.train.reward_exponent = 1;
+  buffer::ReplayOptions replay;
+  replay.kind = buffer::ReplayKind::kUniform;
+  replay.fraction = 1.5;
+  EXPECT_THAT(message_of([&] { Learner(s.env, s.model, s.train, 1, replay); }),
+              ::testing::HasSubstr("replay.fraction = 1.5 is invalid"));
+  LocalSearchOptions ls;
+  ls.loops = -1;
+  EXPECT_THAT(message_of([&] { Learner(s.env, s.model, s.train, 1, {}, {}, ls); }),
+              ::testing::HasSubstr("local_search.loops = -1 is invalid"));
+  Learner ok(s.env, s.model, s.train, 1);
+  EXPECT_THAT(message_of([&] {
+                ok.set_exploration({1.5, 1.0, 0.5});
+              }),
+              ::testing::HasSubstr("train.epsilon = 1.5 is invalid"));
+  EXPECT_EQ(ok.exploration().epsilon, 0.0) << "a refused exploration changes nothing";
+  ok.set_exploration({0.25, 2.0, 0.3});
+  EXPECT_EQ(ok.exploration().temperature, 2.0);
+  EXPECT_EQ(ok.exploration().noisy_std_init, 0.3);
 }
 
 }  // namespace

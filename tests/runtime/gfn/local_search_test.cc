@@ -133,13 +133,13 @@ TEST(LocalSearch, TrajectoryLogProbsEqualTheLossLogProbs) {
   Learner learner(e, m, TrainOptions{}, 4);
   const Environment& env = learner.env();
   at::Generator g = at::detail::createCPUGenerator(9);
-  const PolicyFunction pf = model_policy(learner.gflownet(), learner.preprocessor(), env);
-  const PolicyFunction pb = model_backward_policy(learner.gflownet(), learner.preprocessor(), env);
+  const PolicyFunction pf = model_policy(learner.model(), learner.preprocessor(), env);
+  const PolicyFunction pb = model_backward_policy(learner.model(), learner.preprocessor(), env);
   const Trajectories t = sample_trajectories(env, pf, 64, {}, g);
   const TrajectoryLogProbs mine = trajectory_log_probs(env, pf, pb, t);
   torch::NoGradGuard no_grad;
   const TransitionLogProbs ref =
-      transition_log_probs(learner.gflownet(), learner.preprocessor(), env, t);
+      transition_log_probs(learner.model(), learner.preprocessor(), env, t);
   const std::int64_t b = t.n_trajectories, n = t.n_transitions();
   const at::Tensor ref_pf = torch::zeros({b}).index_add_(0, t.traj_index, ref.log_pf);
   const at::Tensor ref_pb =
@@ -236,14 +236,14 @@ TEST(LocalSearch, LearnerBatchHoldsTheSearchedAndTheProposals) {
   const IterationResult r = l.train_iteration(10);
   EXPECT_EQ(r.n_fresh, 10);
   EXPECT_EQ(r.terminating_states.size(0), 10);
-  EXPECT_EQ(l.last_batch().n_trajectories, 10);
-  EXPECT_EQ(l.local_search_proposals(), 6);
-  EXPECT_LE(l.local_search_accepted(), 6);
+  EXPECT_EQ(r.batch.n_trajectories, 10);
+  EXPECT_EQ(l.batches().counts().local_search_proposals, 6);
+  EXPECT_LE(l.batches().counts().local_search_accepted, 6);
   // A batch smaller than 1 + loops: as many rounds as fit, one point searched.
   l.train_iteration(3);
-  EXPECT_EQ(l.local_search_proposals(), 8);
+  EXPECT_EQ(l.batches().counts().local_search_proposals, 8);
   l.train_iteration(1);  // nothing to search
-  EXPECT_EQ(l.local_search_proposals(), 8);
+  EXPECT_EQ(l.batches().counts().local_search_proposals, 8);
 }
 
 TEST(LocalSearch, EveryEvaluatorTrainsTheSameSearchedBatches) {
@@ -254,9 +254,9 @@ TEST(LocalSearch, EveryEvaluatorTrainsTheSameSearchedBatches) {
   ref.engine.reuse_logprobs = false;
   saved.engine.state_table = StateTableMode::kOff;
   Learner a = ref.make(6), b = saved.make(6), c = s.make(6);
-  ASSERT_EQ(a.evaluator_kind(), EvaluatorKind::kReference);
-  ASSERT_EQ(b.evaluator_kind(), EvaluatorKind::kSavedOutputs);
-  ASSERT_EQ(c.evaluator_kind(), EvaluatorKind::kStateTable);
+  ASSERT_EQ(a.plan().evaluator, EvaluatorKind::kReference);
+  ASSERT_EQ(b.plan().evaluator, EvaluatorKind::kSavedOutputs);
+  ASSERT_EQ(c.plan().evaluator, EvaluatorKind::kStateTable);
   for (int i = 0; i < 4; ++i) {
     const IterationResult ra = a.train_iteration(32), rb = b.train_iteration(32),
                           rc = c.train_iteration(32);
@@ -265,7 +265,7 @@ TEST(LocalSearch, EveryEvaluatorTrainsTheSameSearchedBatches) {
     EXPECT_NEAR(ra.loss, rb.loss, 1e-4 * (1 + std::abs(ra.loss)));
     EXPECT_NEAR(ra.loss, rc.loss, 1e-4 * (1 + std::abs(ra.loss)));
   }
-  EXPECT_EQ(a.local_search_accepted(), c.local_search_accepted());
+  EXPECT_EQ(a.batches().counts().local_search_accepted, c.batches().counts().local_search_accepted);
 }
 
 TEST(LocalSearch, LearnerWithSearchStillLearnsTheDistribution) {

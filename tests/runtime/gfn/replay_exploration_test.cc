@@ -247,17 +247,17 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
   replay.capacity = 50;
   replay.warmup = 40;
   Learner learner(e, model, train, 7, replay);
-  learner.gflownet().log_z().data().fill_(1.25f);  // a non-trivial logZ
+  learner.model().log_z().data().fill_(1.25f);  // a non-trivial logZ
   const std::int64_t B = 32;
   for (int it = 0; it < 4; ++it) {
     if (it == 3) {
       // Remote items for the next iteration: 10 terminating states.
       const at::Tensor xs = torch::randint(0, 6, {10, 2}, at::kLong);
-      learner.queue_replayed_states(xs);
-      EXPECT_EQ(learner.queued_replayed_states(), 10);
+      learner.batches().queue_states(xs);
+      EXPECT_EQ(learner.batches().queued_states(), 10);
     }
     const IterationResult r = learner.train_iteration(B);
-    const Trajectories& batch = learner.last_batch();
+    const Trajectories& batch = r.batch;
     ASSERT_EQ(batch.n_trajectories, B);
     ASSERT_EQ(r.n_fresh + r.n_replayed + r.n_remote, B);
     if (it == 0) {
@@ -270,19 +270,19 @@ TEST(LearnerMix, OffPolicyReplayedAndRemoteLossEqualsRecomputation) {
       EXPECT_EQ(r.terminating_states.size(0), 22);  // only fresh ones are reported
     }
     const double scratch =
-        tb_from_scratch(learner.gflownet(), learner.preprocessor(), learner.env(), batch);
+        tb_from_scratch(learner.model(), learner.preprocessor(), learner.env(), batch);
     EXPECT_NEAR(r.loss, scratch, 1e-4 * (1 + std::abs(scratch))) << "iteration " << it;
   }
-  EXPECT_EQ(learner.remote_trained(), 10);
-  EXPECT_EQ(learner.replayed_trained(), 16 + 16 + 11);
-  EXPECT_EQ(learner.queued_replayed_states(), 0);
-  EXPECT_EQ(learner.replay_buffer()->size(), 50);
+  EXPECT_EQ(learner.batches().counts().remote, 10);
+  EXPECT_EQ(learner.batches().counts().replayed, 16 + 16 + 11);
+  EXPECT_EQ(learner.batches().queued_states(), 0);
+  EXPECT_EQ(learner.batches().replay_buffer()->size(), 50);
   // Validation runs the mean policy and leaves the model in training mode.
   core::ValidationOptions v;
   v.n_samples = 100;
   learner.validate(v);
-  EXPECT_TRUE(learner.gflownet().is_training());
-  EXPECT_THROW(learner.queue_replayed_states(torch::zeros({2, 3}, at::kLong)),
+  EXPECT_TRUE(learner.model().is_training());
+  EXPECT_THROW(learner.batches().queue_states(torch::zeros({2, 3}, at::kLong)),
                std::invalid_argument);
 }
 
@@ -300,9 +300,9 @@ TEST(LearnerMix, BufferSmallerThanTheShareReplaysItsCapacity) {
     const IterationResult r = learner.train_iteration(8);
     EXPECT_EQ(r.n_replayed, 5) << "iteration " << it;
     EXPECT_EQ(r.n_fresh, 3) << "iteration " << it;
-    EXPECT_EQ(learner.last_batch().n_trajectories, 8);
+    EXPECT_EQ(r.batch.n_trajectories, 8);
   }
-  EXPECT_EQ(learner.replayed_trained(), 15);
+  EXPECT_EQ(learner.batches().counts().replayed, 15);
 }
 
 // Short HyperGrid 2D runs with each buffer kind (and NoisyNet): finite losses and the

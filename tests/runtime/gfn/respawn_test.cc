@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/env_options.h"
+#include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/learner.h"
 

@@ -75,15 +75,15 @@ void check_against_one_model(const SplitSetup& split_setup) {
     ASSERT_EQ(r.fresh.n_trajectories, 48);
     // The saved-outputs evaluator reuses the sampling forward (exploring or not).
     EXPECT_EQ(r.reused_logprobs, split_setup.engine.reuse_logprobs);
-    one->queue_replayed_trajectories(pack_trajectories(r.fresh));
+    one->batches().queue_trajectories(pack_trajectories(r.fresh));
     const IterationResult ref = one->train_iteration(48);
     ASSERT_EQ(ref.n_remote, 48);
     EXPECT_NEAR(r.loss, ref.loss, 1e-4 * (1.0 + std::abs(ref.loss))) << "iteration " << i;
     expect_close_parameters(*split, *one, 1e-5, 1e-6);
-    EXPECT_NEAR(split->log_z(), one->log_z(), 1e-5);
+    EXPECT_NEAR(split->model().log_z().item<double>(), one->model().log_z().item<double>(), 1e-5);
   }
-  EXPECT_EQ(split->split_iterations(), 4);
-  EXPECT_EQ(split->trajectories_sampled(), 4 * 48);
+  EXPECT_EQ(split->counts().split, 4);
+  EXPECT_EQ(split->batches().counts().sampled, 4 * 48);
 }
 
 TEST(BatchSplit, GradientsEqualOneModelOnTheSameTrajectories) {
@@ -109,15 +109,16 @@ TEST(BatchSplit, EqualOneModelWithTheReferenceEvaluatorAndThreeParts) {
 TEST(BatchSplit, TheTwoHalvesDifferAndTheRunIsDeterministic) {
   auto a = SplitSetup{}.make();
   auto b = SplitSetup{}.make();
+  IterationResult ra;
   for (int i = 0; i < 3; ++i) {
-    const IterationResult ra = a->train_iteration(32);
+    ra = a->train_iteration(32);
     const IterationResult rb = b->train_iteration(32);
     EXPECT_TRUE(torch::equal(ra.terminating_states, rb.terminating_states));
     EXPECT_EQ(ra.loss, rb.loss);
   }
   expect_same_parameters(*a, *b);
   // The parts draw from different generators: their batches are not copies of each other.
-  const Trajectories& batch = a->last_batch();
+  const Trajectories& batch = ra.batch;
   EXPECT_FALSE(torch::equal(batch.terminating_states.narrow(0, 0, 16),
                             batch.terminating_states.narrow(0, 16, 16)));
 }
@@ -125,7 +126,8 @@ TEST(BatchSplit, TheTwoHalvesDifferAndTheRunIsDeterministic) {
 TEST(BatchSplit, ResumeFromACheckpointIsBitIdentical) {
   const SplitSetup s;
   auto straight = s.make();
-  for (int i = 0; i < 6; ++i) straight->train_iteration(32);
+  IterationResult straight_last, resumed_last;
+  for (int i = 0; i < 6; ++i) straight_last = straight->train_iteration(32);
   auto first = s.make();
   for (int i = 0; i < 3; ++i) first->train_iteration(32);
   torch::serialize::OutputArchive out;
@@ -138,32 +140,32 @@ TEST(BatchSplit, ResumeFromACheckpointIsBitIdentical) {
   std::istringstream is(bytes.str());
   in.load_from(is);
   resumed->load_state(in);
-  for (int i = 0; i < 3; ++i) resumed->train_iteration(32);
+  for (int i = 0; i < 3; ++i) resumed_last = resumed->train_iteration(32);
   expect_same_parameters(*straight, *resumed);
-  EXPECT_TRUE(torch::equal(straight->last_batch().states, resumed->last_batch().states));
+  EXPECT_TRUE(torch::equal(straight_last.batch.states, resumed_last.batch.states));
 }
 
 TEST(BatchSplit, RemoteItemsRunUnsplit) {
   auto l = SplitSetup{}.make();
   const IterationResult r = l->train_iteration(32);
-  l->queue_replayed_trajectories(pack_trajectories(take_trajectories(r.fresh, 8)));
+  l->batches().queue_trajectories(pack_trajectories(take_trajectories(r.fresh, 8)));
   const IterationResult mixed = l->train_iteration(32);
   EXPECT_EQ(mixed.n_remote, 8);
   EXPECT_EQ(mixed.n_fresh, 24);
-  EXPECT_EQ(l->split_iterations(), 1);
+  EXPECT_EQ(l->counts().split, 1);
 }
 
 TEST(BatchSplit, EnginePathSaysWhatRuns) {
   SplitSetup s;
-  EXPECT_EQ(s.make()->engine_paths().at("split_batch"), "2 parts");
+  EXPECT_EQ(s.make()->plan().report.at("split_batch"), "2 parts");
   s.train.num_threads = 1;
-  EXPECT_EQ(s.make()->engine_paths().at("split_batch"), "off");
+  EXPECT_EQ(s.make()->plan().report.at("split_batch"), "off");
   s.train.num_threads = 2;
   s.engine.split_batch = false;
-  EXPECT_EQ(s.make()->engine_paths().at("split_batch"), "off");
+  EXPECT_EQ(s.make()->plan().report.at("split_batch"), "off");
   SplitSetup table;
   table.env.get<HyperGridOptions>().ndim = 2;  // 64 states: the state table
-  EXPECT_EQ(table.make()->engine_paths().at("split_batch"), "unused (state table)");
+  EXPECT_EQ(table.make()->plan().report.at("split_batch"), "unused (state table)");
 }
 
 void expect_refused(const SplitSetup& s, const std::string& needle) {

@@ -207,8 +207,8 @@ TEST(Bf16Gemm, LearnerTrainsLikeFloat32) {
       EngineOptions engine;
       engine.precision = bf16 ? Precision::kBf16 : Precision::kFp32;
       Learner learner(eo, mo, to, 7, buffer::ReplayOptions{}, engine);
-      EXPECT_EQ(learner.engine_paths().at("precision"), bf16 ? "bf16" : "fp32");
-      EXPECT_EQ(learner.engine_paths().at(ndim == 2 ? "state_table" : "reuse_logprobs"), "on");
+      EXPECT_EQ(learner.plan().report.at("precision"), bf16 ? "bf16" : "fp32");
+      EXPECT_EQ(learner.plan().report.at(ndim == 2 ? "state_table" : "reuse_logprobs"), "on");
       start = learner.validate(vo).l1_exact;
       for (int i = 0; i < 300; ++i) learner.train_iteration(64);
       end[bf16] = learner.validate(vo).l1_exact;
@@ -232,12 +232,12 @@ TEST(Bf16Learner, PrecisionReportsTheReferenceEvaluatorAsUnused) {
   EngineOptions engine;
   engine.precision = Precision::kBf16;
   Learner exploring(eo, ModelOptions{}, explore, 7, buffer::ReplayOptions{}, engine);
-  EXPECT_EQ(exploring.evaluator_kind(), EvaluatorKind::kSavedOutputs);
-  EXPECT_EQ(exploring.engine_paths().at("precision"), "bf16");
+  EXPECT_EQ(exploring.plan().evaluator, EvaluatorKind::kSavedOutputs);
+  EXPECT_EQ(exploring.plan().report.at("precision"), "bf16");
   engine.reuse_logprobs = false;
   Learner reference(eo, ModelOptions{}, explore, 7, buffer::ReplayOptions{}, engine);
-  EXPECT_EQ(reference.evaluator_kind(), EvaluatorKind::kReference);
-  EXPECT_EQ(reference.engine_paths().at("precision"), "bf16 unused (reference evaluator)");
+  EXPECT_EQ(reference.plan().evaluator, EvaluatorKind::kReference);
+  EXPECT_EQ(reference.plan().report.at("precision"), "bf16 unused (reference evaluator)");
 }
 
 }  // namespace gfn::core

@@ -100,9 +100,17 @@ using Kinds = ::testing::Types<Kind<EvaluatorKind::kReference>, Kind<EvaluatorKi
 struct KindNames {
   template <typename T>
   static std::string GetName(int) {
-    return evaluator_name(T::kind);
+    return config::enum_name(T::kind);
   }
 };
+
+// The default engine's plan for a small enumerable environment and loss tb: the state table
+// with its manual backward and fused TB.
+EnginePlan default_table_plan() {
+  EngineFacts facts;
+  facts.state_table_fits = true;
+  return plan_engine(EngineOptions{}, facts);
+}
 
 template <typename T>
 class EvaluatorEquivalence : public ::testing::Test {
@@ -115,7 +123,7 @@ class EvaluatorEquivalence : public ::testing::Test {
                                          const Environment& env) {
     switch (kKind) {
       case EvaluatorKind::kStateTable:
-        return std::make_unique<StateTableEvaluator>(model, pre, env, core::EngineOptions{});
+        return std::make_unique<StateTableEvaluator>(model, pre, env, default_table_plan());
       case EvaluatorKind::kSavedOutputs:
         return std::make_unique<SavedOutputsEvaluator>(model, pre, env, MlpKernels{});
       case EvaluatorKind::kReference:
@@ -318,13 +326,14 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
       }
       Learner learner(c.env, c.model, c.train, 9, c.replay, engine);
       const EvaluatorKind kind = reference ? EvaluatorKind::kReference : expected;
-      EXPECT_EQ(learner.evaluator_kind(), kind);
-      EXPECT_EQ(learner.uses_state_table(), kind == EvaluatorKind::kStateTable);
-      EXPECT_EQ(learner.engine_paths().at("state_table"),
+      EXPECT_EQ(learner.plan().evaluator, kind);
+      EXPECT_EQ(learner.plan().evaluator == EvaluatorKind::kStateTable,
+                kind == EvaluatorKind::kStateTable);
+      EXPECT_EQ(learner.plan().report.at("state_table"),
                 kind == EvaluatorKind::kStateTable ? "on" : "off");
       for (int i = 0; i < 5; ++i) {
         if (c.remote && i == 3) {
-          learner.queue_replayed_states(learner.env().terminating_states().narrow(0, 5, 10));
+          learner.batches().queue_states(learner.env().terminating_states().narrow(0, 5, 10));
         }
         const IterationResult r = learner.train_iteration(32);
         EXPECT_EQ(r.reused_logprobs, kind == EvaluatorKind::kSavedOutputs);
@@ -345,18 +354,25 @@ TYPED_TEST(EvaluatorEquivalence, LearnerTrainsLikeTheReference) {
   }
 }
 
-// make_evaluator chooses this kind from the engine options where it applies.
-TYPED_TEST(EvaluatorEquivalence, MakeEvaluatorChoosesIt) {
+// The engine plan chooses this kind from the engine options where it applies, and
+// make_evaluator builds it; a loss that cannot reuse the sampled outputs (fm) falls back to
+// the reference.
+TYPED_TEST(EvaluatorEquivalence, ThePlanChoosesItAndMakeEvaluatorBuildsIt) {
   const auto env = grid(2, 8);
   const auto pre = preprocessor_of(*env);
   torch::manual_seed(1);
   GFlowNetModel model(pre->output_dim(), env->n_actions(), core::ModelOptions{});
-  EXPECT_EQ(make_evaluator(model, *pre, *env, TestFixture::engine(), /*reusable=*/true)->kind(),
-            TestFixture::kKind);
-  EXPECT_EQ(make_evaluator(model, *pre, *env, TestFixture::engine(), /*reusable=*/false)->kind(),
-            TestFixture::kKind == EvaluatorKind::kSavedOutputs ? EvaluatorKind::kReference
-                                                               : TestFixture::kKind);
-  EXPECT_STRNE(evaluator_name(TestFixture::kKind), "");
+  const auto plan_for = [&](LossKind loss) {
+    return plan_engine(TestFixture::engine(),
+                       engine_facts(TestFixture::engine(), *env, *make_loss(loss), {}, {}, {}, {}));
+  };
+  const EnginePlan tb = plan_for(LossKind::kTB);
+  EXPECT_EQ(tb.evaluator, TestFixture::kKind);
+  EXPECT_EQ(make_evaluator(tb, model, *pre, *env)->kind(), TestFixture::kKind);
+  EXPECT_EQ(plan_for(LossKind::kFM).evaluator, TestFixture::kKind == EvaluatorKind::kSavedOutputs
+                                                   ? EvaluatorKind::kReference
+                                                   : TestFixture::kKind);
+  EXPECT_STRNE(config::enum_name(TestFixture::kKind), "?");
 }
 
 }  // namespace

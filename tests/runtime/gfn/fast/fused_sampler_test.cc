@@ -346,10 +346,10 @@ TEST(FusedSampler, LearnerTrainsIdenticallyWithAndWithoutIt) {
     EngineOptions engine;
     engine.fused_sampler = fused == 1;
     Learner learner(eo, small_model(true), to, 7, buffer::ReplayOptions{}, engine);
-    EXPECT_EQ(learner.evaluator_kind(), EvaluatorKind::kSavedOutputs);
-    EXPECT_EQ(learner.engine_paths().at("fused_sampler"), fused ? "on" : "off");
+    EXPECT_EQ(learner.plan().evaluator, EvaluatorKind::kSavedOutputs);
+    EXPECT_EQ(learner.plan().report.at("fused_sampler"), fused ? "on" : "off");
     for (int i = 0; i < 5; ++i) losses[fused].push_back(learner.train_iteration(64).loss);
-    for (const auto& p : learner.gflownet().parameters()) params[fused].push_back(p.clone());
+    for (const auto& p : learner.model().parameters()) params[fused].push_back(p.clone());
   }
   EXPECT_EQ(losses[1], losses[0]);
   ASSERT_EQ(params[1].size(), params[0].size());
@@ -364,13 +364,13 @@ TEST(FusedSampler, EnginePathSaysWhenItIsUnused) {
   small.get<HyperGridOptions>().height = 8;
   Learner table(small, small_model(false), TrainOptions{}, 7, buffer::ReplayOptions{},
                 EngineOptions{});
-  EXPECT_EQ(table.engine_paths().at("fused_sampler"), "unused");
+  EXPECT_EQ(table.plan().report.at("fused_sampler"), "unused");
   EngineOptions reference;
   reference.reuse_logprobs = false;
   reference.state_table = StateTableMode::kOff;
   Learner recompute(small, small_model(false), TrainOptions{}, 7, buffer::ReplayOptions{},
                     reference);
-  EXPECT_EQ(recompute.engine_paths().at("fused_sampler"), "unused");
+  EXPECT_EQ(recompute.plan().report.at("fused_sampler"), "unused");
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST(PlainLoopsHelpers, LearnerIterationsBitIdenticalWithAndWithoutLoops) {
     core::EngineOptions engine;
     engine.plain_loops = on == 1;
     Learner learner(eo, mo, to, 17, buffer::ReplayOptions{}, engine);
-    ASSERT_TRUE(learner.uses_state_table());
+    ASSERT_EQ(learner.plan().evaluator, EvaluatorKind::kStateTable);
     for (int i = 0; i < 8; ++i) {
       const IterationResult r = learner.train_iteration(64);
       losses[on].push_back(r.loss);

@@ -147,16 +147,16 @@ IterationRun learner_iteration(const core::TrainOptions& train, const core::Mode
   core::EngineOptions engine;
   engine.reuse_logprobs = reuse;
   Learner learner(grid_options(), model, train, 17, replay, engine);
-  EXPECT_FALSE(learner.uses_state_table());
+  EXPECT_NE(learner.plan().evaluator, EvaluatorKind::kStateTable);
   IterationRun run;
   for (int i = 0; i < iterations; ++i) {
     if (remote > 0 && i + 1 == iterations) {
-      learner.queue_replayed_states(learner.last_batch().terminating_states.narrow(0, 0, remote));
+      learner.batches().queue_states(run.result.batch.terminating_states.narrow(0, 0, remote));
     }
     run.result = learner.train_iteration(32);
   }
   run.grads = gradients(learner.model());
-  run.reused_iterations = learner.reused_logprob_iterations();
+  run.reused_iterations = learner.counts().reused_logprobs;
   return run;
 }
 

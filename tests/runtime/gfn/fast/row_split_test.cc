@@ -22,6 +22,7 @@
 #include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
+#include "runtime/process/threads.h"
 #include "tests/runtime/gfn/fast/fast_test_support.h"
 #include "tests/runtime/gfn/fast/mlp_test_support.h"
 
@@ -153,7 +154,7 @@ EnvOptions grid_4d_h8() {
 // A Learner on two threads with the rows split trains like one on one thread: HyperGrid 4-D
 // h8, batch 256 (the later sampling steps and the backward have enough distinct rows to
 // split), the same trajectories and, after five iterations, the same parameters up to float
-// summation order; engine_paths names the split.
+// summation order; the plan's report names the split.
 TEST(RowSplit, LearnerOnTwoThreadsTrainsLikeOne) {
   const EnvOptions eo = grid_4d_h8();
   ModelOptions mo;
@@ -164,28 +165,30 @@ TEST(RowSplit, LearnerOnTwoThreadsTrainsLikeOne) {
   Learner one(eo, mo, to, /*seed=*/5, {}, engine);
   to.num_threads = 2;
   Learner two(eo, mo, to, /*seed=*/5, {}, engine);
-  EXPECT_EQ(one.engine_paths().at("split_rows"), "off");
-  EXPECT_EQ(two.engine_paths().at("split_rows"), "2 threads");
+  EXPECT_EQ(one.plan().report.at("split_rows"), "off");
+  EXPECT_EQ(two.plan().report.at("split_rows"), "2 threads");
+  runtime::set_thread_counts(one.plan().threads);
+  runtime::set_thread_counts(two.plan().threads);
+  IterationResult a, b;
   for (int i = 0; i < 5; ++i) {
-    one.use_threads();
-    const IterationResult a = one.train_iteration(to.batch_size);
-    two.use_threads();
-    const IterationResult b = two.train_iteration(to.batch_size);
+    runtime::switch_thread_counts(one.plan().threads);
+    a = one.train_iteration(to.batch_size);
+    runtime::switch_thread_counts(two.plan().threads);
+    b = two.train_iteration(to.batch_size);
     EXPECT_NEAR(a.loss, b.loss, 1e-4 * std::max(1.0, std::abs(a.loss))) << "iteration " << i;
   }
-  EXPECT_TRUE(
-      torch::equal(one.last_batch().terminating_states, two.last_batch().terminating_states));
-  const auto pa = one.gflownet().parameters(), pb = two.gflownet().parameters();
+  EXPECT_TRUE(torch::equal(a.batch.terminating_states, b.batch.terminating_states));
+  const auto pa = one.model().parameters(), pb = two.model().parameters();
   ASSERT_EQ(pa.size(), pb.size());
   for (std::size_t i = 0; i < pa.size(); ++i) {
     EXPECT_TRUE(near_relative(pb[i], pa[i], 1e-4)) << "parameter " << i;
   }
   to.num_threads = 2;
   engine.split_rows = false;
-  EXPECT_EQ(Learner(eo, mo, to, 5, {}, engine).engine_paths().at("split_rows"), "off");
+  EXPECT_EQ(Learner(eo, mo, to, 5, {}, engine).plan().report.at("split_rows"), "off");
   engine.split_rows = true;
   engine.split_batch = true;
-  EXPECT_EQ(Learner(eo, mo, to, 5, {}, engine).engine_paths().at("split_rows"), "off");
+  EXPECT_EQ(Learner(eo, mo, to, 5, {}, engine).plan().report.at("split_rows"), "off");
 }
 
 // Two runs on two threads with the same seed end bit-identical: the ranges and the order in
@@ -198,46 +201,43 @@ TEST(RowSplit, TwoThreadsAreDeterministic) {
   to.num_threads = 2;
   Learner a(grid_4d_h8(), mo, to, /*seed=*/9);
   Learner b(grid_4d_h8(), mo, to, /*seed=*/9);
-  ASSERT_EQ(a.engine_paths().at("split_rows"), "2 threads");
+  ASSERT_EQ(a.plan().report.at("split_rows"), "2 threads");
+  runtime::set_thread_counts(a.plan().threads);
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(a.train_iteration(to.batch_size).loss, b.train_iteration(to.batch_size).loss) << i;
   }
-  const auto pa = a.gflownet().parameters(), pb = b.gflownet().parameters();
+  const auto pa = a.model().parameters(), pb = b.model().parameters();
   ASSERT_EQ(pa.size(), pb.size());
   for (std::size_t i = 0; i < pa.size(); ++i) {
     EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
   }
 }
 
-// OpenBLAS's threads (openblas_get_num_threads, looked up like the Learner's setter); -1 if
-// the BLAS is not OpenBLAS.
-int openblas_threads() {
-  using GetFn = int (*)();
-  auto fn = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  return fn ? fn() : -1;
-}
-
-// With the rows split OpenBLAS gets one thread (the ranges are the parallelism); with an
-// evaluator that does not split them (the reference), OpenBLAS gets train.num_threads and
-// ATen one (the start-up's spin count would otherwise put spinning OpenMP threads beside
-// OpenBLAS's).
+// With the rows split the plan gives OpenBLAS one thread (the ranges are the parallelism);
+// with an evaluator that does not split them (the reference), OpenBLAS gets
+// train.num_threads and ATen one (the start-up's spin count would otherwise put spinning
+// OpenMP threads beside OpenBLAS's). Building a Learner changes no thread count: the
+// program applies the plan's (runtime/process/threads.h).
 TEST(RowSplit, OpenBlasKeepsTheThreadsWhenRowsAreNotSplit) {
-  ASSERT_GT(openblas_threads(), 0) << "the tests run with OpenBLAS";
+  runtime::set_thread_counts({1, 1});
+  ASSERT_EQ(runtime::current_thread_counts().blas, 1) << "the tests run with OpenBLAS";
   const EnvOptions eo = grid_4d_h8();
   TrainOptions to;
   to.num_threads = 2;
   EngineOptions engine;
   Learner rows(eo, ModelOptions{}, to, 5, {}, engine);
-  EXPECT_EQ(rows.engine_paths().at("split_rows"), "2 threads");
-  EXPECT_EQ(openblas_threads(), 1);
+  EXPECT_EQ(rows.plan().report.at("split_rows"), "2 threads");
+  EXPECT_EQ(rows.plan().threads, (runtime::ThreadCounts{2, 1}));
   engine.reuse_logprobs = false;
   Learner reference(eo, ModelOptions{}, to, 5, {}, engine);
-  EXPECT_EQ(reference.engine_paths().at("split_rows"), "unused (reference evaluator)");
-  EXPECT_EQ(openblas_threads(), 2);
-  EXPECT_EQ(at::get_num_threads(), 1) << "no OpenMP threads spinning beside OpenBLAS's";
-  rows.use_threads();
-  EXPECT_EQ(openblas_threads(), 1);
-  EXPECT_EQ(at::get_num_threads(), 2);
+  EXPECT_EQ(reference.plan().report.at("split_rows"), "unused (reference evaluator)");
+  EXPECT_EQ(reference.plan().threads, (runtime::ThreadCounts{1, 2}));
+  EXPECT_EQ(runtime::current_thread_counts(), (runtime::ThreadCounts{1, 1}))
+      << "a Learner sets no process-wide thread count";
+  runtime::set_thread_counts(reference.plan().threads);
+  EXPECT_EQ(runtime::current_thread_counts(), (runtime::ThreadCounts{1, 2}));
+  runtime::switch_thread_counts(rows.plan().threads);
+  EXPECT_EQ(runtime::current_thread_counts(), (runtime::ThreadCounts{2, 1}));
 }
 
 }  // namespace

@@ -511,8 +511,8 @@ TEST(StateTable, LearnerManualBackwardMatchesAutograd) {
       engine.table_backward =
           manual == 1 ? core::TableBackward::kManual : core::TableBackward::kAutograd;
       Learner learner(eo, mo, to, 9, buffer::ReplayOptions{}, engine);
-      EXPECT_EQ(learner.engine_paths().at("table_backward"), manual == 1 ? "manual" : "autograd");
-      ASSERT_TRUE(learner.uses_state_table());
+      EXPECT_EQ(learner.plan().report.at("table_backward"), manual == 1 ? "manual" : "autograd");
+      ASSERT_EQ(learner.plan().evaluator, EvaluatorKind::kStateTable);
       for (int i = 0; i < 6; ++i) {
         const IterationResult r = learner.train_iteration(64);
         losses[manual].push_back(r.loss);

@@ -1,0 +1,70 @@
+#pragma once
+// The Learner's optimizer: AdamW (Loshchilov & Hutter 2019) with two parameter groups,
+// PF / PB / logF at train.lr with decoupled weight decay train.weight_decay (0: plain Adam,
+// the default) and logZ at train.lr_logz without weight decay, like torchgfn's
+// train_hypergrid.py (_make_optimizer_for). One interface, two implementations of the same
+// update, chosen by the engine plan (engine.optimizer; fast/make_optimizer.h):
+//   TorchAdamW   torch::optim::AdamW (the reference; ~200 ATen calls per step);
+//   FlatAdamW    runtime/gfn/fast/flat_adam.h: the parameters become views of one buffer
+//                per group (~20 ATen calls per step; the same values, tested against this).
+// Not thread-safe: one thread owns an optimizer and its parameters.
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <vector>
+
+namespace torch::optim {
+class AdamW;
+}
+namespace torch::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace torch::serialize
+
+namespace gfn::core {
+
+/// The two parameter groups and their hyperparameters (train.lr, train.lr_logz,
+/// train.weight_decay; each >= 0, checked by the train: section's rules).
+struct AdamWGroups {
+  std::vector<at::Tensor> network;  ///< PF / PB / logF parameters (float32 CPU leaves)
+  at::Tensor log_z;                 ///< logZ, float32 []
+  double lr = 1e-3;
+  double lr_log_z = 0.1;
+  double weight_decay = 0.0;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  /// Sets every parameter's gradient to zero.
+  virtual void zero_grad() = 0;
+  /// One AdamW step on both groups.
+  virtual void step() = 0;
+  /// Forgets the moments and the step count, as if just built (a respawned agent,
+  /// runtime/distributed/spawn/); the parameters are untouched.
+  virtual void reset_state() = 0;
+  /// Writes the moments and the step count into `archive` (a checkpoint's "optimizer").
+  virtual void save_state(torch::serialize::OutputArchive& archive) const = 0;
+  /// Restores what save_state wrote. Throws std::runtime_error naming the entry when the
+  /// archive lacks one or a shape differs (another model).
+  virtual void load_state(torch::serialize::InputArchive& archive) = 0;
+};
+
+/// The reference implementation: torch::optim::AdamW with `groups`.
+class TorchAdamW final : public Optimizer {
+ public:
+  explicit TorchAdamW(const AdamWGroups& groups);
+  ~TorchAdamW() override;
+  void zero_grad() override;
+  void step() override;
+  void reset_state() override;
+  /// torch::optim::AdamW::save's entries.
+  void save_state(torch::serialize::OutputArchive& archive) const override;
+  void load_state(torch::serialize::InputArchive& archive) override;
+
+ private:
+  std::unique_ptr<torch::optim::AdamW> adam_;
+};
+
+}  // namespace gfn::core
