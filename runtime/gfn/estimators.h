@@ -42,7 +42,8 @@ struct PolicyOutputs {
   at::Tensor log_flow;   ///< float32 [N]: log F(s) of every row; undefined without a logF head
 };
 
-// The hand-written MLP backward (runtime/gfn/fast/mlp_backward.h) reads the model's layers.
+// The hand-written MLP forward and backward read the model's layers (runtime/gfn/fast/
+// mlp_layout.h, forward_recorder.h).
 struct ModelLayout;
 class ForwardRecorder;
 

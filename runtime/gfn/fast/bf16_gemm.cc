@@ -15,7 +15,7 @@ namespace gfn::core {
 namespace {
 
 // The rounding loop compiled for AVX-512 and AVX2 as well as the baseline (GCC function
-// multiversioning, as mlp_backward.cc's loops): the same values in every clone (integer
+// multiversioning, as the plain loops of loop_clones.h): the same values in every clone (integer
 // operations only).
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define GFN_BF16_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))

@@ -1,6 +1,6 @@
 #pragma once
 // Fast path (runtime/gfn/fast/): bfloat16 GEMMs with float32 accumulation and output, for
-// the MLPs of mlp_backward.h under `engine.precision: bf16` (engine_options.h). The
+// the hand-written MLPs (mlp_bf16.h) under `engine.precision: bf16` (engine_options.h). The
 // operands are rounded to bfloat16 (8 significant bits), the products are summed in
 // float32 and written as float32: the weights, their gradients, the optimizer and the loss
 // stay float32 (mixed precision with float32 master weights, as in Kalamkar et al. 2019,

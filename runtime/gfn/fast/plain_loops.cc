@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "runtime/gfn/fast/loop_clones.h"
+
 namespace gfn::core {
 namespace {
 
@@ -35,13 +37,8 @@ std::int64_t ceil_log2(std::int64_t x) {
   return bits;
 }
 
-// The AVX2 clone is chosen at load time where supported (GCC function multiversioning);
-// both compute the same float additions in the same order (no FMA involved).
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define GFN_LOOP_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GFN_LOOP_CLONES
-#endif
+// The loops below marked GFN_LOOP_CLONES (loop_clones.h) get an AVX2 clone chosen at load
+// time where supported; both compute the same float additions in the same order (no FMA).
 
 constexpr std::int64_t kLevels = 4;
 

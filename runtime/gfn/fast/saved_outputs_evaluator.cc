@@ -7,7 +7,7 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/fast/gather_rows.h"
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/manual_backward.h"
 #include "runtime/gfn/fast/saving_sampler.h"
 #include "runtime/gfn/preprocessors.h"
 

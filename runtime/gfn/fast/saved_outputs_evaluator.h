@@ -27,7 +27,7 @@ class Preprocessor;
 /// std::invalid_argument if trajs has no saved outputs, and std::logic_error when called
 /// on other states than trajs.states (the losses that reuse only do that:
 /// Loss::reuses_sampled_outputs). kernels.bf16: that pass runs the hand-written forward
-/// and backward with bf16 GEMMs (pb_and_flow_manual_backward, mlp_backward.h); otherwise
+/// and backward with bf16 GEMMs (pb_and_flow_manual_backward, manual_backward.h); otherwise
 /// model.pb_logits / model.log_flow under autograd.
 StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel& model,
                                        const Preprocessor& preprocessor, const Environment& env,
@@ -42,7 +42,7 @@ StateEvaluator saved_outputs_evaluator(const Trajectories& trajs, GFlowNetModel&
 /// outputs are the model's logits before epsilon or temperature, so exploring iterations
 /// reuse them too. Chosen for losses with Loss::reuses_sampled_outputs (make_evaluator,
 /// make_evaluator.h). kernels: engine.plain_loops and engine.precision
-/// (ForwardRecorder, mlp_backward.h); fused_sampler: engine.fused_sampler (fused_sampler.h,
+/// (ForwardRecorder, forward_recorder.h); fused_sampler: engine.fused_sampler (fused_sampler.h,
 /// when the environment has row dynamics). Keeps references to its arguments. Not thread-safe.
 class SavedOutputsEvaluator final : public Evaluator {
  public:

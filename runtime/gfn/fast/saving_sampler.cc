@@ -11,9 +11,9 @@
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/row_dynamics.h"
 #include "runtime/gfn/estimators.h"
+#include "runtime/gfn/fast/forward_recorder.h"
 #include "runtime/gfn/fast/fused_sampler.h"
 #include "runtime/gfn/fast/gather_rows.h"
-#include "runtime/gfn/fast/mlp_backward.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 

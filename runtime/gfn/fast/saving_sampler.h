@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/forward_recorder.h"
 #include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/sampler.h"
 #include "runtime/gfn/trajectories.h"
@@ -42,7 +42,7 @@ struct SavingPolicy {
   /// RowDynamics::key order (the fused sampler's calls, fused_sampler.h): outputs for every
   /// row, `inverse` undefined. Without it the fused sampler is not used. `computed`, if set, is
   /// told of each row range of the outputs as soon as it is final, on the thread that computed
-  /// it (ForwardRecorder::RowsComputed, mlp_backward.h).
+  /// it (ForwardRecorder::RowsComputed, forward_recorder.h).
   std::function<SavedPolicyStep(const at::Tensor& distinct_states,
                                 const ForwardRecorder::RowsComputed& computed)>
       distinct_step;
@@ -60,7 +60,7 @@ struct SavingPolicy {
 
 /// The saving policy of a model on the distinct states (Environment::unique; distinct_step
 /// for the fused sampler), over a
-/// ForwardRecorder (mlp_backward.h; kernels: engine.plain_loops and engine.precision): each step
+/// ForwardRecorder (forward_recorder.h; kernels: engine.plain_loops, engine.precision): each step
 /// runs the forward without autograd and keeps the layer activations; finish() gives all recorded
 /// rows one autograd node whose backward is ONE batched MLP backward (not one per step). PF only
 /// for an untied model (PB and logF have their own trunks, which the loss runs once on the whole

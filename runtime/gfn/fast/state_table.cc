@@ -19,7 +19,7 @@
 #include "runtime/gfn/categorical.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/manual_backward.h"
 #include "runtime/gfn/fast/plain_loops.h"
 #include "runtime/gfn/preprocessors.h"
 

@@ -74,7 +74,7 @@ struct StateSpace {
 
   const Environment& env;
   bool plain_loops = true;  ///< engine.plain_loops for everything computed on this space
-  /// engine.precision bf16: the manual backward's MLP GEMMs in bf16 (mlp_backward.h
+  /// engine.precision bf16: the manual backward's MLP GEMMs in bf16 (manual_backward.h
   /// MlpKernels); set by the StateTableEvaluator.
   bool bf16_gemms = false;
   std::int64_t n_states = 0;
@@ -130,7 +130,7 @@ struct StateTable {
 /// manual_backward (engine.table_backward manual, the default): the forward runs
 /// without autograd and the table's outputs come out of ONE autograd node whose backward
 /// is the MLPs' backward with 16 GEMM calls at 2-D h8 untied (forward_manual_backward in
-/// mlp_backward.h, write_leaf_grads on): the loss' backward then writes every plain
+/// manual_backward.h, write_leaf_grads on): the loss' backward then writes every plain
 /// parameter's gradient in place into its .grad (FlatAdamW's flat buffer), without ~35
 /// autograd nodes, their transposes and 13 gradient accumulations (with table_log_probs'
 /// node: ~20 % less time per iteration at 2-D h8 batch 128, docs/performance.md "Trainer

@@ -20,7 +20,7 @@
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
 #include "runtime/gfn/fast/bf16_gemm.h"
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/manual_backward.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
 #include "tests/runtime/gfn/fast/fast_test_support.h"

@@ -1,7 +1,8 @@
 #pragma once
-// The hand-written MLP forward and backward (runtime/gfn/fast/mlp_backward.h) run through
-// each of its paths with a loss on their outputs, and comparisons of the resulting tensors;
-// shared by bf16_gemm_test.cc and row_split_test.cc. Header-only test code, not thread-safe.
+// The hand-written MLP forward and backward (runtime/gfn/fast/manual_backward.h,
+// forward_recorder.h) run through each of their paths with a loss on their outputs, and
+// comparisons of the resulting tensors; shared by bf16_gemm_test.cc and row_split_test.cc.
+// Header-only test code, not thread-safe.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/forward_recorder.h"
+#include "runtime/gfn/fast/manual_backward.h"
+#include "runtime/gfn/fast/mlp_kernels.h"
 
 namespace gfn::core {
 

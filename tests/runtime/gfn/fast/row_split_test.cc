@@ -18,7 +18,7 @@
 
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/estimators.h"
-#include "runtime/gfn/fast/mlp_backward.h"
+#include "runtime/gfn/fast/mlp_kernels.h"
 #include "runtime/gfn/fast/row_split.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"

@@ -1,0 +1,16 @@
+#pragma once
+// Fast path (runtime/gfn/fast/): GFN_LOOP_CLONES, the attribute that compiles a plain loop
+// for AVX2 as well as the baseline (GCC function multiversioning: the loader picks the clone
+// the CPU supports). Why: the project is built for baseline x86-64 (SSE2), where the
+// compiler vectorizes these loops 4 floats wide (and spilled a register inside the MLP's
+// ReLU-backward loop); the AVX2 clone halves the instructions. A loop marked with it must
+// compute the same values in every clone: selects, copies and float additions in the same
+// order, no FMA (the avx2 target has none). Users: plain_loops.cc (column sums), the MLP's
+// ReLU loops (mlp_forward.cc, mlp_backward.cc, mlp_bf16.cc). Other compilers and targets:
+// one plain function.
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define GFN_LOOP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GFN_LOOP_CLONES
+#endif
