@@ -1,7 +1,8 @@
 #pragma once
-// Fast path (runtime/gfn/fast/): how the hand-written MLP forward and backward of
-// mlp_backward.h compute, chosen by the engine plan (runtime/gfn/engine_plan.h). Plain
-// value type, no LibTorch.
+// Fast path (runtime/gfn/fast/): how the hand-written MLP forward and backward
+// (mlp_forward.h, mlp_backward.h; entered through manual_backward.h and forward_recorder.h)
+// compute, chosen by the engine plan (runtime/gfn/engine_plan.h). Plain value type, no
+// LibTorch.
 
 #include "runtime/gfn/engine_plan.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // Fast path (runtime/gfn/fast/): the rows of the hand-written MLP forward and backward
-// (mlp_backward.h) split over T threads (engine.split_rows with train.num_threads T > 1;
-// docs/performance.md "Splitting the rows over threads").
+// (mlp_forward.h, mlp_backward.h) split over T threads (engine.split_rows with train.num_threads T
+// > 1; docs/performance.md "Splitting the rows over threads").
 //
 // Why: an MLP's rows are independent until the parameter gradients sum over them, so T
 // contiguous row ranges run the same GEMM chain, each on its own thread with a one-thread
