@@ -114,13 +114,8 @@ RunResult run_once(int agents, const Policy& policy, std::uint64_t seed, const s
   return r;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"gfn-bench-discovery: modes found vs trajectories by spawn policy and agents"};
-  app.footer(
-      "The cells and columns: docs/spawn.md \"Mode discovery by policy: gfn-bench-discovery\"; "
-      "figures: docs/results/discovery.md \"Small grid: HyperGrid 4-D, 16 modes\".");
+// The command line.
+struct Options {
   std::string config = "configs/discovery_small.yaml";
   std::vector<int> agent_counts = {1, 2, 4};
   std::vector<std::string> policy_names = {"average_all", "selective", "selective_random"};
@@ -130,64 +125,55 @@ int main(int argc, char** argv) {
   std::string out_dir;
   double timeout_s = 3600;
   std::vector<std::string> sets;
-  app.add_option("--config", config, "gfn-train config of the study");
-  app.add_option("--agents", agent_counts, "agent counts (trainer ranks)")->delimiter(',');
-  app.add_option("--policies", policy_names, "average_all, selective, selective_random")
-      ->delimiter(',');
-  harness::Front front(app, "gfn-bench-discovery",
-                       "--agents 1,2 --policies average_all,selective --seeds 1 --set "
-                       "train.n_trajectories=2560");
-  front.add_repetitions(seeds, "--seeds", "seeds per cell (train.seed = 1..N)");
-  app.add_option("--binary", binary, "gfn-train");
-  app.add_option("--mpirun", mpirun, "MPI launcher");
-  app.add_option("--out", out_dir, "run directories (default: a temporary directory)");
-  app.add_option("--timeout", timeout_s, "seconds per run");
-  app.add_option("--set", sets, "extra gfn-train override section.key=value (repeatable)");
   std::vector<std::string> technique_specs;
-  app.add_option("--technique", technique_specs,
+};
+
+// The study's axes: before the Front's options in --help.
+void add_study_options(CLI::App& app, Options& o) {
+  app.add_option("--config", o.config, "gfn-train config of the study");
+  app.add_option("--agents", o.agent_counts, "agent counts (trainer ranks)")->delimiter(',');
+  app.add_option("--policies", o.policy_names, "average_all, selective, selective_random")
+      ->delimiter(',');
+}
+
+void add_run_options(CLI::App& app, harness::Front& front, Options& o) {
+  front.add_repetitions(o.seeds, "--seeds", "seeds per cell (train.seed = 1..N)");
+  app.add_option("--binary", o.binary, "gfn-train");
+  app.add_option("--mpirun", o.mpirun, "MPI launcher");
+  app.add_option("--out", o.out_dir, "run directories (default: a temporary directory)");
+  app.add_option("--timeout", o.timeout_s, "seconds per run");
+  app.add_option("--set", o.sets, "extra gfn-train override section.key=value (repeatable)");
+  app.add_option("--technique", o.technique_specs,
                  "a technique axis, NAME=section.key=value;section.key=value (repeatable; "
                  "NAME= is the baseline): every policy runs with every technique");
-  CLI11_PARSE(app, argc, argv);
-  front.quick_default("--agents", agent_counts, std::vector<int>{1, 2});
-  front.quick_default("--policies", policy_names,
-                      std::vector<std::string>{"average_all", "selective"});
-  front.quick_default("--seeds", seeds, 1);
-  front.quick_default("--set", sets, std::vector<std::string>{"train.n_trajectories=2560"});
-  std::vector<Policy> policies;
-  try {
-    policies = policies_named(policy_names);
-    std::vector<Policy> techniques;
-    for (const auto& spec : technique_specs) techniques.push_back(parse_technique(spec));
-    policies = cross_techniques(policies, techniques);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
-    return 2;
-  }
-  const fs::path root = out_dir.empty() ? fs::path(gfn::tools::make_temp_dir("gfn-bench-discovery"))
-                                        : fs::path(out_dir);
-  binary = fs::absolute(binary).string();
-  mpirun = gfn::tools::resolve_program(mpirun);
+}
 
-  const harness::Method method = discovery_method(front.method(argc, argv), seeds, config);
-  std::printf("%s#\n", harness::method_statement(method).c_str());
-  // The budget the table names: the config's, after the extra overrides.
-  std::int64_t budget = 0;
+// The trajectory budget a run's summary.json reports: the trajectories sampled forward
+// (replayed items cost nothing), else the batches'.
+std::int64_t read_budget(const fs::path& dir) {
+  const std::string path = (dir / "summary.json").string();
+  const auto s = gfn::tools::read_json_file(path);
+  return static_cast<std::int64_t>(gfn::tools::optional_number_at(s, "trajectories_sampled", path)
+                                       .value_or(gfn::tools::number_at(s, "trajectories", path)));
+}
+
+// Every run of the study, and the budget the table names (the config's, after the extra
+// overrides, from the first run that succeeded).
+struct Study {
   std::vector<RunResult> runs;
+  std::int64_t budget = 0;
   bool all_ok = true;
-  for (int seed = 1; seed <= seeds; ++seed) {  // seeds outermost: a partial study is balanced
-    for (int agents : agent_counts) {
+};
+
+Study run_study(const Options& o, const std::vector<Policy>& policies, const fs::path& root) {
+  Study study;
+  for (int seed = 1; seed <= o.seeds; ++seed) {  // seeds outermost: a partial study is balanced
+    for (int agents : o.agent_counts) {
       for (const auto& policy : policies) {
         const fs::path dir = root / fmt::format("a{}_{}_s{}", agents, policy.name, seed);
-        auto r = run_once(agents, policy, static_cast<std::uint64_t>(seed), mpirun, binary, config,
-                          sets, dir, timeout_s);
-        if (r.ok && budget == 0) {
-          const auto s = gfn::tools::read_json_file((dir / "summary.json").string());
-          // The trajectories sampled forward (replayed items cost nothing), else the batches'.
-          const std::string path = (dir / "summary.json").string();
-          budget = static_cast<std::int64_t>(
-              gfn::tools::optional_number_at(s, "trajectories_sampled", path)
-                  .value_or(gfn::tools::number_at(s, "trajectories", path)));
-        }
+        auto r = run_once(agents, policy, static_cast<std::uint64_t>(seed), o.mpirun, o.binary,
+                          o.config, o.sets, dir, o.timeout_s);
+        if (r.ok && study.budget == 0) study.budget = read_budget(dir);
         std::printf("%s\n",
                     r.ok ? fmt::format("agents {} {} seed {}: {}/{} modes, {:.1f} s", agents,
                                        policy.name, seed, r.modes_at_budget, r.n_modes, r.wall_s)
@@ -196,33 +182,82 @@ int main(int argc, char** argv) {
                                        policy.name, seed, r.problem, dir.string())
                                .c_str());
         std::fflush(stdout);
-        all_ok = all_ok && r.ok;
-        runs.push_back(std::move(r));
+        study.all_ok = study.all_ok && r.ok;
+        study.runs.push_back(std::move(r));
       }
     }
   }
-  std::printf("\n%s", format_table(runs, budget).c_str());
+  return study;
+}
+
+// The table, the exact sampler's line, <root>/curves.csv and the JSON report; the exit
+// code.
+int report_study(const Study& study, const Options& o, const fs::path& root,
+                 const harness::Method& method, const harness::Front& front) {
+  std::printf("\n%s", format_table(study.runs, study.budget).c_str());
   double p = -1;  // the environment's exact sampler, from the first run that knows
-  for (const auto& r : runs) {
+  for (const auto& r : study.runs) {
     if (r.ok && r.mode_probability > 0 && r.mode_probability < 1) {
       p = r.mode_probability;
-      std::printf("%s", format_exact_sampler(r.n_modes, p, budget).c_str());
+      std::printf("%s", format_exact_sampler(r.n_modes, p, study.budget).c_str());
       break;
     }
   }
   const fs::path curves = root / "curves.csv";
   if (FILE* f = std::fopen(curves.string().c_str(), "w")) {
-    const std::string text = curves_csv(runs, p, budget);
+    const std::string text = curves_csv(study.runs, p, study.budget);
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
     std::printf("curves: tools/gfn-plot --discovery %s\n", curves.string().c_str());
   }
-  std::printf("runs in %s; config %s\n", root.string().c_str(), config.c_str());
+  std::printf("runs in %s; config %s\n", root.string().c_str(), o.config.c_str());
   try {
-    front.write_json({front.tool(), method, cell_cases(summarise_cells(runs), budget), {}});
+    front.write_json(
+        {front.tool(), method, cell_cases(summarise_cells(study.runs), study.budget), {}});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
     return 1;
   }
-  return all_ok ? 0 : 1;
+  return study.all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gfn-bench-discovery: modes found vs trajectories by spawn policy and agents"};
+  app.footer(
+      "The cells and columns: docs/spawn.md \"Mode discovery by policy: gfn-bench-discovery\"; "
+      "figures: docs/results/discovery.md \"Small grid: HyperGrid 4-D, 16 modes\".");
+  Options o;
+  add_study_options(app, o);
+  harness::Front front(app, "gfn-bench-discovery",
+                       "--agents 1,2 --policies average_all,selective --seeds 1 --set "
+                       "train.n_trajectories=2560");
+  add_run_options(app, front, o);
+  CLI11_PARSE(app, argc, argv);
+  front.quick_default("--agents", o.agent_counts, std::vector<int>{1, 2});
+  front.quick_default("--policies", o.policy_names,
+                      std::vector<std::string>{"average_all", "selective"});
+  front.quick_default("--seeds", o.seeds, 1);
+  front.quick_default("--set", o.sets, std::vector<std::string>{"train.n_trajectories=2560"});
+  std::vector<Policy> policies;
+  try {
+    policies = policies_named(o.policy_names);
+    std::vector<Policy> techniques;
+    for (const auto& spec : o.technique_specs) techniques.push_back(parse_technique(spec));
+    policies = cross_techniques(policies, techniques);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfn-bench-discovery: %s\n", e.what());
+    return 2;
+  }
+  const fs::path root = o.out_dir.empty()
+                            ? fs::path(gfn::tools::make_temp_dir("gfn-bench-discovery"))
+                            : fs::path(o.out_dir);
+  o.binary = fs::absolute(o.binary).string();
+  o.mpirun = gfn::tools::resolve_program(o.mpirun);
+
+  const harness::Method method = discovery_method(front.method(argc, argv), o.seeds, o.config);
+  std::printf("%s#\n", harness::method_statement(method).c_str());
+  const Study study = run_study(o, policies, root);
+  return report_study(study, o, root, method, front);
 }

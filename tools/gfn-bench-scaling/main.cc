@@ -74,131 +74,164 @@ std::optional<RunFigures> run_once(const Layout& layout, const Command& command,
   return f;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Throughput of gfn-train trainer / buffer-manager layouts, round-robin over rounds"};
-  app.footer("Layouts, method and figures: docs/performance.md \"Distributed scaling\".");
+// The command line.
+struct Options {
   RunSettings settings;
   int rounds = 5;
   std::string layouts_text = "1-6";
   std::string binary = "build/bin/gfn-train", mpirun = "tools/mpirun.sh", out_dir;
   double timeout_s = 900;
   bool dry_run = false;
-  harness::Front front(app, "gfn-bench-scaling", "--rounds 1 --iterations 20 --layouts 1,3");
-  front.add_repetitions(rounds, "--rounds", "rounds; each runs every layout once");
-  app.add_option("--iterations", settings.iterations, "train.n_iterations of every run")
+};
+
+void add_options(CLI::App& app, harness::Front& front, Options& o) {
+  front.add_repetitions(o.rounds, "--rounds", "rounds; each runs every layout once");
+  app.add_option("--iterations", o.settings.iterations, "train.n_iterations of every run")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
-  app.add_option("--layouts", layouts_text,
+  app.add_option("--layouts", o.layouts_text,
                  "layouts to run: ids or ranges, e.g. 1,3 or 3-5 (1-6; 7 = 3 trainers without a "
                  "manager, added as 6's baseline; 2 is added as 3-5's)");
-  app.add_option("--submit-every", settings.submit_every,
+  app.add_option("--submit-every", o.settings.submit_every,
                  "buffer.remote_buffer_freq of the layouts with a manager (10: a mostly idle "
                  "manager, for its CPU time)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
-  app.add_option("--batch-per-trainer", settings.batch_per_trainer,
+  app.add_option("--batch-per-trainer", o.settings.batch_per_trainer,
                  "trajectories per trainer per iteration (train.batch_size = this x trainers)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
-  app.add_option("--capacity", settings.capacity, "buffer.capacity")
+  app.add_option("--capacity", o.settings.capacity, "buffer.capacity")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000000}));
-  app.add_option("--config", settings.config, "base configuration (YAML)")
+  app.add_option("--config", o.settings.config, "base configuration (YAML)")
       ->check(CLI::ExistingFile);
-  app.add_option("--binary", binary, "the gfn-train binary");
-  app.add_option("--mpirun", mpirun, "the MPI launcher (called as <mpirun> -np <n> <binary> ...)");
-  app.add_option("--out", out_dir,
+  app.add_option("--binary", o.binary, "the gfn-train binary");
+  app.add_option("--mpirun", o.mpirun,
+                 "the MPI launcher (called as <mpirun> -np <n> <binary> ...)");
+  app.add_option("--out", o.out_dir,
                  "directory of the runs (round<r>/<layout>/), default a new temporary directory");
-  app.add_option("--extra-set", settings.extra_sets,
+  app.add_option("--extra-set", o.settings.extra_sets,
                  "key=value passed to every run as --set (repeatable; wins over the others)");
-  app.add_option("--timeout", timeout_s, "seconds per run")->check(CLI::PositiveNumber);
-  app.add_flag("--dry-run", dry_run, "print the commands of one round, run nothing");
+  app.add_option("--timeout", o.timeout_s, "seconds per run")->check(CLI::PositiveNumber);
+  app.add_flag("--dry-run", o.dry_run, "print the commands of one round, run nothing");
+}
+
+fs::path run_dir(const Options& o, int round, const Layout& l) {
+  return fs::path(o.out_dir) / fmt::format("round{}", round + 1) / l.slug;
+}
+
+// Every round runs every layout of `order` once; false if a run failed.
+bool run_rounds(const Options& o, const std::vector<int>& order, Results& results) {
+  bool any_failed = false;
+  for (int r = 0; r < o.rounds; ++r) {
+    for (int id : order) {
+      const auto& l = layout_by_id(id);
+      const fs::path dir = run_dir(o, r, l);
+      const auto command = job_command(l, o.settings, o.mpirun, o.binary, dir.string());
+      fmt::print("# round {}/{}  layout {} ({}, np {}) ...\n", r + 1, o.rounds, id, l.short_label,
+                 l.np());
+      std::fflush(stdout);
+      const auto figures = run_once(l, command, dir, o.timeout_s);
+      if (figures) {
+        results.record(id, r, *figures);
+        fmt::print("{}\n", run_line(r, o.rounds, l, *figures));
+      } else {
+        any_failed = true;
+      }
+      std::fflush(stdout);
+    }
+  }
+  return !any_failed;
+}
+
+// The table of medians over rounds and the goal lines; the goals join `json`.
+std::string summary_text(const Options& o, const std::vector<int>& order, const Results& results,
+                         harness::Report& json) {
+  std::map<int, LayoutSummary> summaries;
+  for (int id : order) summaries[id] = summarize(results, id);
+  std::string report =
+      fmt::format("#\n# Medians over {} round{} ({} iterations per run; * = a baseline layout)\n",
+                  o.rounds, o.rounds > 1 ? "s" : "", o.settings.iterations);
+  report += table_text(order, summaries, o.rounds);
+  report += "#\n# Goals (medians over rounds; efficiency = within-round ratio)\n";
+  if (o.settings.submit_every != 1) {
+    report += fmt::format(
+        "# note: measured with --submit-every {}; the goals are for submission every "
+        "iteration\n",
+        o.settings.submit_every);
+  }
+  json.cases = layout_cases(order, summaries);
+  for (const auto& g : judge_goals(summaries)) {
+    report += goal_line(g) + "\n";
+    json.goals.push_back(report_goal(g));
+  }
+  return report;
+}
+
+// The method statement, the rounds (or, with --dry-run, one round's commands), the table
+// and the goals, written to <out>/report.txt and --json; the exit code.
+int run_study(Options o, const std::vector<int>& order, const harness::Front& front, int argc,
+              char** argv) {
+  o.binary = fs::absolute(o.binary).string();
+  o.mpirun = gfn::tools::resolve_program(o.mpirun);
+  if (o.out_dir.empty())
+    o.out_dir =
+        o.dry_run ? "<temporary directory>" : gfn::tools::make_temp_dir("gfn-bench-scaling");
+  if (!o.dry_run) o.out_dir = fs::absolute(o.out_dir).string();
+  const MethodInfo method{o.settings, o.rounds, order, o.binary, o.mpirun, o.out_dir};
+  const harness::Method statement = scaling_method(front.method(argc, argv), o.rounds);
+  const std::string head = harness::method_statement(statement) + method_text(method);
+  fmt::print("{}", head);
+  std::fflush(stdout);
+
+  if (o.dry_run) {
+    for (int id : order) {
+      const auto& l = layout_by_id(id);
+      fmt::print(
+          "{}\n",
+          job_command(l, o.settings, o.mpirun, o.binary, run_dir(o, 0, l).string()).to_string());
+    }
+    return 0;
+  }
+
+  Results results(o.rounds);
+  const bool all_ok = run_rounds(o, order, results);
+  harness::Report json{front.tool(), statement, {}, {}};
+  const std::string report = summary_text(o, order, results, json);
+  fmt::print("{}", report);
+  std::ofstream(fs::path(o.out_dir) / "report.txt") << head << report;
+  front.write_json(json);
+  if (!all_ok) {
+    fmt::print("# some runs failed (see the FAILED lines above)\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Throughput of gfn-train trainer / buffer-manager layouts, round-robin over rounds"};
+  app.footer("Layouts, method and figures: docs/performance.md \"Distributed scaling\".");
+  Options o;
+  harness::Front front(app, "gfn-bench-scaling", "--rounds 1 --iterations 20 --layouts 1,3");
+  add_options(app, front, o);
   CLI11_PARSE(app, argc, argv);
-  front.quick_default("--rounds", rounds, 1);
-  front.quick_default("--iterations", settings.iterations, 20);
-  front.quick_default("--layouts", layouts_text, "1,3");
+  front.quick_default("--rounds", o.rounds, 1);
+  front.quick_default("--iterations", o.settings.iterations, 20);
+  front.quick_default("--layouts", o.layouts_text, "1,3");
 
   std::vector<int> order;
   try {
-    order = run_order(parse_layout_list(layouts_text));
+    order = run_order(parse_layout_list(o.layouts_text));
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "gfn-bench-scaling: error: {}\n", e.what());
     return 2;
   }
-  if (!fs::is_regular_file(binary)) {
-    fmt::print(stderr, "gfn-bench-scaling: error: --binary {} does not exist\n", binary);
+  if (!fs::is_regular_file(o.binary)) {
+    fmt::print(stderr, "gfn-bench-scaling: error: --binary {} does not exist\n", o.binary);
     return 2;
   }
 
   try {
-    binary = fs::absolute(binary).string();
-    mpirun = gfn::tools::resolve_program(mpirun);
-    if (out_dir.empty())
-      out_dir = dry_run ? "<temporary directory>" : gfn::tools::make_temp_dir("gfn-bench-scaling");
-    if (!dry_run) out_dir = fs::absolute(out_dir).string();
-    const MethodInfo method{settings, rounds, order, binary, mpirun, out_dir};
-    const harness::Method statement = scaling_method(front.method(argc, argv), rounds);
-    const std::string head = harness::method_statement(statement) + method_text(method);
-    fmt::print("{}", head);
-    std::fflush(stdout);
-
-    const auto dir_of = [&out_dir](int round, const Layout& l) {
-      return fs::path(out_dir) / fmt::format("round{}", round + 1) / l.slug;
-    };
-    if (dry_run) {
-      for (int id : order) {
-        const auto& l = layout_by_id(id);
-        fmt::print("{}\n",
-                   job_command(l, settings, mpirun, binary, dir_of(0, l).string()).to_string());
-      }
-      return 0;
-    }
-
-    Results results(rounds);
-    bool any_failed = false;
-    for (int r = 0; r < rounds; ++r) {
-      for (int id : order) {
-        const auto& l = layout_by_id(id);
-        const fs::path dir = dir_of(r, l);
-        const auto command = job_command(l, settings, mpirun, binary, dir.string());
-        fmt::print("# round {}/{}  layout {} ({}, np {}) ...\n", r + 1, rounds, id, l.short_label,
-                   l.np());
-        std::fflush(stdout);
-        const auto figures = run_once(l, command, dir, timeout_s);
-        if (figures) {
-          results.record(id, r, *figures);
-          fmt::print("{}\n", run_line(r, rounds, l, *figures));
-        } else {
-          any_failed = true;
-        }
-        std::fflush(stdout);
-      }
-    }
-
-    std::map<int, LayoutSummary> summaries;
-    for (int id : order) summaries[id] = summarize(results, id);
-    std::string report =
-        fmt::format("#\n# Medians over {} round{} ({} iterations per run; * = a baseline layout)\n",
-                    rounds, rounds > 1 ? "s" : "", settings.iterations);
-    report += table_text(order, summaries, rounds);
-    report += "#\n# Goals (medians over rounds; efficiency = within-round ratio)\n";
-    if (settings.submit_every != 1) {
-      report += fmt::format(
-          "# note: measured with --submit-every {}; the goals are for submission every "
-          "iteration\n",
-          settings.submit_every);
-    }
-    harness::Report json{front.tool(), statement, layout_cases(order, summaries), {}};
-    for (const auto& g : judge_goals(summaries)) {
-      report += goal_line(g) + "\n";
-      json.goals.push_back(report_goal(g));
-    }
-    fmt::print("{}", report);
-    std::ofstream(fs::path(out_dir) / "report.txt") << head << report;
-    front.write_json(json);
-    if (any_failed) {
-      fmt::print("# some runs failed (see the FAILED lines above)\n");
-      return 1;
-    }
-    return 0;
+    return run_study(o, order, front, argc, argv);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gfn-bench-scaling: error: {}\n", e.what());
     return 1;

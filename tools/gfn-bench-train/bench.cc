@@ -139,14 +139,12 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   return r;
 }
 
-void print_report(const BenchResult& r, std::ostream& out) {
-  const auto& c = r.config;
-  const double total_phases = r.sample_ms + r.loss_ms + r.backward_ms + r.optimizer_ms + r.hook_ms;
-  const double other = r.ms.mean - total_phases;
-  auto share = [&](double ms) { return 100.0 * ms / r.ms.mean; };
-  const auto& s = r.shape;
-  const double h = static_cast<double>(s.hidden_dim);
+namespace {
 
+// The configuration: environment, model, training, engine paths, threads, load.
+void print_configuration(const BenchResult& r, std::ostream& out) {
+  const auto& c = r.config;
+  const auto& s = r.shape;
   fmt::print(out, "# gfn-bench-train: trainer throughput, single trainer (world of one)\n");
   fmt::print(out, "#  config    {}\n", r.label);
   fmt::print(out, "#  env       HyperGrid ndim {} height {}, reward {}, {} input ({} features)\n",
@@ -170,7 +168,13 @@ void print_report(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "#  threads   at::get_num_threads() = {} (train.num_threads = {})\n", r.threads,
              c.train.num_threads);
   fmt::print(out, "#  load      1-min load average {:.2f} at start\n#\n", r.load_average);
+}
 
+// The mean time of each phase of an iteration and its share.
+void print_phases(const BenchResult& r, std::ostream& out) {
+  const double total_phases = r.sample_ms + r.loss_ms + r.backward_ms + r.optimizer_ms + r.hook_ms;
+  const double other = r.ms.mean - total_phases;
+  auto share = [&](double ms) { return 100.0 * ms / r.ms.mean; };
   fmt::print(out, "#  {:<14} {:>9} {:>7}   {}\n", "phase", "mean ms", "share", "what");
   auto row = [&](const char* name, double ms, const char* what) {
     fmt::print(out, "   {:<14} {:>9.3f} {:>6.1f}%   {}\n", name, ms, share(ms), what);
@@ -184,7 +188,11 @@ void print_report(const BenchResult& r, std::ostream& out) {
   row("other", other, "loss.item(), logZ, mode tracking (total - phases)");
   row("total", r.ms.mean, "mean wall time per iteration");
   fmt::print(out, "#\n");
+}
 
+// The rows the network evaluates and the FLOP model with its formulas.
+void print_flop_model(const BenchResult& r, std::ostream& out) {
+  const auto& s = r.shape;
   fmt::print(out,
              "#  rows the network evaluates (distinct states, Environment::unique), averaged over "
              "{} extra batches:\n",
@@ -217,7 +225,10 @@ void print_report(const BenchResult& r, std::ostream& out) {
              "#    total {:.3f} MFLOP/iteration; per transition (no deduplication, as "
              "torchgfn evaluates): {:.3f} MFLOP\n",
              r.flops.total() / 1e6, r.flops_per_transition.total() / 1e6);
-  (void)h;
+}
+
+// The GEMM probes: the iteration's own GEMM calls (same shapes) and the single shape.
+void print_gemm_probes(const BenchResult& r, std::ostream& out) {
   const bool recorded = !r.gemm_recorded.empty();
   fmt::print(out,
              "#  GEMM probes (float32, this process, same thread count; each call repeated in "
@@ -257,6 +268,10 @@ void print_report(const BenchResult& r, std::ostream& out) {
              "nn::Linear's call): {:.3f} us/GEMM = {:.2f} GFLOP/s\n#\n",
              r.probe.rows, r.probe.in, r.probe.out, r.probe.in, r.probe.seconds_per_gemm * 1e6,
              r.probe.gflops);
+}
+
+// The figures: time per iteration, throughput, GFLOP/s and the GEMM rate ratios.
+void print_figures(const BenchResult& r, std::ostream& out) {
   fmt::print(out, "   ms/iteration     median {:.3f}  p90 {:.3f}  mean {:.3f}  min {:.3f}\n",
              r.ms.median, r.ms.p90, r.ms.mean, r.ms.min);
   fmt::print(out,
@@ -283,6 +298,16 @@ void print_report(const BenchResult& r, std::ostream& out) {
              "work)\n",
              r.nominal_gflops, r.probe_nominal.rows, r.probe_nominal.gflops,
              100.0 * r.nominal_ratio);
+}
+
+}  // namespace
+
+void print_report(const BenchResult& r, std::ostream& out) {
+  print_configuration(r, out);
+  print_phases(r, out);
+  print_flop_model(r, out);
+  print_gemm_probes(r, out);
+  print_figures(r, out);
 }
 
 }  // namespace gfn::bench

@@ -77,132 +77,169 @@ void print_table(const std::vector<BenchResult>& results) {
                "rows\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace gfn;
-  CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
-  app.footer("Method and figures: docs/performance.md \"Trainer throughput\".");
-  config::CommandLine cl;
-  config::add_config_options(app, cl);
-  bench::BenchOptions options;
+// The command line.
+struct Cli {
+  gfn::config::CommandLine cl;
+  gfn::bench::BenchOptions options;
   bool all = false;
   std::string bench_dir = "configs/bench";
-  harness::Front front(app, "gfn-bench-train",
-                       "--warmup 2 --iters 20 --row-batches 2 --record-iters 1 --paired-rounds 3 "
-                       "--paired-iters 5");
-  front.add_warmup(options.warmup, "--warmup", "Warm-up iterations (not measured)");
-  front.add_repetitions(options.iters, "--iters", "Measured iterations");
-  app.add_option("--row-batches", options.row_batches,
+  std::vector<std::string> versus;
+};
+
+// gfn-bench-train's options after the configuration's and the Front's.
+void add_options(CLI::App& app, gfn::harness::Front& front, Cli& c) {
+  front.add_warmup(c.options.warmup, "--warmup", "Warm-up iterations (not measured)");
+  front.add_repetitions(c.options.iters, "--iters", "Measured iterations");
+  app.add_option("--row-batches", c.options.row_batches,
                  "Extra batches sampled to count the rows the network evaluates")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--record-iters", options.record_iters,
+  app.add_option("--record-iters", c.options.record_iters,
                  "Extra iterations whose GEMM calls are recorded for the same-shapes probe")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--paired-rounds", options.paired_rounds,
+  app.add_option("--paired-rounds", c.options.paired_rounds,
                  "Rounds of the paired ratio (each: --paired-iters iterations, then one "
                  "same-shapes probe pass)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--paired-iters", options.paired_iters, "Iterations per paired round")
+  app.add_option("--paired-iters", c.options.paired_iters, "Iterations per paired round")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--profile", options.profile_path,
+  app.add_option("--profile", c.options.profile_path,
                  "Run the measured iterations under LibTorch's autograd profiler and write a "
                  "chrome://tracing file (one run only; slows the run down)");
-  auto* all_flag = app.add_flag("--all", all,
+  auto* all_flag = app.add_flag("--all", c.all,
                                 "Run the three bench configs (<bench-dir>/hypergrid_2d_b16, "
                                 "_2d_b128, _4d_b128) and print a table with the goals");
-  app.add_option("--bench-dir", bench_dir, "Directory of the bench configs for --all")
+  app.add_option("--bench-dir", c.bench_dir, "Directory of the bench configs for --all")
       ->capture_default_str();
-  std::vector<std::string> versus;
   auto* versus_opt = app.add_option(
-      "--versus", versus,
+      "--versus", c.versus,
       "section.key=value overrides of a side B timed against the config (side A) iteration "
       "for iteration in this process, e.g. --versus train.num_threads=2 engine.split_batch=true; "
       "prints both sides and the per-pair ratio A / B");
   versus_opt->excludes(all_flag);
   all_flag->excludes(app.get_option("--config"));
   all_flag->excludes(app.get_option("--profile"));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+}
+
+void apply_quick_defaults(const gfn::harness::Front& front, gfn::bench::BenchOptions& options) {
   front.quick_default("--warmup", options.warmup, 2);
   front.quick_default("--iters", options.iters, 20);
   front.quick_default("--row-batches", options.row_batches, 2);
   front.quick_default("--record-iters", options.record_iters, 1);
   front.quick_default("--paired-rounds", options.paired_rounds, 3);
   front.quick_default("--paired-iters", options.paired_iters, 5);
+}
 
-  std::vector<std::pair<std::string, roles::ExperimentConfig>> runs;
+// (label, configuration) of each run: the config (or --all's three), then --versus's side B.
+using Runs = std::vector<std::pair<std::string, gfn::roles::ExperimentConfig>>;
+
+Runs load_runs(const Cli& c) {
+  using namespace gfn;
+  Runs runs;
+  if (c.all) {
+    for (const auto& g : bench::goals()) {
+      const std::string path = c.bench_dir + "/" + g.name + ".yaml";
+      runs.emplace_back(path, roles::load_config(path, c.cl.overrides));
+    }
+  } else {
+    runs.emplace_back(c.cl.config_path.empty() ? "defaults" : c.cl.config_path,
+                      roles::load_config(c.cl.config_path, c.cl.overrides));
+  }
+  if (!c.versus.empty()) {
+    std::vector<std::string> b_overrides = c.cl.overrides;
+    b_overrides.insert(b_overrides.end(), c.versus.begin(), c.versus.end());
+    runs.emplace_back("versus", roles::load_config(c.cl.config_path, b_overrides));
+  }
+  return runs;
+}
+
+// Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
+// kernel set and, if a run uses several threads, OpenMP's passive wait policy (may
+// re-exec with OPENBLAS_CORETYPE / OMP_WAIT_POLICY set), then malloc thresholds.
+void set_up_process(const Runs& runs, int argc, char** argv) {
+  using namespace gfn;
+  const core::EngineOptions& engine = runs.front().second.engine;
+  int threads = 1;
+  bool openmp_gemms = false;
+  for (const auto& run : runs) {
+    threads = std::max(threads, run.second.train.num_threads);
+    openmp_gemms = openmp_gemms ||
+                   core::gemms_on_openmp_threads(run.second.engine, run.second.train.num_threads);
+  }
+  runtime::set_library_environment(engine.blas_kernels == core::BlasKernels::kAuto, threads,
+                                   openmp_gemms, argc, argv);
+  runtime::tune_malloc_for_training(engine.malloc_tune);
+}
+
+// The method statement, then --versus's pair or every run's report (and the table with
+// the goals), then the JSON report.
+void run_benchmarks(const Cli& c, const Runs& runs, const gfn::harness::Front& front, int argc,
+                    char** argv) {
+  using namespace gfn;
+  harness::Report report{
+      front.tool(), bench::bench_method(front.method(argc, argv), c.options), {}, {}};
+  std::cout << harness::method_statement(report.method)
+            << bench::blas_kernel_warning(report.method.machine) << "#\n";
+  if (!c.versus.empty()) {
+    const std::string label = runs[0].first;
+    const auto v =
+        bench::run_versus(runs[0].second, runs[1].second, label, c.options.warmup, c.options.iters);
+    bench::print_versus(v, std::cout);
+    report.cases.push_back(bench::versus_case(v));
+    front.write_json(report);
+    return;
+  }
+  std::vector<BenchResult> results;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (i > 0) std::cout << "#\n";
+    results.push_back(bench::run_bench(runs[i].second, runs[i].first, c.options));
+    bench::print_report(results.back(), std::cout);
+    std::cout.flush();
+    report.cases.push_back(bench::bench_case(results.back()));
+    for (auto& g : bench::bench_goals(results.back())) report.goals.push_back(std::move(g));
+  }
+  if (c.all || bench::goal_for(runs.front().first)) print_table(results);
+  front.write_json(report);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gfn;
+  CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
+  app.footer("Method and figures: docs/performance.md \"Trainer throughput\".");
+  Cli c;
+  config::add_config_options(app, c.cl);
+  harness::Front front(app, "gfn-bench-train",
+                       "--warmup 2 --iters 20 --row-batches 2 --record-iters 1 --paired-rounds 3 "
+                       "--paired-iters 5");
+  add_options(app, front, c);
   try {
-    if (all) {
-      for (const auto& g : bench::goals()) {
-        const std::string path = bench_dir + "/" + g.name + ".yaml";
-        runs.emplace_back(path, roles::load_config(path, cl.overrides));
-      }
-    } else {
-      runs.emplace_back(cl.config_path.empty() ? "defaults" : cl.config_path,
-                        roles::load_config(cl.config_path, cl.overrides));
-    }
-    if (!versus.empty()) {
-      std::vector<std::string> b_overrides = cl.overrides;
-      b_overrides.insert(b_overrides.end(), versus.begin(), versus.end());
-      runs.emplace_back("versus", roles::load_config(cl.config_path, b_overrides));
-    }
-    if (cl.print_config) {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  apply_quick_defaults(front, c.options);
+
+  Runs runs;
+  try {
+    runs = load_runs(c);
+    if (c.cl.print_config) {
       for (const auto& [path, cfg] : runs)
         std::printf("# %s\n%s\n", path.c_str(), roles::to_yaml(cfg).c_str());
       return 0;
     }
-    // Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
-    // kernel set and, if a run uses several threads, OpenMP's passive wait policy (may
-    // re-exec with OPENBLAS_CORETYPE / OMP_WAIT_POLICY set), then malloc thresholds.
-    const core::EngineOptions& engine = runs.front().second.engine;
-    int threads = 1;
-    bool openmp_gemms = false;
-    for (const auto& run : runs) {
-      threads = std::max(threads, run.second.train.num_threads);
-      openmp_gemms = openmp_gemms ||
-                     core::gemms_on_openmp_threads(run.second.engine, run.second.train.num_threads);
-    }
-    runtime::set_library_environment(engine.blas_kernels == core::BlasKernels::kAuto, threads,
-                                     openmp_gemms, argc, argv);
-    runtime::tune_malloc_for_training(engine.malloc_tune);
+    set_up_process(runs, argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 2;
   }
 
   try {
-    harness::Report report{
-        front.tool(), bench::bench_method(front.method(argc, argv), options), {}, {}};
-    std::cout << harness::method_statement(report.method)
-              << bench::blas_kernel_warning(report.method.machine) << "#\n";
-    if (!versus.empty()) {
-      const std::string label = runs[0].first;
-      const auto v =
-          bench::run_versus(runs[0].second, runs[1].second, label, options.warmup, options.iters);
-      bench::print_versus(v, std::cout);
-      report.cases.push_back(bench::versus_case(v));
-      front.write_json(report);
-      return 0;
-    }
-    std::vector<BenchResult> results;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      if (i > 0) std::cout << "#\n";
-      results.push_back(bench::run_bench(runs[i].second, runs[i].first, options));
-      bench::print_report(results.back(), std::cout);
-      std::cout.flush();
-      report.cases.push_back(bench::bench_case(results.back()));
-      for (auto& g : bench::bench_goals(results.back())) report.goals.push_back(std::move(g));
-    }
-    if (all || bench::goal_for(runs.front().first)) print_table(results);
-    front.write_json(report);
+    run_benchmarks(c, runs, front, argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 1;

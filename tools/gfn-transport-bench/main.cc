@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,18 +108,10 @@ std::string mpi_line() {
                : "waiting MPI calls busy-poll");
 }
 
-int run(int argc, char** argv) {
-  int rank = 0;
-  int size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-  CLI::App app("Transport latency / bandwidth benchmark (nccl-tests style), 2 ranks.",
-               "gfn-transport-bench");
-  app.footer("Method and figures: docs/performance.md \"Transport benchmark\".");
-  Options o;
-  harness::Front front(app, "gfn-transport-bench", "--maxbytes 64K --warmup_iters 2 --iters 20");
-  add_options(app, front, o);
+// Parses the command line into `o`; the exit code when the run must stop there (help, a
+// bad command line, a world of another size than 2).
+std::optional<int> parse(CLI::App& app, const harness::Front& front, Options& o, int argc,
+                         char** argv, int rank, int size) {
   try {
     app.parse(argc, argv);
     front.quick_default("--maxbytes", o.max_bytes, std::size_t{64} << 10);
@@ -138,118 +131,160 @@ int run(int argc, char** argv) {
     }
     return 2;
   }
+  return std::nullopt;
+}
 
-  const auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor);
-  const SubmissionBytes sub_bytes = submission_bytes(o.shape);
+// The transports and raw baselines the chosen methods need, and the sweep's methods in
+// table order. Members are destroyed in reverse order: the Gloo objects before MPI's.
+struct Methods {
+  std::unique_ptr<RawMpiMethod> raw_mpi;
+  std::unique_ptr<gfn::transport::Transport> mpi_transport;
+  std::unique_ptr<RawGlooMethod> raw_gloo;
+  std::unique_ptr<gfn::transport::Transport> torch_transport;
+  std::vector<std::pair<int, std::unique_ptr<PingPongMethod>>> owned;
+  std::vector<MethodSlot> sweep;
+};
+
+// Builds what was asked for (each is collective, same order on both ranks).
+Methods build_methods(const Options& o) {
   gfn::transport::TransportOptions topts;
   topts.timeout = gfn::transport::Seconds(o.timeout_s);
   topts.max_message_bytes = std::max(topts.max_message_bytes, o.max_bytes);
-
-  // Build what was asked for (each is collective, same order on both ranks).
   const bool need_mpi = wants(o, kOursMpi) || wants(o, kOursMpiFresh) || wants(o, kSubmission);
   const bool need_torch = wants(o, kOursTorch);  // the submission rows use what exists
-  std::unique_ptr<RawMpiMethod> raw_mpi;
-  std::unique_ptr<RawGlooMethod> raw_gloo;
-  std::unique_ptr<gfn::transport::Transport> mpi_transport;
-  std::unique_ptr<gfn::transport::Transport> torch_transport;
-  if (wants(o, kRawMpi) || wants(o, kSubmission)) raw_mpi = std::make_unique<RawMpiMethod>();
+  Methods m;
+  if (wants(o, kRawMpi) || wants(o, kSubmission)) m.raw_mpi = std::make_unique<RawMpiMethod>();
   if (need_mpi)
-    mpi_transport = gfn::transport::make_transport(gfn::transport::Backend::kMpi, topts);
-  if (wants(o, kRawGloo)) raw_gloo = std::make_unique<RawGlooMethod>(o.timeout_s);
+    m.mpi_transport = gfn::transport::make_transport(gfn::transport::Backend::kMpi, topts);
+  if (wants(o, kRawGloo)) m.raw_gloo = std::make_unique<RawGlooMethod>(o.timeout_s);
   if (need_torch)
-    torch_transport = gfn::transport::make_transport(gfn::transport::Backend::kTorch, topts);
+    m.torch_transport = gfn::transport::make_transport(gfn::transport::Backend::kTorch, topts);
 
   // Sweep methods in table order, with a fixed id each (part of the payload pattern).
-  std::vector<std::pair<int, std::unique_ptr<PingPongMethod>>> owned;
-  std::vector<MethodSlot> sweep_methods;
-  if (wants(o, kRawMpi)) sweep_methods.push_back({0, raw_mpi.get()});
-  if (wants(o, kOursMpi)) {
-    owned.emplace_back(1, std::make_unique<TransportMethod>(*mpi_transport, Receive::kInto));
-    sweep_methods.push_back({1, owned.back().second.get()});
-  }
-  if (wants(o, kOursMpiFresh)) {
-    owned.emplace_back(4, std::make_unique<TransportMethod>(*mpi_transport, Receive::kFresh));
-    sweep_methods.push_back({4, owned.back().second.get()});
-  }
-  if (wants(o, kRawGloo)) sweep_methods.push_back({2, raw_gloo.get()});
-  if (wants(o, kOursTorch)) {
-    owned.emplace_back(3, std::make_unique<TransportMethod>(*torch_transport, Receive::kInto));
-    sweep_methods.push_back({3, owned.back().second.get()});
-  }
+  const auto own = [&m](int id, gfn::transport::Transport& t, Receive receive) {
+    m.owned.emplace_back(id, std::make_unique<TransportMethod>(t, receive));
+    m.sweep.push_back({id, m.owned.back().second.get()});
+  };
+  if (wants(o, kRawMpi)) m.sweep.push_back({0, m.raw_mpi.get()});
+  if (wants(o, kOursMpi)) own(1, *m.mpi_transport, Receive::kInto);
+  if (wants(o, kOursMpiFresh)) own(4, *m.mpi_transport, Receive::kFresh);
+  if (wants(o, kRawGloo)) m.sweep.push_back({2, m.raw_gloo.get()});
+  if (wants(o, kOursTorch)) own(3, *m.torch_transport, Receive::kInto);
+  return m;
+}
 
+RunInfo run_info(const Options& o, const Methods& m, harness::Method method) {
   RunInfo info;
   info.min_bytes = o.min_bytes;
   info.max_bytes = o.max_bytes;
   info.factor = o.factor;
   info.loop = o.loop;
-  info.method = run_method(front.method(argc, argv), o.loop);
+  info.method = run_method(std::move(method), o.loop);
   info.mpi = mpi_line();
-  if (raw_mpi) info.descriptions[kRawMpi] = raw_mpi->description();
-  if (raw_gloo) info.descriptions[kRawGloo] = raw_gloo->description();
-  for (const auto& slot : sweep_methods) {
+  if (m.raw_mpi) info.descriptions[kRawMpi] = m.raw_mpi->description();
+  if (m.raw_gloo) info.descriptions[kRawGloo] = m.raw_gloo->description();
+  for (const auto& slot : m.sweep) {
     info.descriptions[slot.method->name()] = slot.method->description();
   }
+  return info;
+}
 
+// Payloads checked and wrong, over every measurement.
+struct Checks {
   std::int64_t wrong = 0;
   std::int64_t checked = 0;
-  const auto count = [&](const Measurement& m) {
+  void count(const Measurement& m) {
     wrong += m.wrong;
     checked += m.checked;
-  };
-  Buffers buffers(std::max({o.max_bytes, sub_bytes.submission, sub_bytes.score}));
-  std::map<std::size_t, SizeRow> sweep;
-  if (rank == 0) print_header(info);
-  if (!sweep_methods.empty()) {
-    if (rank == 0) print_sweep_head();
-    for (std::size_t bytes : sizes) {
-      SizeRow& row = sweep[bytes];
-      const auto figures = measure(sweep_methods, bytes, bytes, o.loop, buffers);
-      for (std::size_t j = 0; j < figures.size(); ++j) {
-        count(figures[j]);
-        row[sweep_methods[j].method->name()] = figures[j];
-      }
-      if (rank == 0) print_sweep_row(bytes, row);
-    }
   }
+};
 
-  std::map<std::string, Measurement> submission;
-  if (wants(o, kSubmission)) {
-    const auto pattern = [&](gfn::transport::Transport& t) {
-      const Measurement m = measure_submission(t, o.shape, o.loop);
-      count(m);
-      return m;
-    };
-    // Transport-only round trips of the same bytes split framing from transport cost.
-    // (torch rows only when the torch backend and raw Gloo were asked for too).
-    TransportMethod mpi_bytes(*mpi_transport, Receive::kInto);
-    std::unique_ptr<TransportMethod> torch_bytes;
-    std::vector<MethodSlot> plain_methods = {{10, raw_mpi.get()}, {11, &mpi_bytes}};
-    std::vector<std::string> names = {kRawMpi, kOursMpi};
-    if (raw_gloo) {
-      plain_methods.push_back({12, raw_gloo.get()});
-      names.push_back(kRawGloo);
+// The size sweep of the sweep methods, a table row per size printed by rank 0.
+std::map<std::size_t, SizeRow> run_sweep(const Options& o, const std::vector<std::size_t>& sizes,
+                                         const Methods& m, int rank, Buffers& buffers,
+                                         Checks& checks) {
+  std::map<std::size_t, SizeRow> sweep;
+  if (m.sweep.empty()) return sweep;
+  if (rank == 0) print_sweep_head();
+  for (std::size_t bytes : sizes) {
+    SizeRow& row = sweep[bytes];
+    const auto figures = measure(m.sweep, bytes, bytes, o.loop, buffers);
+    for (std::size_t j = 0; j < figures.size(); ++j) {
+      checks.count(figures[j]);
+      row[m.sweep[j].method->name()] = figures[j];
     }
-    if (torch_transport) {
-      torch_bytes = std::make_unique<TransportMethod>(*torch_transport, Receive::kInto);
-      plain_methods.push_back({13, torch_bytes.get()});
-      names.push_back(kOursTorch);
-    }
-    const auto plain =
-        measure(plain_methods, sub_bytes.submission, sub_bytes.score, o.loop, buffers);
-    for (std::size_t j = 0; j < plain.size(); ++j) {
-      count(plain[j]);
-      submission[names[j]] = plain[j];
-    }
-    submission[kSubmissionMpi] = pattern(*mpi_transport);
-    if (torch_transport) submission[kSubmissionTorch] = pattern(*torch_transport);
-    if (rank == 0) print_submission(o.shape, sub_bytes, submission);
+    if (rank == 0) print_sweep_row(bytes, row);
   }
+  return sweep;
+}
+
+// The submission pattern over each transport, and transport-only round trips of the same
+// bytes that split framing from transport cost (torch rows only when the torch backend
+// and raw Gloo were asked for too); printed by rank 0.
+std::map<std::string, Measurement> run_submission(const Options& o, const Methods& m, int rank,
+                                                  const SubmissionBytes& sub_bytes,
+                                                  Buffers& buffers, Checks& checks) {
+  std::map<std::string, Measurement> submission;
+  const auto pattern = [&](gfn::transport::Transport& t) {
+    const Measurement measured = measure_submission(t, o.shape, o.loop);
+    checks.count(measured);
+    return measured;
+  };
+  TransportMethod mpi_bytes(*m.mpi_transport, Receive::kInto);
+  std::unique_ptr<TransportMethod> torch_bytes;
+  std::vector<MethodSlot> plain_methods = {{10, m.raw_mpi.get()}, {11, &mpi_bytes}};
+  std::vector<std::string> names = {kRawMpi, kOursMpi};
+  if (m.raw_gloo) {
+    plain_methods.push_back({12, m.raw_gloo.get()});
+    names.push_back(kRawGloo);
+  }
+  if (m.torch_transport) {
+    torch_bytes = std::make_unique<TransportMethod>(*m.torch_transport, Receive::kInto);
+    plain_methods.push_back({13, torch_bytes.get()});
+    names.push_back(kOursTorch);
+  }
+  const auto plain = measure(plain_methods, sub_bytes.submission, sub_bytes.score, o.loop, buffers);
+  for (std::size_t j = 0; j < plain.size(); ++j) {
+    checks.count(plain[j]);
+    submission[names[j]] = plain[j];
+  }
+  submission[kSubmissionMpi] = pattern(*m.mpi_transport);
+  if (m.torch_transport) submission[kSubmissionTorch] = pattern(*m.torch_transport);
+  if (rank == 0) print_submission(o.shape, sub_bytes, submission);
+  return submission;
+}
+
+int run(int argc, char** argv) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  CLI::App app("Transport latency / bandwidth benchmark (nccl-tests style), 2 ranks.",
+               "gfn-transport-bench");
+  app.footer("Method and figures: docs/performance.md \"Transport benchmark\".");
+  Options o;
+  harness::Front front(app, "gfn-transport-bench", "--maxbytes 64K --warmup_iters 2 --iters 20");
+  add_options(app, front, o);
+  if (const auto exit_code = parse(app, front, o, argc, argv, rank, size)) return *exit_code;
+
+  const auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor);
+  const SubmissionBytes sub_bytes = submission_bytes(o.shape);
+  Methods methods = build_methods(o);
+  const RunInfo info = run_info(o, methods, front.method(argc, argv));
+  Checks checks;
+  Buffers buffers(std::max({o.max_bytes, sub_bytes.submission, sub_bytes.score}));
+  if (rank == 0) print_header(info);
+  const auto sweep = run_sweep(o, sizes, methods, rank, buffers, checks);
+  std::map<std::string, Measurement> submission;
+  if (wants(o, kSubmission))
+    submission = run_submission(o, methods, rank, sub_bytes, buffers, checks);
 
   const auto goals = evaluate_goals(sweep, submission);
   bool goals_pass = true;
   for (const auto& g : goals) goals_pass = goals_pass && g.verdict != harness::Verdict::kFail;
   if (rank == 0) {
-    print_goals(goals, wrong, checked);
+    print_goals(goals, checks.wrong, checks.checked);
     const auto load = harness::load_averages();
     fmt::print("# load average at end: {}\n",
                load.size() == 3 ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2])
@@ -257,13 +292,8 @@ int run(int argc, char** argv) {
     front.write_json({front.tool(), info.method, report_cases(sweep, submission), goals});
   }
 
-  // Gloo objects go before MPI is finalized (by the caller).
-  owned.clear();
-  torch_transport.reset();
-  raw_gloo.reset();
-  mpi_transport.reset();
-  raw_mpi.reset();
-  if (wrong != 0) return 1;
+  // Gloo objects go before MPI is finalized (by the caller): `methods`, when run returns.
+  if (checks.wrong != 0) return 1;
   if (o.require_goals && !goals_pass) return 3;
   return 0;
 }
