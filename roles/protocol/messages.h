@@ -8,28 +8,12 @@
 // (`protocol::encode(payload)`, `protocol::decode<T>(message)`: the type comes from the
 // table; decoding is bounded and never allocates more than the bytes received).
 //
-// Channels (tags). A receiver only ever waits on one (source, tag) pair per reply
-// kind, so a SCORE, a METADATA, a SAMPLE, a baseline update and population stats can
-// never be taken for one another:
-//   kData     (0) trainer -> manager      DATA (Submission), GET_METADATA (Query),
-//                                         GET_SAMPLE (SampleRequest), TRAINER_EXIT
-//                 manager -> trainer      SCORE (Score), ERROR for DATA/unknown messages
-//                 coordinator -> manager  BASELINE_SYNC, MANAGER_EXIT_ACK
-//   kMetadata (1) manager -> trainer      METADATA (Metadata), ERROR for a bad metadata query
-//   kControl  (2) manager -> coordinator  MODE_REPORT, BASELINE_REPORT, MANAGER_EXIT
-//                 trainer -> coordinator  GET_POPULATION_STATS
-//   kSample   (3) manager -> trainer      SAMPLE (SampleBatch), ERROR for a bad GET_SAMPLE
-//   kPopulation (4) coordinator -> trainer POPULATION_STATS, ERROR
-//   kBaseline (5) manager -> trainer      BASELINE_PUSH (the manager's baseline, pushed to
-//                                         trainers whose DATA set want_baseline, i.e.
-//                                         fire-and-forget trainers that filter), then one
-//                                         BASELINE_FEED_END after the trainer's
-//                                         TRAINER_EXIT, which the trainer drains before it
-//                                         stops.
-//   kCheckpoint (7) manager -> trainer    CHECKPOINT_DONE (the answer to CHECKPOINT, which
-//                                         travels on kData), ERROR for a refused CHECKPOINT
-//                 coordinator -> manager  COORDINATOR_CHECKPOINT_DONE (the answer to
-//                                         MANAGER_CHECKPOINT, which travels on kControl)
+// Channels (tags): GFN_PROTOCOL_TAGS below names each one; which messages travel on which
+// tag, between which roles, is the table's (message_table.h; channel_overview() renders
+// it, docs/protocol.md "Tags" shows it). A receiver only ever waits on one (source, tag)
+// pair per reply kind, so a SCORE, a METADATA, a SAMPLE, a baseline update and population
+// stats can never be taken for one another.
+//
 // Payload kinds of DATA: full (terminating states, log rewards AND the trajectories as
 // forward action sequences; the manager may store all of it and a SAMPLE returns the
 // trajectories) or scoring-only (terminating states and log rewards; never stored).
@@ -43,16 +27,23 @@
 
 namespace gfn::protocol {
 
-/// The protocol's channels (transport tags); see the table above and message_table.h.
+/// The protocol's channels (transport tags): X(constant, value, "what travels there").
+/// Values are never renumbered; message_table.h's rows name the tag of each message.
+// clang-format off
+#define GFN_PROTOCOL_TAGS(X)                                                                  \
+  X(kData,       0, "the buffer manager's inbox and its replies to trainers")                 \
+  X(kMetadata,   1, "metadata replies")                                                       \
+  X(kControl,    2, "the coordinator's inbox")                                                \
+  X(kSample,     3, "replayed samples")                                                       \
+  X(kPopulation, 4, "population statistics")                                                  \
+  X(kBaseline,   5, "the manager's baseline, pushed to fire-and-forget trainers that filter") \
+  X(kSpawn,      6, "the asynchronous spawn policy, between the trainers of one agent group") \
+  X(kCheckpoint, 7, "checkpoint acknowledgements")
+// clang-format on
 namespace tags {
-constexpr int kData = 0;        ///< submissions and their SCORE replies; manager inbox
-constexpr int kMetadata = 1;    ///< METADATA replies
-constexpr int kControl = 2;     ///< coordinator inbox (MODE_REPORT, ...)
-constexpr int kSample = 3;      ///< sample batches, manager -> trainer
-constexpr int kPopulation = 4;  ///< population statistics, coordinator -> trainer
-constexpr int kBaseline = 5;    ///< baseline updates, manager -> fire-and-forget trainer
-constexpr int kSpawn = 6;  ///< asynchronous spawn policy, trainer <-> trainer of one agent group
-constexpr int kCheckpoint = 7;  ///< checkpoint replies (manager -> trainer, coordinator -> manager)
+#define GFN_PROTOCOL_TAG_CONSTANT(constant, value, what) constexpr int constant = value;
+GFN_PROTOCOL_TAGS(GFN_PROTOCOL_TAG_CONSTANT)
+#undef GFN_PROTOCOL_TAG_CONSTANT
 }  // namespace tags
 
 /// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating

@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/gfn/env/environment.h"
-#include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
@@ -25,6 +24,18 @@ nlohmann::json mlp_json(std::int64_t input_dim, std::int64_t output_dim,
   return {{"class", "gfn.utils.modules.MLP"},  {"input_dim", input_dim},
           {"output_dim", output_dim},          {"hidden_dim", m.hidden_dim},
           {"n_hidden_layers", m.n_hidden - 1}, {"activation_fn", "relu"}};
+}
+
+// The environment's options as JSON values: numbers, booleans and lists as such, anything
+// else (names, "inf") as the string the configuration writes.
+nlohmann::json options_json(const config::OptionMap& options) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, text] : options) {
+    const nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const bool typed = value.is_number() || value.is_boolean() || value.is_array();
+    out[key] = typed ? value : nlohmann::json(text);
+  }
+  return out;
 }
 
 }  // namespace
@@ -61,6 +72,7 @@ void export_model(core::Learner& learner, const roles::ExperimentConfig& config)
   const auto input_dim = pre.output_dim();
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& e : entries) keys.push_back(e.first);
+  const core::EnvironmentDescription description = env.describe();
   nlohmann::json sidecar = {
       {"state_dict", "model_state_dict.pt"},
       {"check", "model_check.pt"},
@@ -68,9 +80,8 @@ void export_model(core::Learner& learner, const roles::ExperimentConfig& config)
       {"names", "torchgfn TBGFlowNet / DBGFlowNet state dict over gfn.utils.modules.MLP"},
       {"keys", keys},
       {"env",
-       {{"name", config.env.name},
-        {"ndim", config.env.get<core::HyperGridOptions>().ndim},
-        {"height", config.env.get<core::HyperGridOptions>().height},
+       {{"name", description.name},
+        {"options", options_json(description.options)},
         {"state_dim", env.state_dim()},
         {"n_actions", env.n_actions()},
         {"preprocessor", config::enum_name(config.env.preprocessor)},

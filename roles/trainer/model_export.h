@@ -3,8 +3,10 @@
 // end of the run, into output.dir:
 //   model_state_dict.pt  the estimators as torchgfn's state dict (runtime/output/
 //                        torchgfn_export.h), a dict of float32 tensors for torch.load;
-//   model.json           the sidecar: environment, preprocessor, architecture (torchgfn MLP
-//                        arguments for PF, PB and logF), loss, logZ and the key list;
+//   model.json           the sidecar: environment (its name and options as it describes
+//                        them, Environment::describe; state_dim, n_actions), preprocessor,
+//                        architecture (torchgfn MLP arguments for PF, PB and logF), loss,
+//                        logZ and the key list;
 //   model_check.pt       a batch of preprocessed states (the first <= 64 enumerated states,
 //                        else initial states) with the PF / PB logits gfn-runtime computes
 //                        for them, so a Python loader can check it computes the same

@@ -149,6 +149,14 @@ std::string show(const T& value) {
 
 }  // namespace field_detail
 
+/// The value of every field of `fields` in `object` (the options struct they were registered
+/// for) as text (Field::show), by key: {"ndim": "2", "reward": "original"}.
+inline OptionMap field_values(const std::vector<Field>& fields, const void* object) {
+  OptionMap out;
+  for (const auto& field : fields) out[field.name] = field.show(object);
+  return out;
+}
+
 /// The fields of options struct S (default-constructible), in registration order.
 template <class S>
 class Fields {

@@ -1,26 +1,65 @@
 #pragma once
 // train.loss and train.subtb_weighting: the losses of runtime/gfn/losses.h and the
-// sub-trajectory weightings of "subtb", each with its YAML name written once here.
+// sub-trajectory weightings of "subtb", each with its YAML name (and each loss with its
+// description) written once here.
 // options.h (TrainOptions) includes this header; make_loss
 // (runtime/gfn/losses.h) switches on the enumerators. Header-only, LibTorch-free.
+
+#include <cstddef>
+#include <iterator>
 
 #include "runtime/config/enum_names.h"
 
 namespace gfn::core {
 
-/// train.loss (losses.h documents each; torchgfn src/gfn/gflownet/*.py).
-enum class LossKind {
-  kTB,          ///< "tb": Trajectory Balance (torchgfn TBGFlowNet)
-  kZVar,        ///< "zvar": log-partition variance (torchgfn TBGFlowNet log_partition_variance)
-  kDB,          ///< "db": Detailed Balance (torchgfn DBGFlowNet)
-  kModifiedDB,  ///< "modified_db": torchgfn ModifiedDBGFlowNet
-  kSubTB,       ///< "subtb": Sub-Trajectory Balance (torchgfn SubTBGFlowNet)
-  kFM,          ///< "fm": Flow Matching (torchgfn FMGFlowNet)
-};
+/// train.loss: the losses of losses.h (torchgfn src/gfn/gflownet/*.py). Their YAML names
+/// and one-line descriptions are kLossKindNames and kLossKindDescriptions below, the one
+/// list the configuration, its reference (docs/configuration.md) and the tools read. A new
+/// loss goes last (loss_kind_tables_consistent() counts up to the last enumerator, kFM).
+enum class LossKind { kTB, kZVar, kDB, kModifiedDB, kSubTB, kFM };
 inline constexpr config::EnumName<LossKind> kLossKindNames[] = {
     {LossKind::kTB, "tb"},       {LossKind::kZVar, "zvar"},
     {LossKind::kDB, "db"},       {LossKind::kModifiedDB, "modified_db"},
     {LossKind::kSubTB, "subtb"}, {LossKind::kFM, "fm"}};
+
+/// A loss and what it is, in one line (the train.loss reference, options.cc).
+struct LossKindDescription {
+  LossKind value;
+  const char* description;
+};
+/// One entry per loss, in kLossKindNames' order (checked below).
+inline constexpr LossKindDescription kLossKindDescriptions[] = {
+    {LossKind::kTB, "Trajectory Balance (torchgfn TBGFlowNet)"},
+    {LossKind::kZVar, "log-partition variance (torchgfn TBGFlowNet log_partition_variance)"},
+    {LossKind::kDB, "Detailed Balance (torchgfn DBGFlowNet)"},
+    {LossKind::kModifiedDB,
+     "Modified Detailed Balance, for environments where every state can terminate (torchgfn "
+     "ModifiedDBGFlowNet)"},
+    {LossKind::kSubTB,
+     "Sub-Trajectory Balance (torchgfn SubTBGFlowNet; train.subtb_weighting, train.subtb_lambda)"},
+    {LossKind::kFM, "Flow Matching (torchgfn FMGFlowNet; train.fm_alpha)"}};
+
+/// True if the tables have an entry per enumerator, in enumerator order, the same in both.
+constexpr bool loss_kind_tables_consistent() {
+  constexpr std::size_t n = static_cast<std::size_t>(LossKind::kFM) + 1;  // kFM is the last
+  if (std::size(kLossKindNames) != n || std::size(kLossKindDescriptions) != n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kLossKindNames[i].value != static_cast<LossKind>(i)) return false;
+    if (kLossKindDescriptions[i].value != static_cast<LossKind>(i)) return false;
+  }
+  return true;
+}
+static_assert(loss_kind_tables_consistent(),
+              "loss_kind.h: kLossKindNames and kLossKindDescriptions need one entry per "
+              "LossKind, in enumerator order (and kFM the last enumerator, or update the check)");
+
+/// The description of `kind` ("" for a value outside the table). O(table size).
+constexpr const char* loss_description(LossKind kind) {
+  for (const auto& entry : kLossKindDescriptions) {
+    if (entry.value == kind) return entry.description;
+  }
+  return "";
+}
 
 /// train.subtb_weighting: torchgfn SubTBGFlowNet weightings of the sub-trajectories
 /// (n = trajectory length, i = sub-trajectory length, B = trajectories); each sums to 1

@@ -1,8 +1,24 @@
 #include "runtime/gfn/options.h"
 
+#include <string>
+
 #include "runtime/config/fields.h"
 
 namespace gfn::core {
+namespace {
+
+// train.loss's documentation: every loss of loss_kind.h with its description, "The loss:
+// tb: Trajectory Balance (torchgfn TBGFlowNet); zvar: ...".
+std::string loss_doc() {
+  std::string out = "The loss: ";
+  for (const auto& [kind, name] : kLossKindNames) {
+    if (kind != kLossKindNames[0].value) out += "; ";
+    out += std::string(name) + ": " + loss_description(kind);
+  }
+  return out + ".";
+}
+
+}  // namespace
 
 const config::Fields<ModelOptions>& model_fields() {
   using M = ModelOptions;
@@ -34,10 +50,7 @@ const config::Fields<TrainOptions>& train_fields() {
   using T = TrainOptions;
   static const auto fields =
       config::Fields<T>()
-          .add("loss", &T::loss,
-               "tb (Trajectory Balance), zvar (log-partition variance), db (Detailed Balance), "
-               "modified_db, subtb (Sub-Trajectory Balance), fm (Flow Matching).",
-               config::AsInvalid{})
+          .add("loss", &T::loss, loss_doc(), config::AsInvalid{})
           .add("subtb_weighting", &T::subtb_weighting,
                "subtb: how sub-trajectories are weighted (torchgfn SubTBGFlowNet; "
                "runtime/gfn/loss_kind.h documents each).",

@@ -9,12 +9,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "runtime/gfn/env/bit_sequence.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/marginal_log_prob.h"
@@ -190,16 +190,17 @@ ValidationResult validate(GFlowNetModel& model, const Preprocessor& preprocessor
   r.log_z = model.log_z().item<double>();
   r.n_modes_total = env.n_modes();
   r.n_modes_found = modes ? modes->n_found() : 0;
-  if (const auto* bits = dynamic_cast<const BitSequence*>(&env.base_environment());
-      bits != nullptr && options.logp_samples > 0 && options.test_per_mode > 0) {
-    // The TB paper's bit-sequence metric; the test set is fixed (seed 0, torchgfn's
-    // create_test_set default), only the backward trajectories are random.
-    const at::Tensor test = bits->make_test_set(options.test_per_mode, /*seed=*/0);
-    r.n_test = test.size(0);
-    if (r.n_test >= 2) {
-      r.spearman_logp_logr =
-          spearman_logp_logr(model, preprocessor, env, test, options.logp_samples, generator,
-                             &r.test_log_p, &r.test_log_r);
+  if (options.logp_samples > 0 && options.test_per_mode > 0) {
+    // The TB paper's bit-sequence metric, for an environment with a test set; the set is
+    // fixed (seed 0, torchgfn's create_test_set default), only the backward trajectories
+    // are random.
+    if (const std::optional<at::Tensor> test = env.test_set(options.test_per_mode, /*seed=*/0)) {
+      r.n_test = test->size(0);
+      if (r.n_test >= 2) {
+        r.spearman_logp_logr =
+            spearman_logp_logr(model, preprocessor, env, *test, options.logp_samples, generator,
+                               &r.test_log_p, &r.test_log_r);
+      }
     }
   }
   if (!env.enumerable()) {

@@ -15,9 +15,10 @@
 //    n_samples terminating states SAMPLED DURING TRAINING (VisitedTerminatingStates,
 //    visited_states.h), not of fresh samples of the final policy;
 //  - |logZ - log Z_true| and the number of distinct modes found (ModeTracker);
-//  - BitSequence only: the TB paper's Spearman correlation between the learned
+//  - for an environment with a test set (Environment::test_set; BitSequence's is
+//    make_test_set): the TB paper's Spearman correlation between the learned
 //    log p_theta(x) (importance-sampling estimate over backward trajectories,
-//    marginal_log_prob.h) and log R(x) on the test set BitSequence::make_test_set.
+//    marginal_log_prob.h) and log R(x) on that set.
 // On a non-enumerable environment (BitSequence at realistic sizes) the modes found and the
 // Spearman correlation are reported (the TB paper's metrics), the exact metrics are NaN.
 // Everything runs without autograd. Distributions are float64 [n_terminating_states]
@@ -120,9 +121,9 @@ struct ValidationResult {
   /// state was visited.
   double l1_visited = std::numeric_limits<double>::quiet_NaN();
   std::int64_t n_visited = 0;  ///< states in that window
-  /// BitSequence: Spearman's rho of log p_theta(x) and log R(x) on the test set
-  /// (options.test_per_mode per mode, options.logp_samples backward trajectories per
-  /// sequence); NaN for other environments or when disabled.
+  /// Spearman's rho of log p_theta(x) and log R(x) on the environment's test set
+  /// (Environment::test_set: options.test_per_mode per mode; options.logp_samples backward
+  /// trajectories per state); NaN for an environment without one or when disabled.
   double spearman_logp_logr = std::numeric_limits<double>::quiet_NaN();
   std::int64_t n_test = 0;  ///< test-set size
   /// The test set's log p_theta(x) and log R(x) behind spearman_logp_logr (float64 [n_test];

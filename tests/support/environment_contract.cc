@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "runtime/gfn/env/row_dynamics.h"
@@ -113,6 +114,15 @@ void check_generic(const Environment& env) {
   EXPECT_THROW(env.step(s0, at::zeros({2}, at::kLong)), std::invalid_argument);
   EXPECT_THROW(env.check_states(at::zeros({2, env.state_dim() + 1}, at::kLong), "test"),
                std::invalid_argument);
+  // The capabilities: the description names the environment; a test set, if there is one,
+  // holds valid terminating states and is the same for the same seed.
+  EXPECT_EQ(env.describe().name, env.name());
+  if (const std::optional<at::Tensor> test = env.test_set(2, 0)) {
+    env.check_states(*test, "test_set");
+    EXPECT_GT(test->size(0), 0);
+    EXPECT_TRUE(env.can_terminate(*test).all().item<bool>());
+    EXPECT_TRUE(at::equal(*test, *env.test_set(2, 0)));
+  }
 }
 
 void check_enumeration(const Environment& env, double expected_uniform_term) {

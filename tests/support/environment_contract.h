@@ -18,8 +18,8 @@ at::Tensor random_states(const core::Environment& env, std::int64_t n, int steps
                          at::Generator& gen);
 
 /// Masks, step / backward step round trips from random states, unique(), the row dynamics
-/// against the batched members (if the environment has them), and the refusals (exit as a
-/// step, masked actions, bad shapes).
+/// against the batched members (if the environment has them), the refusals (exit as a
+/// step, masked actions, bad shapes), the description's name and the test set (if any).
 void check_generic(const core::Environment& env);
 
 /// Enumeration: indices, topological order, terminating states, R / Z and log Z, the state

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# configs/discovery_8d_best.yaml end to end, shortened to 10 iterations (issue 25's best
-# settings: 4 agents + 1 buffer manager, each agent sampling 32 trajectories forward and
-# replaying 64 from the manager, the budget counted in trajectories sampled forward), under
-# mpirun:
+# configs/discovery_8d_best.yaml end to end, shortened to 10 iterations (the best
+# mode-discovery settings: 4 agents + 1 buffer manager, each agent sampling 32 trajectories
+# forward and replaying 64 from the manager, the budget counted in trajectories sampled
+# forward), under mpirun:
 #  - every forward-sampled trajectory is counted: trajectories_sampled = 10 x 4 x 32 = 1280
 #    (the first iteration too, which has nothing to replay yet);
 #  - every later iteration replayed 64 per agent: remote_items_trained = 9 x 4 x 64 = 2304;

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <utility>
+
+#include "runtime/gfn/loss_kind.h"
 
 namespace gfn::quality {
 namespace {
@@ -106,6 +109,14 @@ Cell discrete_ebm_cell(int ndim, double alpha, const std::string& loss) {
   return c;
 }
 
+// Every loss of runtime/gfn/loss_kind.h, in the matrix's row order (TB first: its bar
+// judges the losses without a torchgfn target).
+constexpr core::LossKind kMatrixLosses[] = {core::LossKind::kTB,    core::LossKind::kDB,
+                                            core::LossKind::kSubTB, core::LossKind::kFM,
+                                            core::LossKind::kZVar,  core::LossKind::kModifiedDB};
+static_assert(std::size(kMatrixLosses) == std::size(core::kLossKindNames),
+              "every train.loss of runtime/gfn/loss_kind.h has its rows in the matrix");
+
 }  // namespace
 
 std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay) {
@@ -113,9 +124,9 @@ std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay) {
     throw std::invalid_argument(fmt::format("--tb-seeds must be >= 1, got {}", tb_seeds));
   }
   std::vector<Cell> cells;
-  const char* losses[] = {"tb", "db", "subtb", "fm", "zvar", "modified_db"};
   for (int ndim : {2, 4}) {
-    for (const char* loss : losses) {
+    for (const core::LossKind kind : kMatrixLosses) {
+      const char* loss = config::enum_name(kind);
       for (bool buffered : {false, true}) {
         cells.push_back(hypergrid_cell(ndim, loss, buffered, tb_seeds, replay));
       }

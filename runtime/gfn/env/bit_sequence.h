@@ -43,6 +43,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/gfn/env/bit_sequence_options.h"
@@ -118,6 +119,10 @@ class BitSequence final : public Environment {
   /// possible (e.g. f = 0 gives the mode itself). Throws std::invalid_argument if
   /// per_mode < 1.
   at::Tensor make_test_set(std::int64_t per_mode, std::uint64_t seed) const;
+  /// make_test_set: the validation's test set (environment.h).
+  std::optional<at::Tensor> test_set(std::int64_t per_mode, std::uint64_t seed) const override {
+    return make_test_set(per_mode, seed);
+  }
 
  private:
   at::Tensor lengths(const at::Tensor& states) const;  ///< int64 [B]: filled words

@@ -37,6 +37,18 @@ void* EnvOptions::object(const std::string& env) {
   throw std::logic_error("EnvOptions: environment '" + env + "' is not catalogued");
 }
 
+config::OptionMap EnvOptions::option_values(const std::string& env) const {
+  for (const auto& e : environment_catalog()) {
+    if (e.name != env) continue;
+    for (const auto& [held, options] : environments) {
+      if (held != env) continue;
+      std::any copy = options;  // the catalog reaches the struct through a mutable std::any
+      return config::field_values(e.fields, e.object(copy));
+    }
+  }
+  throw std::logic_error("EnvOptions: environment '" + env + "' is not catalogued");
+}
+
 const config::Fields<EnvOptions>& env_fields() {
   using E = EnvOptions;
   static const auto fields =

@@ -61,6 +61,10 @@ struct EnvOptions {
   }
   /// The options struct of catalogued environment `env` (for the schema's bindings).
   void* object(const std::string& env);
+  /// Every option of catalogued environment `env` as text (its registered fields, defaults
+  /// included): {"ndim": "2", "height": "8", ...}. Throws std::logic_error if `env` is not
+  /// catalogued.
+  config::OptionMap option_values(const std::string& env) const;
 
   /// env name -> its options struct (std::any of the catalogued type).
   std::vector<std::pair<std::string, std::any>> environments;

@@ -41,6 +41,8 @@ std::string shape_string(const at::Tensor& t) {
 
 at::Tensor Environment::reward(const at::Tensor& states) const { return log_reward(states).exp(); }
 
+EnvironmentDescription Environment::describe() const { return {name(), options_}; }
+
 void Environment::check_states(const at::Tensor& states, const char* who) const {
   if (!states.defined() || states.dim() != 2 || states.size(1) != state_dim() ||
       states.scalar_type() != at::kLong) {

@@ -42,6 +42,12 @@
 // modes a batch hits (HyperGrid: the state index of the mode; BitSequence: the index
 // of the target sequence in its mode set).
 //
+// Capabilities (optional, virtual with a default, so callers never cast to a concrete
+// environment and a wrapper forwards them): row_dynamics() for the fused sampler, test_set()
+// for the Spearman metric of validation.h. describe() names the environment and its options
+// (the export's sidecar, roles/trainer/model_export.h); by default from the options its
+// factory recorded, so built-in and plugin environments need not implement it.
+//
 // Implementing one: built in, runtime/gfn/env/registry.h (docs/environments.md "Adding an
 // environment"); as a plugin outside this tree, runtime/gfn/env/plugin.h ("Plugins").
 // docs/environments.md "The interface" tabulates what each member must guarantee. Thread-safety:
@@ -55,8 +61,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "runtime/config/option_map.h"
 #include "runtime/gfn/preprocessor_kind.h"
 
 namespace gfn::core {
@@ -80,6 +88,13 @@ struct StateGraph {
   std::vector<std::int64_t> terminal_index;  ///< [S]: terminating index, -1 if s cannot exit
 };
 
+/// What an environment is: its env.name and its options, each as the configuration writes
+/// its value ("8", "0.001", "original"), defaults included.
+struct EnvironmentDescription {
+  std::string name;
+  config::OptionMap options;
+};
+
 class Environment {
  public:
   virtual ~Environment() = default;
@@ -96,6 +111,14 @@ class Environment {
   /// True if exit is allowed in every state (needed by the modified DB loss, which
   /// uses R(s) and PF(exit | s) of intermediate states).
   virtual bool every_state_terminates() const = 0;
+  /// Its name and options. Default: name() and the options its factory recorded with
+  /// record_options() (make_environment, registry.h: a built-in environment's options struct
+  /// through its registered fields, a plugin's env.options with its defaults); no options for
+  /// an environment built otherwise. A wrapper (reward_model.h) describes what it wraps.
+  virtual EnvironmentDescription describe() const;
+  /// Sets the options describe() reports by default. Called by the factory that built this
+  /// environment, once, before the environment is shared (not thread-safe).
+  void record_options(config::OptionMap options) { options_ = std::move(options); }
 
   // ---- dynamics (batched) -------------------------------------------------------------
   /// n copies of s0: int64 [n, state_dim].
@@ -146,9 +169,18 @@ class Environment {
   /// batched calls. The pointer lives as long as the environment.
   virtual const RowDynamics* row_dynamics() const { return nullptr; }
 
-  /// The environment this one decorates (a reward model, reward_model.h), else itself:
-  /// code that needs a concrete environment's extras (BitSequence's test set) looks there.
-  virtual const Environment& base_environment() const { return *this; }
+  // ---- validation extras (optional) ----------------------------------------------------
+  /// A test set of terminating states for the Spearman correlation of log p_theta(x) and
+  /// log R(x) (validation.h, the TB paper's bit-sequence metric): int64 [n, state_dim],
+  /// `per_mode` states per mode drawn from a generator seeded with `seed` (the same set for
+  /// the same arguments), or nullopt (the default) for an environment without one, which
+  /// then has no such metric. BitSequence: make_test_set. Throws std::invalid_argument for
+  /// per_mode < 1 when it has one. Cost: the implementation's, once per validation.
+  virtual std::optional<at::Tensor> test_set(std::int64_t per_mode, std::uint64_t seed) const {
+    (void)per_mode;
+    (void)seed;
+    return std::nullopt;
+  }
 
   // ---- enumeration (optional) ---------------------------------------------------------
   /// True if the members below work; they throw std::domain_error otherwise.
@@ -191,6 +223,7 @@ class Environment {
   [[noreturn]] void not_enumerable(const char* what) const;
 
  private:
+  config::OptionMap options_;  ///< record_options()
   mutable std::once_flag graph_once_;
   mutable std::unique_ptr<StateGraph> graph_;
 };

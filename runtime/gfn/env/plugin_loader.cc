@@ -122,10 +122,7 @@ std::any EnvironmentPlugin::parse_options(const config::OptionMap& options,
 
 config::OptionMap EnvironmentPlugin::values(const std::any& parsed) const {
   std::any copy = parsed;
-  const void* object = info_->object(copy);
-  config::OptionMap out;
-  for (const auto& field : info_->fields) out[field.name] = field.show(object);
-  return out;
+  return config::field_values(info_->fields, info_->object(copy));
 }
 
 void EnvironmentPlugin::check_name(const std::string& env_name, const std::string& source) const {
@@ -138,7 +135,10 @@ void EnvironmentPlugin::check_name(const std::string& env_name, const std::strin
 
 std::unique_ptr<Environment> EnvironmentPlugin::make(const EnvOptions& options) const {
   check_name(options.name, "configuration");
-  return info_->make(parse_options(options.options, "configuration"));
+  const std::any parsed = parse_options(options.options, "configuration");
+  std::unique_ptr<Environment> env = info_->make(parsed);
+  env->record_options(values(parsed));
+  return env;
 }
 
 const EnvironmentPlugin& load_environment_plugin(const std::string& path) {

@@ -54,7 +54,9 @@ std::unique_ptr<Environment> make_base_environment(const EnvOptions& options) {
     throw std::invalid_argument("env.name: unknown environment \"" + options.name +
                                 "\" (known: " + known + ")");
   }
-  return it->second(options);
+  std::unique_ptr<Environment> env = it->second(options);
+  env->record_options(options.option_values(options.name));
+  return env;
 }
 
 }  // namespace gfn::core

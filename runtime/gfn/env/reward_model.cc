@@ -47,6 +47,7 @@ class RewardModelEnvironment final : public Environment {
   std::int64_t state_dim() const override { return inner_->state_dim(); }
   std::int64_t n_actions() const override { return inner_->n_actions(); }
   bool every_state_terminates() const override { return inner_->every_state_terminates(); }
+  EnvironmentDescription describe() const override { return inner_->describe(); }
   at::Tensor initial_states(std::int64_t n) const override { return inner_->initial_states(n); }
   at::Tensor forward_masks(const at::Tensor& s) const override { return inner_->forward_masks(s); }
   at::Tensor backward_masks(const at::Tensor& s) const override {
@@ -70,7 +71,9 @@ class RewardModelEnvironment final : public Environment {
   }
   UniqueStates unique(const at::Tensor& s) const override { return inner_->unique(s); }
   const RowDynamics* row_dynamics() const override { return inner_->row_dynamics(); }
-  const Environment& base_environment() const override { return inner_->base_environment(); }
+  std::optional<at::Tensor> test_set(std::int64_t per_mode, std::uint64_t seed) const override {
+    return inner_->test_set(per_mode, seed);
+  }
 
   bool enumerable() const override { return inner_->enumerable(); }
   std::int64_t n_states() const override { return inner_->n_states(); }

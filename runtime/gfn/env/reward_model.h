@@ -11,7 +11,8 @@
 // (states, masks, preprocessors, enumeration, modes) is the wrapped environment's; an
 // enumerable environment's true distribution and log Z are recomputed from the module (in
 // batches of 65,536 states) on their first use. The modes stay the environment's
-// definition (e.g. BitSequence's target set); mode_probability() is unknown (nullopt).
+// definition (e.g. BitSequence's target set), and so does the test set of validation's
+// Spearman metric (test_set()); mode_probability() is unknown (nullopt).
 // Buffer managers score the log R the trainers computed with the module.
 //
 // Format: Debian's python3-torch and the LibTorch this program links are the same release

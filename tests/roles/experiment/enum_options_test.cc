@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "roles/experiment/experiment.h"
+#include "runtime/config/fields.h"
+#include "runtime/gfn/options.h"
 #include "tests/roles/experiment/config_file_test.h"
 
 namespace gfn::roles {
@@ -68,6 +70,27 @@ TEST(EnumOptionTables, ModuleTablesAreTheConfigTables) {
   EXPECT_EQ(&enum_names(PreprocessorKind{}), &core::kPreprocessorKindNames);
   EXPECT_EQ(&enum_names(HyperGridReward{}), &core::kHyperGridRewardNames);
   EXPECT_STREQ(enum_name(static_cast<LossKind>(99)), "?");
+}
+
+// train.loss's reference text is written from loss_kind.h: every loss, by its YAML name, with
+// its one-line description, in table order (docs/configuration.md shows it).
+TEST(EnumOptionTables, LossReferenceListsEveryLossWithItsDescription) {
+  std::string doc;
+  for (const auto& field : core::train_fields().fields()) {
+    if (field.name == "loss") doc = field.doc;
+  }
+  ASSERT_FALSE(doc.empty());
+  std::size_t last = 0;
+  for (const auto& [kind, name] : core::kLossKindNames) {
+    SCOPED_TRACE(name);
+    const std::string description = core::loss_description(kind);
+    EXPECT_FALSE(description.empty());
+    const std::size_t at = doc.find(std::string(name) + ": " + description);
+    ASSERT_NE(at, std::string::npos) << doc;
+    EXPECT_GE(at, last) << "table order";
+    last = at;
+  }
+  EXPECT_STREQ(core::loss_description(static_cast<LossKind>(99)), "");
 }
 
 using EnumOptionsTest = ConfigFileTest;

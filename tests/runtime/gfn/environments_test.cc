@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
+#include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/discrete_ebm.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
@@ -77,6 +78,32 @@ TEST(EnvironmentRegistry, NamesAndFactories) {
     EXPECT_NE(std::string(e.what()).find("env.name"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("discrete_ebm"), std::string::npos) << e.what();
   }
+}
+
+// Every built-in environment is described by its name and its own options (those of its
+// `env:` keys, through its registered fields), whatever the other environments' options say.
+TEST(EnvironmentRegistry, EveryEnvironmentDescribesItsOptions) {
+  for (const auto& entry : environment_catalog()) {
+    SCOPED_TRACE(entry.name);
+    EnvOptions o;
+    o.name = entry.name;
+    o.get<HyperGridOptions>().height = 5;  // HyperGrid's only
+    const EnvironmentDescription d = make_environment(o)->describe();
+    EXPECT_EQ(d.name, entry.name);
+    std::set<std::string> keys, expected;
+    for (const auto& [key, value] : d.options) keys.insert(key);
+    for (const auto& field : entry.fields) expected.insert(field.name);
+    EXPECT_EQ(keys, expected);
+    EXPECT_EQ(d.options, o.option_values(entry.name));
+    // HyperGrid's struct holds 5; line reads a height of its own (its default, 8).
+    if (entry.name == "hypergrid") EXPECT_EQ(d.options.at("height"), "5");
+    if (entry.name == "line") EXPECT_EQ(d.options.at("height"), "8");
+    if (entry.name == "bit_sequence") EXPECT_EQ(d.options.count("height"), 0u);
+  }
+  EXPECT_EQ(make_environment(hypergrid_options())->describe().options.at("height"), "4");
+  EXPECT_EQ(make_environment(bitseq_options(8, 2, 3))->describe().options.at("beta"), "0.5");
+  // Built without the registry: no options recorded.
+  EXPECT_TRUE(HyperGrid(HyperGridOptions{}).describe().options.empty());
 }
 
 TEST(EnvironmentGeneric, RoundTripsOnEveryEnvironment) {

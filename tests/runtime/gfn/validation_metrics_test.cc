@@ -1,7 +1,7 @@
 // Validation metrics: torchgfn's l1_dist over visited terminating states
 // (visited_states.h), Spearman's rank correlation (rank_correlation.h), the importance-
-// sampling estimate of log p_theta(x) (marginal_log_prob.h) and the BitSequence test set
-// of the TB paper's bit-sequence metric.
+// sampling estimate of log p_theta(x) (marginal_log_prob.h), and the TB paper's bit-sequence
+// metric on the test set of BitSequence or of any environment offering one (test_set()).
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,10 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/env/bit_sequence.h"
@@ -275,6 +278,88 @@ TEST(BitSequenceTestSet, SpearmanOnANonEnumerableSequence) {
   EXPECT_EQ(r.n_test, 120);
   EXPECT_GE(r.spearman_logp_logr, -1.0);
   EXPECT_LE(r.spearman_logp_logr, 1.0);
+}
+
+// A chain 0 .. length-1 (forward action 0 steps right, 1 exits anywhere; R(x) = x + 1), not a
+// BitSequence, offering a test set through the Environment capability: every position,
+// `per_mode` times. It records the arguments validate() asked for.
+class ChainWithTestSet final : public Environment {
+ public:
+  std::string name() const override { return "chain"; }
+  std::int64_t state_dim() const override { return 1; }
+  std::int64_t n_actions() const override { return 2; }
+  bool every_state_terminates() const override { return true; }
+  at::Tensor initial_states(std::int64_t n) const override { return at::zeros({n, 1}, at::kLong); }
+  at::Tensor forward_masks(const at::Tensor& s) const override {
+    return at::cat({s.lt(kLength - 1), at::ones({s.size(0), 1}, at::kBool)}, 1);
+  }
+  at::Tensor backward_masks(const at::Tensor& s) const override { return s.gt(0); }
+  at::Tensor step_unchecked(const at::Tensor& s, const at::Tensor&) const override { return s + 1; }
+  at::Tensor backward_step_unchecked(const at::Tensor& s, const at::Tensor&) const override {
+    return s - 1;
+  }
+  at::Tensor log_reward(const at::Tensor& s) const override {
+    return (s.view({-1}) + 1).to(at::kFloat).log();
+  }
+  std::unique_ptr<Preprocessor> make_preprocessor(PreprocessorKind) const override {
+    return std::make_unique<KHotPreprocessor>(1, kLength);
+  }
+  std::optional<at::Tensor> test_set(std::int64_t per_mode, std::uint64_t seed) const override {
+    asked.emplace_back(per_mode, seed);
+    return at::arange(kLength, at::kLong).repeat({per_mode}).view({-1, 1});
+  }
+
+  static constexpr std::int64_t kLength = 6;
+  mutable std::vector<std::pair<std::int64_t, std::uint64_t>> asked;
+};
+
+// validate() of a random model of `env` (its k-hot input; seed `seed`, also the generator's)
+// asking for the Spearman metric: `test_per_mode` per mode, `logp_samples` backward
+// trajectories per state (0: the metric off).
+ValidationResult validate_spearman(const Environment& env, std::uint64_t seed, int test_per_mode,
+                                   int logp_samples) {
+  auto pre = env.make_preprocessor(PreprocessorKind::kKHot);
+  auto model = random_model(*pre, env, seed);
+  core::ValidationOptions opts;
+  opts.n_samples = 10;
+  opts.test_per_mode = test_per_mode;
+  opts.logp_samples = logp_samples;
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  return validate(*model, *pre, env, opts, nullptr, gen);
+}
+
+TEST(EnvironmentTestSet, AnyEnvironmentWithATestSetGetsTheSpearmanMetric) {
+  const ChainWithTestSet env;
+  const ValidationResult r = validate_spearman(env, 21, 3, 2);
+  ASSERT_EQ(env.asked.size(), 1u);
+  EXPECT_EQ(env.asked[0], (std::pair<std::int64_t, std::uint64_t>{3, 0}));  // the fixed seed 0
+  EXPECT_EQ(r.n_test, 3 * ChainWithTestSet::kLength);
+  ASSERT_FALSE(std::isnan(r.spearman_logp_logr));
+  ASSERT_TRUE(r.test_log_p.defined());
+  // The pairs it ranked: the test set's log R, and the log p estimated for it.
+  const at::Tensor test = *env.test_set(3, 0);
+  EXPECT_TRUE(r.test_log_r.equal(env.log_reward(test).to(at::kDouble)));
+  const at::Tensor p = r.test_log_p.contiguous(), q = r.test_log_r.contiguous();
+  EXPECT_NEAR(r.spearman_logp_logr,
+              spearman_correlation({p.data_ptr<double>(), p.data_ptr<double>() + r.n_test},
+                                   {q.data_ptr<double>(), q.data_ptr<double>() + r.n_test}),
+              1e-12);
+  // Disabled: the capability is not asked for.
+  const std::size_t asked = env.asked.size();
+  const ValidationResult off = validate_spearman(env, 21, 3, 0);
+  EXPECT_EQ(env.asked.size(), asked);
+  EXPECT_EQ(off.n_test, 0);
+  EXPECT_TRUE(std::isnan(off.spearman_logp_logr));
+}
+
+TEST(EnvironmentTestSet, WithoutATestSetNoSpearman) {
+  const HyperGrid env = grid(2, 4);
+  EXPECT_FALSE(env.test_set(3, 0).has_value());
+  const ValidationResult r = validate_spearman(env, 22, 3, 2);
+  EXPECT_EQ(r.n_test, 0);
+  EXPECT_TRUE(std::isnan(r.spearman_logp_logr));
+  EXPECT_FALSE(r.test_log_p.defined());
+  EXPECT_FALSE(std::isnan(r.l1_exact));  // the exact metrics as before
 }
 
 // The trainer's validation log line (describe): NaN metrics are left out, defined ones kept.

@@ -12,6 +12,7 @@
 #include "runtime/config/schema.h"
 #include "runtime/gfn/env/env_options.h"
 #include "runtime/gfn/env/environment.h"
+#include "runtime/gfn/env/plugin.h"
 #include "runtime/gfn/env/plugin_loader.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/learner.h"
@@ -96,6 +97,17 @@ TEST(EnvironmentPlugin, ResolveWritesEveryOptionWithItsDefault) {
   EXPECT_TRUE(builtin.options.empty());
 }
 
+// A plugin's environment is described without code of its own (Environment::describe's
+// default): its name and every option of its schema, defaults included.
+TEST(EnvironmentPlugin, DescribedByItsNameAndOptions) {
+  const auto env = make_environment(coins({{"capacity", "8"}, {"beta", "1.5"}}));
+  const EnvironmentDescription d = env->describe();
+  EXPECT_EQ(d.name, "coins");
+  const config::OptionMap expected = {{"beta", "1.5"}, {"capacity", "8"}, {"coin_types", "3"}};
+  EXPECT_EQ(d.options, expected);
+  EXPECT_FALSE(env->test_set(2, 0).has_value());  // no test set: no Spearman metric
+}
+
 TEST(EnvironmentPlugin, OptionsAreCheckedByThePluginsSchema) {
   auto resolve = [](EnvOptions o) {
     return config_error([&] { resolve_environment_plugin(o, "config file 'x.yaml'"); });
@@ -119,7 +131,9 @@ TEST(EnvironmentPlugin, OptionsAreCheckedByThePluginsSchema) {
 TEST(EnvironmentPlugin, RefusedPluginsNameTheFile) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"/nonexistent/libnothing.so", "no such file"},
-      {GFN_PLUGIN_BAD_ABI, "plugin ABI version 2, but this program has version 1"},
+      {GFN_PLUGIN_BAD_ABI,  // bad_plugin.cc reports this program's version + 1
+       "plugin ABI version " + std::to_string(kEnvironmentPluginAbiVersion + 1) +
+           ", but this program has version " + std::to_string(kEnvironmentPluginAbiVersion)},
       {GFN_PLUGIN_BAD_BUILD_ID, "built with LibTorch 0.4.0"},
       {GFN_PLUGIN_NO_ENTRY, "no entry point gfn_environment_plugin"},
       {GFN_PLUGIN_UNDEFINED_SYMBOL, "gfn_function_nobody_defines"},

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,15 @@ void expect_same_rewards(EnvOptions options, const std::string& name, double tol
   EXPECT_EQ(env->n_modes(), own->n_modes());
   EXPECT_TRUE(at::equal(env->is_mode(term), own->is_mode(term)));
   EXPECT_FALSE(env->mode_probability().has_value());
-  EXPECT_EQ(&env->base_environment().base_environment(), &env->base_environment());
+  // The wrapped environment's description and test set (forwarded capabilities).
+  EXPECT_EQ(env->describe().name, own->describe().name);
+  EXPECT_EQ(env->describe().options, own->describe().options);
+  EXPECT_FALSE(env->describe().options.empty());
+  const std::optional<at::Tensor> own_test = own->test_set(2, 0);
+  const std::optional<at::Tensor> test = env->test_set(2, 0);
+  ASSERT_EQ(test.has_value(), own_test.has_value());
+  EXPECT_EQ(test.has_value(), name == "bit_sequence");
+  if (test) EXPECT_TRUE(at::equal(*test, *own_test));
   test::check_generic(*env);
 }
 
@@ -97,7 +106,7 @@ TEST(RewardModel, BitSequenceValidationStillFindsItsTestSet) {
   v.logp_samples = 1;
   const ValidationResult r = learner.validate(v);
   EXPECT_TRUE(r.exact);
-  EXPECT_GT(r.n_test, 0);  // through base_environment(): BitSequence's own test set
+  EXPECT_GT(r.n_test, 0);  // test_set() forwarded: BitSequence's own test set
 }
 
 std::string error_of(EnvOptions options, const std::string& name) {
