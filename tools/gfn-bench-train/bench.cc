@@ -39,6 +39,38 @@ std::string blas_kernel_warning(const harness::Machine& machine) {
       machine.cpu_features, __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
 }
 
+IterationTimes time_iterations(core::Learner& learner, std::int64_t batch,
+                               const harness::Repetitions& reps, const std::string& profile_path) {
+  std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(reps.iterations));
+  std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
+  const auto timings = harness::time_calls(
+      reps,
+      [&](int i) {
+        core::IterationResult step = learner.train_iteration(batch);
+        if (i >= 0) phases[static_cast<std::size_t>(i)] = step.seconds;
+        return step;  // freed after the timing stops
+      },
+      [&] {  // the profiler records the measured iterations only
+        if (profile_path.empty()) return;
+        profile = std::make_unique<torch::autograd::profiler::RecordProfile>(profile_path);
+      });
+  profile.reset();  // writes the trace
+  const auto phase_ms = [&phases](double core::PhaseDurations::*phase) {
+    std::vector<double> ms;
+    for (const auto& p : phases) ms.push_back(1e3 * (p.*phase));
+    return harness::mean(ms);
+  };
+  IterationTimes t;
+  t.ms = harness::summarize(timings.wall_s).scaled(1e3);
+  t.cpu_ms = harness::summarize(timings.cpu_s).scaled(1e3);
+  t.sample_ms = phase_ms(&core::PhaseDurations::sample);
+  t.loss_ms = phase_ms(&core::PhaseDurations::loss);
+  t.backward_ms = phase_ms(&core::PhaseDurations::backward);
+  t.optimizer_ms = phase_ms(&core::PhaseDurations::optimizer);
+  t.hook_ms = phase_ms(&core::PhaseDurations::gradient_hook);
+  return t;
+}
+
 BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& label,
                       const BenchOptions& options) {
   if (options.warmup < 0 || options.iters < 1 || options.row_batches < 1 ||
@@ -59,32 +91,15 @@ BenchResult run_bench(const roles::ExperimentConfig& config, const std::string& 
   runtime::set_thread_counts(learner.plan().threads);
   r.engine = learner.plan().report;
   const std::int64_t batch = config.train.batch_size;
-  std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(options.iters));
-  std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
-  const auto timings = harness::time_calls(
-      harness::Repetitions{options.warmup, options.iters},
-      [&](int i) {
-        core::IterationResult step = learner.train_iteration(batch);
-        if (i >= 0) phases[static_cast<std::size_t>(i)] = step.seconds;
-        return step;  // freed after the timing stops
-      },
-      [&] {  // the profiler records the measured iterations only
-        if (options.profile_path.empty()) return;
-        profile = std::make_unique<torch::autograd::profiler::RecordProfile>(options.profile_path);
-      });
-  profile.reset();  // writes the trace
-  r.ms = harness::summarize(timings.wall_s).scaled(1e3);
-  r.cpu_ms = harness::summarize(timings.cpu_s).scaled(1e3);
-  const auto phase_ms = [&phases](double core::PhaseDurations::*phase) {
-    std::vector<double> ms;
-    for (const auto& p : phases) ms.push_back(1e3 * (p.*phase));
-    return harness::mean(ms);
-  };
-  r.sample_ms = phase_ms(&core::PhaseDurations::sample);
-  r.loss_ms = phase_ms(&core::PhaseDurations::loss);
-  r.backward_ms = phase_ms(&core::PhaseDurations::backward);
-  r.optimizer_ms = phase_ms(&core::PhaseDurations::optimizer);
-  r.hook_ms = phase_ms(&core::PhaseDurations::gradient_hook);
+  const IterationTimes times = time_iterations(
+      learner, batch, harness::Repetitions{options.warmup, options.iters}, options.profile_path);
+  r.ms = times.ms;
+  r.cpu_ms = times.cpu_ms;
+  r.sample_ms = times.sample_ms;
+  r.loss_ms = times.loss_ms;
+  r.backward_ms = times.backward_ms;
+  r.optimizer_ms = times.optimizer_ms;
+  r.hook_ms = times.hook_ms;
   r.trajectories_per_s = static_cast<double>(batch) / (r.ms.median / 1e3);
   r.threads = at::get_num_threads();
 

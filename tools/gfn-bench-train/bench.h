@@ -19,9 +19,14 @@
 #include "roles/experiment/experiment_config.h"
 #include "tools/common/harness/report.h"
 #include "tools/common/harness/stats.h"
+#include "tools/common/harness/timing.h"
 #include "tools/gfn-bench-train/flop_model.h"
 #include "tools/gfn-bench-train/gemm_probe.h"
 #include "tools/gfn-bench-train/row_count.h"
+
+namespace gfn::core {
+class Learner;
+}
 
 namespace gfn::bench {
 
@@ -85,6 +90,17 @@ struct BenchResult {
   int threads = 0;           ///< at::get_num_threads() during the run
   double load_average = -1;  ///< 1-minute load average at the start (-1 if unknown)
 };
+
+/// The timing of `reps` calls of learner.train_iteration(batch): wall and thread-CPU time
+/// per measured call (ms) and the mean of each phase (IterationResult::seconds, ms). With a
+/// non-empty `profile_path` the measured calls run under LibTorch's autograd profiler, which
+/// writes a chrome://tracing file there. Blocking; throws what train_iteration throws.
+struct IterationTimes {
+  harness::Summary ms, cpu_ms;
+  double sample_ms = 0, loss_ms = 0, backward_ms = 0, optimizer_ms = 0, hook_ms = 0;
+};
+IterationTimes time_iterations(core::Learner& learner, std::int64_t batch,
+                               const harness::Repetitions& reps, const std::string& profile_path);
 
 /// Throws std::invalid_argument for warmup < 0, iters < 1, row_batches < 1,
 /// record_iters < 1, paired_rounds < 1, paired_iters < 1, and whatever

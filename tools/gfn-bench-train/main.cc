@@ -3,6 +3,7 @@
 //   build/bin/gfn-bench-train --config configs/bench/hypergrid_2d_b128.yaml
 //   build/bin/gfn-bench-train --all                      # the three configs/bench configs
 //   ... --set train.num_threads=2 --warmup 20 --iters 200
+//   build/bin/gfn-bench-train --suite configs/bench/torchgfn   # torchgfn's benchmark scenarios
 //
 // Prints the method statement (timing, counts, machine, loaded BLAS, date, commit), then
 // per config ms/iteration (median, p90), the split by phase, trajectories/s, the GEMM
@@ -13,6 +14,9 @@
 // statement and the goals), --quick, and --repeats for --iters. Exit codes: 0 success,
 // 2 bad command line or configuration, 1 failure while running. --versus KEY=VALUE...: the
 // config against the same with those overrides, interleaved in one process (versus.h).
+// --suite DIR [--scenario NAME...] [--batch-sizes 32 128 512]: every scenario of DIR at every
+// batch size, mean ± sd ms per iteration and the phases as torchgfn's summary prints them
+// (suite.h; warm-up 50 and 100 iterations unless --warmup / --iters say otherwise).
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -33,6 +37,7 @@
 #include "tools/gfn-bench-train/bench.h"
 #include "tools/gfn-bench-train/cases.h"
 #include "tools/gfn-bench-train/goals.h"
+#include "tools/gfn-bench-train/suite.h"
 #include "tools/gfn-bench-train/versus.h"
 
 namespace {
@@ -84,7 +89,24 @@ struct Cli {
   bool all = false;
   std::string bench_dir = "configs/bench";
   std::vector<std::string> versus;
+  gfn::bench::SuiteOptions suite;  ///< suite.dir set: --suite
 };
+
+// --suite and the options that only it reads; it excludes `others`.
+void add_suite_options(CLI::App& app, Cli& c, const std::vector<CLI::Option*>& others) {
+  auto* suite = app.add_option("--suite", c.suite.dir,
+                               "Time every <scenario>.yaml of this directory (e.g. "
+                               "configs/bench/torchgfn, torchgfn's benchmark scenarios) at each "
+                               "--batch-sizes; prints torchgfn's summary columns");
+  for (auto* o : others) suite->excludes(o);
+  app.add_option("--scenario", c.suite.scenarios,
+                 "With --suite: only these scenarios (file stems), in this order")
+      ->needs(suite);
+  app.add_option("--batch-sizes", c.suite.batch_sizes, "With --suite: the batch sizes")
+      ->needs(suite)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
 
 // gfn-bench-train's options after the configuration's and the Front's.
 void add_options(CLI::App& app, gfn::harness::Front& front, Cli& c) {
@@ -122,6 +144,8 @@ void add_options(CLI::App& app, gfn::harness::Front& front, Cli& c) {
   versus_opt->excludes(all_flag);
   all_flag->excludes(app.get_option("--config"));
   all_flag->excludes(app.get_option("--profile"));
+  add_suite_options(
+      app, c, {all_flag, versus_opt, app.get_option("--config"), app.get_option("--profile")});
 }
 
 void apply_quick_defaults(const gfn::harness::Front& front, gfn::bench::BenchOptions& options) {
@@ -131,6 +155,37 @@ void apply_quick_defaults(const gfn::harness::Front& front, gfn::bench::BenchOpt
   front.quick_default("--record-iters", options.record_iters, 1);
   front.quick_default("--paired-rounds", options.paired_rounds, 3);
   front.quick_default("--paired-iters", options.paired_iters, 5);
+}
+
+// --suite's counts: torchgfn's warm-up 50 and 100 iterations unless given (--quick: 2, 10).
+void set_suite_counts(const CLI::App& app, const gfn::harness::Front& front, Cli& c) {
+  const bool quick = front.quick();
+  c.suite.warmup = app.count("--warmup") ? c.options.warmup : (quick ? 2 : 50);
+  c.suite.iters =
+      app.count("--iters") + app.count("--repeats") ? c.options.iters : (quick ? 10 : 100);
+  c.suite.overrides = c.cl.overrides;
+}
+
+// --suite: the method statement, the table row by row, the JSON report.
+void run_suite_command(const Cli& c, const gfn::harness::Front& front, int argc, char** argv) {
+  using namespace gfn;
+  harness::Report report{
+      front.tool(),
+      front.method(argc, argv)
+          .describe("Learner::train_iteration(batch) of each scenario at each batch "
+                    "size, each call timed with steady_clock (wall)",
+                    c.suite.warmup, c.suite.iters, "iterations per scenario and batch",
+                    {"scenarios: " + c.suite.dir +
+                         " (torchgfn's "
+                         "benchmark/benchmark_libraries.py settings)",
+                     "ms/iter = mean ± sample standard deviation; phases = means"}),
+      {},
+      {}};
+  std::cout << harness::method_statement(report.method)
+            << bench::blas_kernel_warning(report.method.machine) << "#\n";
+  for (const auto& s : bench::run_suite(c.suite, std::cout))
+    report.cases.push_back(bench::suite_report_case(s));
+  front.write_json(report);
 }
 
 // (label, configuration) of each run: the config (or --all's three), then --versus's side B.
@@ -207,6 +262,35 @@ void run_benchmarks(const Cli& c, const Runs& runs, const gfn::harness::Front& f
 
 }  // namespace
 
+// --suite's process set-up (from its first scenario's config) and run; exit codes as main's.
+int run_suite_main(const CLI::App& app, const gfn::harness::Front& front, Cli& c, int argc,
+                   char** argv) {
+  using namespace gfn;
+  set_suite_counts(app, front, c);
+  try {
+    const auto scenarios = bench::suite_scenarios(c.suite);
+    Runs first{
+        {scenarios.front().path, roles::load_config(scenarios.front().path, c.suite.overrides)}};
+    if (c.cl.print_config) {
+      for (const auto& s : scenarios)
+        std::printf("# %s\n%s\n", s.path.c_str(),
+                    roles::to_yaml(roles::load_config(s.path, c.suite.overrides)).c_str());
+      return 0;
+    }
+    set_up_process(first, argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    run_suite_command(c, front, argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   using namespace gfn;
   CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
@@ -223,6 +307,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   apply_quick_defaults(front, c.options);
+  if (!c.suite.dir.empty()) return run_suite_main(app, front, c, argc, argv);
 
   Runs runs;
   try {
