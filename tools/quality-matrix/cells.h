@@ -1,17 +1,21 @@
 #pragma once
 // The cells of the quality matrix (docs/results/quality-matrix.md "Quality matrix"): every loss x
 // {HyperGrid 2D h8, HyperGrid 4D h8} x {no replay buffer, replay buffer}, plus DiscreteEBM ndim 2/4
-// x alpha 0.1/1.0, each a single-rank `gfn-train` run (world of one), batch 128, seed 1 (TB cells:
-// seeds 1..n, mean +- std). Each cell carries torchgfn's published test target for the same
-// configuration (tutorials/examples/test_scripts.py of GFNOrg/torchgfn: test_hypergrid_tb,
-// test_hypergrid_fm, test_discreteebm) and the hyper-parameters that torchgfn's training scripts
-// use for it (train_hypergrid.py, train_discreteebm.py).
+// x alpha 0.1/1.0 and the DiscreteEBM Ising lattice 6 x 6 (TB), each a single-rank `gfn-train` run
+// (world of one), batch 128, seed 1 (TB cells: seeds 1..n, mean +- std). Each cell carries
+// torchgfn's published test target for the same configuration (tutorials/examples/test_scripts.py
+// of GFNOrg/torchgfn: test_hypergrid_tb, test_hypergrid_fm, test_discreteebm) and the
+// hyper-parameters that torchgfn's training scripts use for it (train_hypergrid.py,
+// train_discreteebm.py).
 //
 // torchgfn's l1_dist is a MEAN over terminating states of |p - p_true|, p being the
 // empirical distribution of the terminating states visited during training; gfn-train's
 // summary.json reports it as "l1_visited" (the verdict's metric), and the fresh-sample and
 // exact L1 as SUMS (runtime/gfn/validation.h), so a cell also records its number of
 // terminating states to show the fresh-sample L1 as a mean.
+//
+// The Ising lattice cell's 2^36 terminating states cannot be enumerated (no L1) and torchgfn
+// only times that scenario (no target): it carries our own bar instead (LearningBar).
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +38,22 @@ struct TorchgfnTarget {
   double bound() const { return value + atol; }
 };
 
+/// Our own bar for a cell whose terminating states cannot be enumerated (no L1, no torchgfn
+/// target), judged at the end of every seed's run: it learned if the run sampled modes during
+/// training (summary.json modes_found), its final policy still hits modes among fresh samples
+/// (fresh_sample_modes, validation.fresh_samples) and its TB loss fell (the median over the last
+/// kLossTail logged iterations over the median over the first kLossHead; output.log_every 1).
+/// A uniform sampler hits a mode of the 6 x 6 lattice with probability 2^-35 per trajectory.
+struct LearningBar {
+  static constexpr int kLossHead = 10;
+  static constexpr int kLossTail = 40;
+  std::int64_t min_modes_found = 0;  ///< distinct modes sampled during training
+  std::int64_t fresh_samples = 0;    ///< validation.fresh_samples of the run
+  std::int64_t min_fresh_modes = 0;  ///< distinct modes among them
+  double max_loss_ratio = 0;         ///< bar on median(last kLossTail) / median(first kLossHead)
+  double log_z_true = 0;             ///< exact log Z, shown beside the learned one (not judged)
+};
+
 struct Cell {
   std::string id;         ///< unique, e.g. "hypergrid_2d/tb/buffer"
   std::string env_label;  ///< "HyperGrid 2D h8", "DiscreteEBM ndim 4 alpha 1.0"
@@ -53,6 +73,9 @@ struct Cell {
   /// An extra bound on our sampled sum-L1 (the README's TB 2D h8 bar, 0.015), if any.
   std::optional<double> max_sampled_l1_sum;
   std::string note;  ///< shown under the table (settings that differ from the default)
+  /// Set for a cell without enumeration: judged on it (not on target / schedule / L1), at the
+  /// end of the run.
+  std::optional<LearningBar> bar;
 };
 
 /// Replay-buffer settings of the buffered cells: torchgfn's test scripts use its plain
@@ -66,13 +89,21 @@ struct ReplaySettings {
   double fraction = 1.0;
 };
 
-/// The full matrix (HyperGrid losses x dims x buffer, then DiscreteEBM); TB cells get
-/// seeds 1..tb_seeds. Throws std::invalid_argument if tb_seeds < 1.
+/// The full matrix (HyperGrid losses x dims x buffer, then DiscreteEBM, then the Ising
+/// lattice); TB cells get seeds 1..tb_seeds. Throws std::invalid_argument if tb_seeds < 1.
 std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay = {});
 
 /// A tiny matrix for the smoke test: HyperGrid 2D TB without buffer and DiscreteEBM
 /// ndim 2 alpha 0.1 FM, seed 1 only (run them with few iterations).
 std::vector<Cell> smoke_matrix();
+
+/// log Z of torchgfn's Ising lattice reward (runtime/gfn/env/discrete_ebm.h, energy
+/// ising_lattice): log sum_x exp(k * x^T A x) over x in {-1, 1}^(side * side), A the adjacency
+/// of the side x side lattice with periodic boundaries (every bond counted twice), k = alpha *
+/// coupling. Exact: Z = trace(T^side) with the 2^side x 2^side row transfer matrix
+/// T[a][b] = exp(2 k (bonds within row a + bonds between rows a and b)), rescaled after each
+/// product. Throws std::invalid_argument unless 3 <= side <= 8 (cost O(side 8^side)).
+double periodic_ising_log_partition(int side, double k);
 
 /// The run's iterations: `iterations_override` when > 0, else ceil(n_trajectories /
 /// batch_size) (gfn-train's ExperimentConfig::iterations()).

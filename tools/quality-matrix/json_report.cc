@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,8 @@ std::optional<harness::Summary> over_seeds(const CellResult& r, F field) {
   std::vector<double> v;
   for (const auto& run : r.runs) {
     if (run.status != RunStatus::kOk) continue;
-    if (const auto x = field(*run.metrics)) v.push_back(*x);
+    const auto x = field(*run.metrics);
+    if (x && !std::isnan(*x)) v.push_back(*x);  // NaN: no L1 without enumeration (Cell::bar)
   }
   if (v.empty()) return std::nullopt;
   return harness::summarize(std::move(v));
@@ -56,6 +58,13 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
       k.parameters["judged_at_iteration"] = r.point->iteration;
       k.parameters["judged_at_visited"] = r.point->n_visited;
     }
+    if (c.bar) {
+      k.parameters["bar_min_modes_found"] = c.bar->min_modes_found;
+      k.parameters["bar_fresh_samples"] = c.bar->fresh_samples;
+      k.parameters["bar_min_fresh_modes"] = c.bar->min_fresh_modes;
+      k.parameters["bar_max_loss_ratio"] = c.bar->max_loss_ratio;
+      k.parameters["log_z_true"] = c.bar->log_z_true;
+    }
     const auto add = [&k, &r](const char* name, const char* unit, auto field) {
       if (const auto s = over_seeds(r, field)) {
         k.add(name, *s, unit);
@@ -73,6 +82,9 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
     add("l1_exact", "sum L1", [](const RunMetrics& m) { return Opt(m.l1_exact); });
     add("l1_sampled", "sum L1", [](const RunMetrics& m) { return Opt(m.l1_sampled); });
     add("logz_error", "nats", [](const RunMetrics& m) { return Opt(m.logz_error); });
+    add("modes_found", "modes",
+        [](const RunMetrics& m) { return Opt(static_cast<double>(m.modes_found)); });
+    add("loss_ratio", "ratio", [](const RunMetrics& m) { return Opt(m.loss_ratio); });
     add("ms_per_iteration", "ms", [](const RunMetrics& m) { return Opt(m.ms_per_iteration); });
     cases.push_back(std::move(k));
   }
@@ -83,6 +95,15 @@ std::vector<harness::Goal> cell_goals(const std::vector<CellResult>& results) {
   std::vector<harness::Goal> goals;
   for (const auto& r : results) {
     const std::string text = verdict(r);
+    if (const auto& bar = r.cell.bar) {
+      goals.push_back({r.cell.id,
+                       fmt::format("our bar, every seed: >= {} modes in training, >= {} in {} "
+                                   "fresh samples, loss ratio <= {:.3g}",
+                                   bar->min_modes_found, bar->min_fresh_modes, bar->fresh_samples,
+                                   bar->max_loss_ratio),
+                       judged_value(r), "ratio", verdict_of(text), text});
+      continue;
+    }
     goals.push_back(
         {r.cell.id,
          fmt::format("l1_visited at torchgfn's validation <= {:.4g} ({})", r.cell.target.bound(),

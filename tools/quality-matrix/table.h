@@ -29,14 +29,19 @@ struct CellResult {
 /// A miss says by how much (value, bound, excess in percent); it is "**FAIL**" against a
 /// published torchgfn target, and "over our TB bar, no torchgfn target" for a loss without
 /// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
-/// run failed or has no judged row FAILs.
+/// run failed or has no judged row FAILs. A cell with our own bar (Cell::bar) is judged at the
+/// end of every seed's run: "PASS (our bar): 1/2 modes in training, 1 in fresh samples, loss
+/// ratio r" (the fewest modes and the largest ratio over the seeds), or "**FAIL** (our bar:
+/// seed s: what missed; ...; k/n seeds within)".
 std::string verdict(const CellResult& r);
 
-/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first.
+/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first (a cell
+/// with our own bar: the loss ratio of every successful seed).
 std::vector<double> judged_values(const CellResult& r);
 
-/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds
-/// their mean (harness::mean); nullopt when seed 1 failed or has no judged row.
+/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds their
+/// mean (harness::mean); a cell with our own bar: the largest loss ratio over its seeds;
+/// nullopt when seed 1 failed or has no judged row.
 std::optional<double> judged_value(const CellResult& r);
 
 /// The markdown block: a header paragraph (definitions, command), the table (one row
