@@ -109,6 +109,39 @@ Cell discrete_ebm_cell(int ndim, double alpha, const std::string& loss) {
   return c;
 }
 
+// TB on a scenario of torchgfn's library benchmark on NonAutoregressiveBitSequence
+// (configs/bench/torchgfn/<scenario>.yaml: n = 8, word_size k, batch 16, MLP 256 x 2 tied),
+// trained for 16,000 trajectories and validated once, at the end (exact: 256 terminating states).
+// torchgfn times these scenarios and judges nothing, so the bars are ours (LearningBars), set
+// from seeds 1-5 with margin (docs/results/quality-matrix.md "Cells"): sum-L1 exact <= 0.1
+// (seeds: 0.058-0.063 small, 0.070-0.077 medium; the untrained, uniform distribution: 0.234
+// and 0.204), every mode found, loss ratio <= 0.02 (seeds: 0.0025-0.0034).
+Cell bitseq_cell(const std::string& scenario, int word_size, int n_modes,
+                 const LearningBars& bars) {
+  Cell c;
+  c.id = scenario + "/tb";
+  c.env_label = fmt::format("NA BitSequence n8 k{} {} modes", word_size, n_modes);
+  c.loss = "tb";
+  c.config = "configs/bench/torchgfn/" + scenario + ".yaml";
+  c.n_terminating_states = 256;
+  c.batch_size = 16;
+  c.n_trajectories = 16000;
+  c.seeds = {1, 2, 3};
+  // The scenario's fixed 150 iterations give way to the budget; one validation, at the end;
+  // training.csv gets every iteration's loss (the loss bar).
+  c.sets = {"train.n_iterations=0", "validation.enabled=true", "validation.interval=1000000",
+            "output.log_every=1"};
+  c.schedule = {"none (the end of the run)", 1, true};
+  c.target = {bars.max_l1_exact, 0, "none (our learning bars)", false};
+  c.learning = bars;
+  c.note =
+      "`tb_bitseq_*` rows: torchgfn's library-benchmark scenarios (configs/bench/torchgfn/, batch "
+      "16), which torchgfn times but does not judge: the verdict is OUR learning bars, every seed "
+      "within each (sum-L1 exact at the end, every exact mode found, the loss falling: mean of "
+      "training.csv's last tenth / first tenth)";
+  return c;
+}
+
 // Every loss of runtime/gfn/loss_kind.h, in the matrix's row order (TB first: its bar
 // judges the losses without a torchgfn target).
 constexpr core::LossKind kMatrixLosses[] = {core::LossKind::kTB,    core::LossKind::kDB,
@@ -137,6 +170,8 @@ std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay) {
       for (const char* loss : {"fm", "tb"}) cells.push_back(discrete_ebm_cell(ndim, alpha, loss));
     }
   }
+  cells.push_back(bitseq_cell("tb_bitseq_small", 1, 2, {0.1, true, 0.02}));
+  cells.push_back(bitseq_cell("tb_bitseq_medium", 2, 4, {0.1, true, 0.02}));
   return cells;
 }
 

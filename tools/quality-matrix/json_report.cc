@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -83,6 +84,16 @@ std::vector<harness::Goal> cell_goals(const std::vector<CellResult>& results) {
   std::vector<harness::Goal> goals;
   for (const auto& r : results) {
     const std::string text = verdict(r);
+    if (r.cell.learning) {
+      std::optional<double> worst;  // the largest sum-L1 exact over the seeds run
+      for (const auto& run : r.runs) {
+        if (run.status == RunStatus::kOk)
+          worst = std::max(worst.value_or(0), run.metrics->l1_exact);
+      }
+      goals.push_back({r.cell.id, "our learning bars: " + learning_bars_text(*r.cell.learning),
+                       worst, "sum L1", verdict_of(text), text});
+      continue;
+    }
     goals.push_back(
         {r.cell.id,
          fmt::format("l1_visited at torchgfn's validation <= {:.4g} ({})", r.cell.target.bound(),

@@ -13,6 +13,8 @@
 // (validation.interval) and that row of metrics.csv is read and checked (iteration,
 // trajectories, n_visited). With --reuse-runs the cells --only leaves out are read from
 // their previous run directories instead of being dropped, so the table is complete.
+// The bit-sequence benchmark cells, which have no torchgfn target, are judged on our
+// learning bars instead (cells.h LearningBars; their training.csv gives the loss).
 // Shared benchmark flags (tools/common/harness/front.h): --json FILE (every cell's figures
 // over its seeds and its verdict) and --quick (the smoke matrix, 3 iterations).
 // Exit codes: 0 table written (cells may
@@ -199,6 +201,10 @@ void print_outcome(const Cell& cell, std::uint64_t seed, bool reused, const Vali
         cell.id, seed, reused ? " (reused)" : "", m.judged->l1_visited, point.iteration,
         point.n_iterations, point.n_visited, m.l1_visited, m.l1_exact, m.l1_sampled, m.logz_error,
         outcome.wall_s);
+    if (m.loss) {
+      fmt::print("  modes {}/{}, loss {:.4g} (first tenth) -> {:.4g} (last tenth), ratio {:.3g}\n",
+                 m.modes_found, m.n_modes, m.loss->first, m.loss->last, m.loss->ratio());
+    }
   } else {
     fmt::print("{} seed {}: {} {}\n", cell.id, seed,
                outcome.status == RunStatus::kUnsupported ? "n/a:" : "FAILED:", outcome.message);
@@ -238,6 +244,7 @@ CellResult run_cell(const Cell& cell, bool to_run, const Options& o, const RunCo
                               (dir / "run.log").string(), o.timeout_s);
     }
     attach_judged_row(outcome, dir.string(), point, cell.batch_size);
+    if (cell.learning) attach_loss_trend(outcome, dir.string());
     print_outcome(cell, seed, !to_run, point, outcome);
     r.runs.push_back(std::move(outcome));
   }

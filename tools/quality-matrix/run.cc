@@ -33,6 +33,8 @@ RunMetrics read_summary(const std::string& path) {
   m.l1_visited = number_at(j, "l1_visited", path);
   m.logz_error = number_at(j, "logz_error", path);
   m.ms_per_iteration = number_at(j, "ms_per_iteration", path);
+  m.modes_found = static_cast<long long>(number_at(j, "modes_found", path));
+  m.n_modes = static_cast<long long>(number_at(j, "n_modes", path));
   m.iterations = static_cast<long long>(number_at(j, "iterations", path));
   m.trajectories = static_cast<long long>(number_at(j, "trajectories", path));
   return m;
@@ -78,6 +80,16 @@ void attach_judged_row(RunOutcome& outcome, const std::string& output_dir, const
     const auto row = read_metrics_row((fs::path(output_dir) / "metrics.csv").string(), p.iteration);
     check_row(row, p, batch_size);
     outcome.metrics->judged = row;
+  } catch (const std::exception& e) {
+    outcome.status = RunStatus::kFailed;
+    outcome.message = e.what();
+  }
+}
+
+void attach_loss_trend(RunOutcome& outcome, const std::string& output_dir) {
+  if (outcome.status != RunStatus::kOk) return;
+  try {
+    outcome.metrics->loss = read_loss_trend((fs::path(output_dir) / "training.csv").string());
   } catch (const std::exception& e) {
     outcome.status = RunStatus::kFailed;
     outcome.message = e.what();

@@ -19,12 +19,16 @@ struct RunMetrics {
   double l1_visited = 0;
   double logz_error = 0;  ///< |logZ - log Z_true|
   double ms_per_iteration = 0;
+  long long modes_found = 0;  ///< distinct modes sampled during training
+  long long n_modes = 0;      ///< the environment's
   long long iterations = 0;
   long long trajectories = 0;
   /// The metrics.csv row of the validation torchgfn's test asserts on (schedule.h),
   /// checked against the schedule; set by attach_judged_row. Its l1_visited is the
   /// verdict's metric; l1_visited above is the end-of-run one.
   std::optional<MetricsRow> judged;
+  /// The loss over training.csv (learning-bar cells only); set by attach_loss_trend.
+  std::optional<LossTrend> loss;
 };
 
 /// Reads `path`. Throws std::runtime_error naming the file and key when it cannot be
@@ -55,6 +59,10 @@ RunOutcome run_gfn_train(const std::string& gfn_train, const std::vector<std::st
 /// kFailed with the message. Does nothing unless outcome.status == kOk.
 void attach_judged_row(RunOutcome& outcome, const std::string& output_dir, const ValidationPoint& p,
                        std::int64_t batch_size);
+
+/// Reads `<output_dir>/training.csv` into outcome.metrics->loss (read_loss_trend); if that
+/// throws, the outcome becomes kFailed with the message. Does nothing unless kOk.
+void attach_loss_trend(RunOutcome& outcome, const std::string& output_dir);
 
 /// The outcome of a previous run left in output_dir (--reuse-runs): kOk with its
 /// summary.json, else kFailed naming what is missing. Runs nothing; wall_s is 0.

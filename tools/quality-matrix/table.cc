@@ -52,12 +52,63 @@ std::string judged_at_text(const CellResult& r) {
                      p.torchgfn_iteration, p.n_visited);
 }
 
-std::string target_text(const TorchgfnTarget& t) {
+std::string target_text(const Cell& c) {
+  const TorchgfnTarget& t = c.target;
+  if (c.learning) return "none; ours: " + learning_bars_text(*c.learning);
   if (t.published) return fmt::format("≤ {:.4g} ({:.4g} ± {:.0e})", t.bound(), t.value, t.atol);
   return fmt::format("none (TB bar ≤ {:.4g})", t.bound());
 }
 
+// Our learning bars (cells.h LearningBars): every seed run and within each. "PASS (worst of
+// n seeds: ...)" or "**FAIL** (seed s: what, ...)".
+std::string learning_verdict(const CellResult& r) {
+  const LearningBars& bars = *r.cell.learning;
+  std::string misses;
+  double worst_l1 = 0, worst_ratio = 0;
+  long long fewest_found = -1, n_modes = 0;
+  std::size_t seeds = 0;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const std::uint64_t seed = i < r.cell.seeds.size() ? r.cell.seeds[i] : i + 1;
+    const auto miss = [&](const std::string& what) {
+      misses += fmt::format("{}seed {}: {}", misses.empty() ? "" : ", ", seed, what);
+    };
+    if (r.runs[i].status != RunStatus::kOk) {
+      miss("run failed");
+      continue;
+    }
+    const RunMetrics& m = *r.runs[i].metrics;
+    if (!m.loss) {
+      miss("no training.csv loss");
+      continue;
+    }
+    const double ratio = m.loss->ratio();
+    if (!(m.l1_exact <= bars.max_l1_exact)) {
+      miss(fmt::format("sum-L1 exact {:.4f} > {:.4g}", m.l1_exact, bars.max_l1_exact));
+    }
+    if (bars.all_modes && m.modes_found != m.n_modes) {
+      miss(fmt::format("modes {}/{}", m.modes_found, m.n_modes));
+    }
+    if (!(ratio <= bars.max_loss_ratio)) {
+      miss(fmt::format("loss ratio {:.3g} > {:.3g}", ratio, bars.max_loss_ratio));
+    }
+    worst_l1 = std::max(worst_l1, m.l1_exact);
+    worst_ratio = std::max(worst_ratio, ratio);
+    fewest_found = fewest_found < 0 ? m.modes_found : std::min(fewest_found, m.modes_found);
+    n_modes = m.n_modes;
+    ++seeds;
+  }
+  if (!misses.empty()) return "**FAIL** (" + misses + ")";
+  return fmt::format(
+      "PASS (worst of {} seed{}: sum-L1 exact {:.4f}, modes {}/{}, loss ratio {:.3g})", seeds,
+      seeds == 1 ? "" : "s", worst_l1, fewest_found, n_modes, worst_ratio);
+}
+
 }  // namespace
+
+std::string learning_bars_text(const LearningBars& bars) {
+  return fmt::format("sum-L1 exact ≤ {:.4g}{}, loss ratio ≤ {:.3g}", bars.max_l1_exact,
+                     bars.all_modes ? ", every mode found" : "", bars.max_loss_ratio);
+}
 
 std::vector<double> judged_values(const CellResult& r) {
   std::vector<double> judged;
@@ -87,6 +138,7 @@ std::string verdict(const CellResult& r) {
     return "**FAIL** (run failed: " + msg + ")";
   }
   const RunMetrics& m = *first.metrics;
+  if (r.cell.learning) return learning_verdict(r);
   if (!m.judged) return "**FAIL** (no metrics.csv row at torchgfn's validation)";
   const double bound = r.cell.target.bound();
   // The judged values of every seed with a judged row (seed 1 first).
@@ -139,8 +191,8 @@ std::string render_table(const std::vector<CellResult>& results, const std::stri
       "seeds and shows seed 1 and how many seeds are within the bar, single-seed cells are "
       "judged on seed 1; cells without a torchgfn target that miss TB's bar say so: "
       "\"over our TB bar\", not a failed target); HyperGrid 32,000 trajectories (250 iterations), "
-      "DiscreteEBM "
-      "16,000 (125). "
+      "DiscreteEBM 16,000 (125); torchgfn's bit-sequence benchmark scenarios (`tb_bitseq_*`) "
+      "batch 16, 16,000 (1,000), judged on our learning bars (notes below). "
       "**l1_visited** = torchgfn's `l1_dist` (`gfn/utils/training.py` `validate`): the MEAN "
       "over terminating states of |empirical − true|, the empirical distribution being that of "
       "the last `validation.n_samples` (200,000) terminating states SAMPLED DURING TRAINING "
@@ -154,7 +206,7 @@ std::string render_table(const std::vector<CellResult>& results, const std::stri
       "(`validation.interval=101`) and the verdict reads that row of metrics.csv, checked "
       "(trajectories, `n_visited`); **judged at** says where. **end of run** = l1_visited at "
       "the last iteration (shown, not judged). **mean L1 fresh** = sampled sum-L1 / number "
-      "of terminating states (64, 4096, 2^ndim), from 200,000 fresh samples of the FINAL "
+      "of terminating states (64, 4096, 2^ndim, 256), from 200,000 fresh samples of the FINAL "
       "policy (shown, not judged); sum-L1 columns are sums over states (summary.json).\n\n";
   out +=
       "| cell | env | loss | buffer | l1_visited (torchgfn def.) at torchgfn's validation | "
@@ -174,7 +226,7 @@ std::string render_table(const std::vector<CellResult>& results, const std::stri
                        with_seeds(r, judged, "{:.3g}"), judged_at_text(r),
                        with_seeds(
                            r, [](const RunMetrics& m) { return m.l1_visited; }, "{:.3g}"),
-                       target_text(c.target), verdict(r), with_seeds(r, mean_l1_of, "{:.3g}"),
+                       target_text(c), verdict(r), with_seeds(r, mean_l1_of, "{:.3g}"),
                        with_seeds(
                            r, [](const RunMetrics& m) { return m.l1_exact; }, "{:.4f}"),
                        with_seeds(

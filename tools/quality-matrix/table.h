@@ -23,6 +23,8 @@ struct CellResult {
 /// empirical distribution of the terminating states visited during training) AT THE
 /// VALIDATION torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(),
 /// and the sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set.
+/// A cell with learning bars (cell.learning) is judged on them instead: every seed run and
+/// within each, "PASS (worst of n seeds: ...)" or "**FAIL** (seed s: what missed, ...)".
 /// One judged run (a single-seed cell): judged on it (seed 1). Several judged runs (seeds):
 /// judged on the MEAN over those seeds (torchgfn publishes one run, so one seed is one
 /// random draw), followed by "; mean m ± sd over n seeds, seed 1 v, k/n seeds <= bound".
@@ -31,6 +33,9 @@ struct CellResult {
 /// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
 /// run failed or has no judged row FAILs.
 std::string verdict(const CellResult& r);
+
+/// "sum-L1 exact ≤ x, every mode found, loss ratio ≤ y": the bars as the table states them.
+std::string learning_bars_text(const LearningBars& bars);
 
 /// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first.
 std::vector<double> judged_values(const CellResult& r);

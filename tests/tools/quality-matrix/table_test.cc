@@ -80,6 +80,37 @@ TEST(QualityVerdict, OwnBarWithoutTorchgfnTargetIsNotAFailedTarget) {
   EXPECT_EQ(verdict(r).rfind("**FAIL** (l1_visited 0.00416 > 0.004136", 0), 0u);
 }
 
+// Learning bars (a cell without any torchgfn target): every seed within each bar, the worst
+// figures shown; a miss names the seed and the bar; a failed seed fails the cell.
+TEST(QualityVerdict, LearningBarsJudgeEverySeed) {
+  CellResult r;
+  r.cell.id = "tb_bitseq_small/tb";
+  r.cell.seeds = {1, 2};
+  r.cell.learning = LearningBars{0.05, true, 0.1};
+  const auto run = [](double l1_exact, long long modes, double first, double last) {
+    RunOutcome o = judged_run(0.001);
+    o.metrics->l1_exact = l1_exact;
+    o.metrics->modes_found = modes;
+    o.metrics->n_modes = 2;
+    o.metrics->loss = LossTrend{first, last, 100};
+    return o;
+  };
+  r.runs = {run(0.02, 2, 20.0, 0.2), run(0.03, 2, 25.0, 0.5)};
+  EXPECT_EQ(verdict(r), "PASS (worst of 2 seeds: sum-L1 exact 0.0300, modes 2/2, loss ratio 0.02)");
+  r.runs[1] = run(0.07, 1, 25.0, 5.0);
+  EXPECT_EQ(verdict(r),
+            "**FAIL** (seed 2: sum-L1 exact 0.0700 > 0.05, seed 2: modes 1/2, seed 2: loss ratio "
+            "0.2 > 0.1)");
+  r.runs[1] = RunOutcome{};
+  EXPECT_EQ(verdict(r), "**FAIL** (seed 2: run failed)");
+  EXPECT_EQ(learning_bars_text(*r.cell.learning),
+            "sum-L1 exact ≤ 0.05, every mode found, loss ratio ≤ 0.1");
+  r.runs[1] = run(0.03, 2, 25.0, 0.5);
+  const auto goals = cell_goals({r});
+  EXPECT_EQ(goals[0].verdict, harness::Verdict::kPass);
+  EXPECT_DOUBLE_EQ(*goals[0].value, 0.03);  // the worst seed's sum-L1
+}
+
 // The JSON report (json_report.h): a case per cell with its figures over the seeds, a goal
 // per cell with the verdict judged on the same value.
 TEST(QualityJson, CasesAndGoalsFollowTheVerdict) {
