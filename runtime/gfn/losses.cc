@@ -31,11 +31,11 @@ void require(bool ok, const std::string& what) {
 }
 
 // Checks the shapes every loss relies on; returns {B, N}.
-std::pair<std::int64_t, std::int64_t> check_inputs(const Trajectories& trajs,
+std::pair<std::int64_t, std::int64_t> check_inputs(const TrajectoryRows& trajs,
                                                    const TransitionLogProbs& lp, const char* who,
                                                    bool need_flow) {
   const std::int64_t b = trajs.n_trajectories;
-  const std::int64_t n = trajs.n_transitions();
+  const std::int64_t n = trajs.n_rows();
   require(b >= 1 && lp.log_pf.defined() && lp.log_pf.dim() == 1 && lp.log_pf.size(0) == n &&
               lp.log_pb.defined() && lp.log_pb.dim() == 1 && lp.log_pb.size(0) == n - b &&
               trajs.traj_index.defined() && trajs.traj_index.size(0) == n &&
@@ -109,9 +109,9 @@ TransitionLogProbs transition_log_probs(GFlowNetModel& model, const Preprocessor
   return transition_log_probs(env, trajs, model_evaluator(model, preprocessor, env));
 }
 
-TrajectoryLayout trajectory_layout(const Trajectories& trajs) {
+TrajectoryLayout trajectory_layout(const TrajectoryRows& trajs) {
   const std::int64_t b = trajs.n_trajectories;
-  const std::int64_t n = trajs.n_transitions();
+  const std::int64_t n = trajs.n_rows();
   require(b >= 1 && trajs.lengths.defined() && trajs.lengths.size(0) == b &&
               trajs.traj_index.defined() && trajs.traj_index.size(0) == n &&
               trajs.lengths.sum().item<std::int64_t>() == n,
@@ -140,7 +140,7 @@ TrajectoryLayout trajectory_layout(const Trajectories& trajs) {
   return layout;
 }
 
-at::Tensor trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& lp,
+at::Tensor trajectory_balance(const TrajectoryRows& trajs, const TransitionLogProbs& lp,
                               const at::Tensor& log_z) {
   const auto [b, n] = check_inputs(trajs, lp, "trajectory_balance", false);
   require(log_z.defined() && log_z.numel() == 1, "trajectory_balance: log_z must be a scalar");
@@ -152,7 +152,7 @@ at::Tensor trajectory_balance(const Trajectories& trajs, const TransitionLogProb
   return residual.pow(2).mean();
 }
 
-LossValue log_partition_variance(const Trajectories& trajs, const TransitionLogProbs& lp) {
+LossValue log_partition_variance(const TrajectoryRows& trajs, const TransitionLogProbs& lp) {
   const auto [b, n] = check_inputs(trajs, lp, "log_partition_variance", false);
   const at::Tensor sum_pf =
       at::zeros({b}, lp.log_pf.options()).index_add(0, trajs.traj_index, lp.log_pf);
@@ -163,7 +163,7 @@ LossValue log_partition_variance(const Trajectories& trajs, const TransitionLogP
   return {(z - mean).pow(2).mean(), mean.detach()};
 }
 
-LossValue detailed_balance(const Trajectories& trajs, const TransitionLogProbs& lp) {
+LossValue detailed_balance(const TrajectoryRows& trajs, const TransitionLogProbs& lp) {
   const auto [b, n] = check_inputs(trajs, lp, "detailed_balance", true);
   const TrajectoryLayout layout = trajectory_layout(trajs);
   // Non-exit transitions: parent row p -> child row B + k.
@@ -181,7 +181,7 @@ LossValue detailed_balance(const Trajectories& trajs, const TransitionLogProbs& 
   return {at::cat({inner, terminal}).pow(2).mean(), lp.log_flow[0].detach()};
 }
 
-LossValue modified_detailed_balance(const Trajectories& trajs, const TransitionLogProbs& lp,
+LossValue modified_detailed_balance(const TrajectoryRows& trajs, const TransitionLogProbs& lp,
                                     const at::Tensor& row_log_rewards) {
   const auto [b, n] = check_inputs(trajs, lp, "modified_detailed_balance", false);
   require(lp.log_pf_exit.defined() && lp.log_pf_exit.size(0) == n && row_log_rewards.defined() &&
@@ -197,7 +197,7 @@ LossValue modified_detailed_balance(const Trajectories& trajs, const TransitionL
   return {scores.pow(2).mean(), log_z};
 }
 
-LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& lp,
+LossValue sub_trajectory_balance(const TrajectoryRows& trajs, const TransitionLogProbs& lp,
                                  SubTrajectoryWeighting weighting, double lambda) {
   const auto [b, n] = check_inputs(trajs, lp, "sub_trajectory_balance", true);
   require(lambda > 0, "sub_trajectory_balance: lambda must be > 0");

@@ -104,7 +104,7 @@ struct TrajectoryLayout {
   std::int64_t max_length = 0;  ///< max_b lengths[b]
 };
 /// Throws std::invalid_argument if lengths do not sum to N or traj_index is malformed.
-TrajectoryLayout trajectory_layout(const Trajectories& trajs);
+TrajectoryLayout trajectory_layout(const TrajectoryRows& trajs);
 
 /// A loss value and, for losses without a learned logZ, their detached float32 []
 /// estimate of log Z (undefined for "tb").
@@ -113,24 +113,28 @@ struct LossValue {
   at::Tensor log_z;  ///< float32 [] or undefined
 };
 
-// Loss functions on precomputed log-probabilities. All throw std::invalid_argument on
-// shape mismatches or a missing input (e.g. log_flow for db/subtb).
+// Loss functions on precomputed log-probabilities. They read only the TrajectoryRows of a
+// batch (trajectory_rows.h), so the same functions serve discrete Trajectories and
+// continuous ones (continuous/trajectories.h, log-densities from continuous/sampler.h). All
+// throw std::invalid_argument on shape mismatches or a missing input (e.g. log_flow for
+// db/subtb).
 
 /// "tb": mean over B trajectories; log_z is the scalar float32 [] learned logZ.
-at::Tensor trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs,
+at::Tensor trajectory_balance(const TrajectoryRows& trajs, const TransitionLogProbs& log_probs,
                               const at::Tensor& log_z);
 /// "zvar".
-LossValue log_partition_variance(const Trajectories& trajs, const TransitionLogProbs& log_probs);
+LossValue log_partition_variance(const TrajectoryRows& trajs, const TransitionLogProbs& log_probs);
 /// "db" (needs log_probs.log_flow).
-LossValue detailed_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs);
+LossValue detailed_balance(const TrajectoryRows& trajs, const TransitionLogProbs& log_probs);
 /// "modified_db"; row_log_rewards float32 [N] = log R(states_i) of every row.
-LossValue modified_detailed_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs,
+LossValue modified_detailed_balance(const TrajectoryRows& trajs,
+                                    const TransitionLogProbs& log_probs,
                                     const at::Tensor& row_log_rewards);
 
 // SubTrajectoryWeighting (train.subtb_weighting) is declared and documented in loss_kind.h.
 
 /// "subtb" (needs log_flow); lambda > 0.
-LossValue sub_trajectory_balance(const Trajectories& trajs, const TransitionLogProbs& log_probs,
+LossValue sub_trajectory_balance(const TrajectoryRows& trajs, const TransitionLogProbs& log_probs,
                                  SubTrajectoryWeighting weighting, double lambda);
 
 /// "fm": evaluates `evaluate` (pf_logits = log edge flows) once on the non-initial

@@ -13,20 +13,19 @@
 
 #include <cstdint>
 
+#include "runtime/gfn/trajectory_rows.h"
+
 namespace gfn::core {
 
-struct Trajectories {
-  std::int64_t n_trajectories = 0;  ///< B
-  at::Tensor states;                ///< int64 [N, state_dim]: the state each action is taken in
-  at::Tensor actions;               ///< int64 [N]: forward action (n_actions - 1 = exit)
-  at::Tensor traj_index;            ///< int64 [N]: trajectory of each row, in [0, B)
+/// n_trajectories, traj_index, lengths and log_rewards are TrajectoryRows' (trajectory_rows.h).
+struct Trajectories : TrajectoryRows {
+  at::Tensor states;   ///< int64 [N, state_dim]: the state each action is taken in
+  at::Tensor actions;  ///< int64 [N]: forward action (n_actions - 1 = exit)
   /// int64 [N - B]: for row B + k, the forward action that led to states[B + k], which
   /// is also the backward action of PB(s_{t-1} | s_t) (backward action a undoes forward
   /// action a).
   at::Tensor pb_actions;
-  at::Tensor lengths;             ///< int64 [B]: actions per trajectory, exit included (>= 1)
   at::Tensor terminating_states;  ///< int64 [B, state_dim]
-  at::Tensor log_rewards;         ///< float32 [B]: log R(terminating state)
 
   // Estimator outputs kept by on-policy sampling (fast/saving_sampler.h; torchgfn's
   // save_logprobs / save_estimator_outputs), one row per transition row, computed WITH

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <map>
 #include <stdexcept>
@@ -112,12 +114,12 @@ Cell discrete_ebm_cell(int ndim, double alpha, const std::string& loss) {
 // TB on a scenario of torchgfn's library benchmark on NonAutoregressiveBitSequence
 // (configs/bench/torchgfn/<scenario>.yaml: n = 8, word_size k, batch 16, MLP 256 x 2 tied),
 // trained for 16,000 trajectories and validated once, at the end (exact: 256 terminating states).
-// torchgfn times these scenarios and judges nothing, so the bars are ours (LearningBars), set
+// torchgfn times these scenarios and judges nothing, so the bar is ours (LearningBar), set
 // from seeds 1-5 with margin (docs/results/quality-matrix.md "Cells"): sum-L1 exact <= 0.1
 // (seeds: 0.058-0.063 small, 0.070-0.077 medium; the untrained, uniform distribution: 0.234
-// and 0.204), every mode found, loss ratio <= 0.02 (seeds: 0.0025-0.0034).
-Cell bitseq_cell(const std::string& scenario, int word_size, int n_modes,
-                 const LearningBars& bars) {
+// and 0.204), every mode found, loss ratio <= 0.02 over a tenth of the run (median loss of the
+// last 100 iterations / of the first 100, ~1.5; seeds: 0.0056-0.0079).
+Cell bitseq_cell(const std::string& scenario, int word_size, int n_modes) {
   Cell c;
   c.id = scenario + "/tb";
   c.env_label = fmt::format("NA BitSequence n8 k{} {} modes", word_size, n_modes);
@@ -131,14 +133,57 @@ Cell bitseq_cell(const std::string& scenario, int word_size, int n_modes,
   // training.csv gets every iteration's loss (the loss bar).
   c.sets = {"train.n_iterations=0", "validation.enabled=true", "validation.interval=1000000",
             "output.log_every=1"};
-  c.schedule = {"none (the end of the run)", 1, true};
-  c.target = {bars.max_l1_exact, 0, "none (our learning bars)", false};
-  c.learning = bars;
+  c.target = {0, 0, "none (torchgfn only times " + scenario + ")", false};
+  LearningBar bar;
+  bar.max_l1_exact = 0.1;
+  bar.min_modes_found = n_modes;  // every mode
+  bar.max_loss_ratio = 0.02;
+  bar.loss_head = bar.loss_tail = 100;
+  c.bar = bar;
   c.note =
       "`tb_bitseq_*` rows: torchgfn's library-benchmark scenarios (configs/bench/torchgfn/, batch "
-      "16), which torchgfn times but does not judge: the verdict is OUR learning bars, every seed "
-      "within each (sum-L1 exact at the end, every exact mode found, the loss falling: mean of "
-      "training.csv's last tenth / first tenth)";
+      "16), which torchgfn times but does not judge: judged at the end of every seed's run on our "
+      "own bar (sum-L1 exact, every mode sampled in training, TB loss fallen)";
+  return c;
+}
+
+// torchgfn's benchmark scenario tb_ising_6x6 (configs/bench/torchgfn/tb_ising_6x6.yaml: TB,
+// identity input, MLP 256 x 2 with a shared trunk, Adam 1e-3 / logZ 0.1) for 400 iterations of
+// 128: 2^36 terminating states, so no L1, and torchgfn only times the scenario, so no target.
+// Measured (seeds 1-5, 400 iterations): every seed sampled one of the two modes during training
+// (first at iteration 54-275), its final policy hit it in 2,000 fresh samples, and the median
+// TB loss fell from ~600 (first 10 iterations) to 2-100 (last 40): ratios 0.004-0.16; the bar
+// takes 0.3 on these windows. The learned log Z (4-9 after 400 iterations; its Adam lr 0.1 moves it
+// ~0.1 per iteration from 0) is far from the exact 64.09, whose mass is ~0.48 per mode: shown, not
+// judged (each seed settles on one mode in this budget).
+Cell ising_lattice_cell(int tb_seeds) {
+  Cell c;
+  c.id = "discrete_ebm_ising_6x6/tb";
+  c.env_label = "DiscreteEBM Ising 6x6 J 0.44";
+  c.loss = "tb";
+  c.config = "configs/bench/torchgfn/tb_ising_6x6.yaml";
+  LearningBar bar;
+  bar.min_modes_found = 1;
+  bar.fresh_samples = 2000;
+  bar.min_fresh_modes = 1;
+  bar.max_loss_ratio = 0.3;
+  bar.log_z_true = periodic_ising_log_partition(6, 0.44);
+  // The config's 150 timed iterations give way to the cell's budget; validation on (cheap
+  // without enumeration) so that summary.json has the learned log Z; every loss logged.
+  c.sets = {"train.n_iterations=0", "validation.enabled=true", "output.log_every=1",
+            fmt::format("validation.fresh_samples={}", bar.fresh_samples)};
+  c.n_trajectories = 400 * c.batch_size;
+  c.seeds.clear();
+  for (int s = 1; s <= tb_seeds; ++s) c.seeds.push_back(static_cast<std::uint64_t>(s));
+  c.n_terminating_states = 0;  // 2^36: not enumerated
+  c.target = {0, 0, "none (torchgfn only times tb_ising_6x6)", false};
+  c.bar = bar;
+  c.note =
+      "DiscreteEBM Ising 6x6: torchgfn's benchmark scenario tb_ising_6x6 "
+      "(configs/bench/torchgfn/tb_ising_6x6.yaml), 2^36 states: no L1 and no torchgfn target; "
+      "judged at the end of every seed's run on our own bar (modes sampled in training and by "
+      "the final policy, TB loss fallen); \\|logZ error\\| is against the exact log Z "
+      "(transfer matrix), shown, not judged";
   return c;
 }
 
@@ -170,9 +215,49 @@ std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay) {
       for (const char* loss : {"fm", "tb"}) cells.push_back(discrete_ebm_cell(ndim, alpha, loss));
     }
   }
-  cells.push_back(bitseq_cell("tb_bitseq_small", 1, 2, {0.1, true, 0.02}));
-  cells.push_back(bitseq_cell("tb_bitseq_medium", 2, 4, {0.1, true, 0.02}));
+  cells.push_back(ising_lattice_cell(tb_seeds));
+  cells.push_back(bitseq_cell("tb_bitseq_small", 1, 2));
+  cells.push_back(bitseq_cell("tb_bitseq_medium", 2, 4));
   return cells;
+}
+
+double periodic_ising_log_partition(int side, double k) {
+  if (side < 3 || side > 8) {
+    throw std::invalid_argument(
+        fmt::format("periodic_ising_log_partition: side must be in [3, 8], got {}", side));
+  }
+  const int n = 1 << side;  // row configurations, spin j = bit j (1: +1, 0: -1)
+  const auto spin = [](int row, int j) { return ((row >> j) & 1) != 0 ? 1 : -1; };
+  std::vector<double> t(static_cast<std::size_t>(n) * n);
+  for (int a = 0; a < n; ++a) {
+    int within = 0;
+    for (int j = 0; j < side; ++j) within += spin(a, j) * spin(a, (j + 1) % side);
+    for (int b = 0; b < n; ++b) {
+      int between = 0;
+      for (int j = 0; j < side; ++j) between += spin(a, j) * spin(b, j);
+      t[static_cast<std::size_t>(a) * n + b] = std::exp(2 * k * (within + between));
+    }
+  }
+  // P = T^side with P rescaled to max entry 1 after each product (log_scale keeps the factor).
+  std::vector<double> p = t, next(t.size());
+  double log_scale = 0;
+  for (int power = 1; power < side; ++power) {
+    double top = 0;
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        double sum = 0;
+        for (int m = 0; m < n; ++m) sum += p[a * n + m] * t[m * n + b];
+        next[a * n + b] = sum;
+        top = std::max(top, sum);
+      }
+    }
+    for (double& v : next) v /= top;
+    log_scale += std::log(top);
+    p.swap(next);
+  }
+  double trace = 0;
+  for (int a = 0; a < n; ++a) trace += p[a * n + a];
+  return log_scale + std::log(trace);
 }
 
 std::vector<Cell> smoke_matrix() {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -15,7 +15,8 @@ std::optional<harness::Summary> over_seeds(const CellResult& r, F field) {
   std::vector<double> v;
   for (const auto& run : r.runs) {
     if (run.status != RunStatus::kOk) continue;
-    if (const auto x = field(*run.metrics)) v.push_back(*x);
+    const auto x = field(*run.metrics);
+    if (x && !std::isnan(*x)) v.push_back(*x);  // NaN: no L1 without enumeration (Cell::bar)
   }
   if (v.empty()) return std::nullopt;
   return harness::summarize(std::move(v));
@@ -57,6 +58,16 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
       k.parameters["judged_at_iteration"] = r.point->iteration;
       k.parameters["judged_at_visited"] = r.point->n_visited;
     }
+    if (c.bar) {
+      k.parameters["bar_min_modes_found"] = c.bar->min_modes_found;
+      k.parameters["bar_fresh_samples"] = c.bar->fresh_samples;
+      k.parameters["bar_min_fresh_modes"] = c.bar->min_fresh_modes;
+      k.parameters["bar_max_loss_ratio"] = c.bar->max_loss_ratio;
+      k.parameters["bar_loss_head"] = c.bar->loss_head;
+      k.parameters["bar_loss_tail"] = c.bar->loss_tail;
+      if (c.bar->max_l1_exact) k.parameters["bar_max_l1_exact"] = *c.bar->max_l1_exact;
+      if (c.bar->log_z_true) k.parameters["log_z_true"] = *c.bar->log_z_true;
+    }
     const auto add = [&k, &r](const char* name, const char* unit, auto field) {
       if (const auto s = over_seeds(r, field)) {
         k.add(name, *s, unit);
@@ -74,6 +85,9 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
     add("l1_exact", "sum L1", [](const RunMetrics& m) { return Opt(m.l1_exact); });
     add("l1_sampled", "sum L1", [](const RunMetrics& m) { return Opt(m.l1_sampled); });
     add("logz_error", "nats", [](const RunMetrics& m) { return Opt(m.logz_error); });
+    add("modes_found", "modes",
+        [](const RunMetrics& m) { return Opt(static_cast<double>(m.modes_found)); });
+    add("loss_ratio", "ratio", [](const RunMetrics& m) { return Opt(m.loss_ratio); });
     add("ms_per_iteration", "ms", [](const RunMetrics& m) { return Opt(m.ms_per_iteration); });
     cases.push_back(std::move(k));
   }
@@ -84,14 +98,9 @@ std::vector<harness::Goal> cell_goals(const std::vector<CellResult>& results) {
   std::vector<harness::Goal> goals;
   for (const auto& r : results) {
     const std::string text = verdict(r);
-    if (r.cell.learning) {
-      std::optional<double> worst;  // the largest sum-L1 exact over the seeds run
-      for (const auto& run : r.runs) {
-        if (run.status == RunStatus::kOk)
-          worst = std::max(worst.value_or(0), run.metrics->l1_exact);
-      }
-      goals.push_back({r.cell.id, "our learning bars: " + learning_bars_text(*r.cell.learning),
-                       worst, "sum L1", verdict_of(text), text});
+    if (const auto& bar = r.cell.bar) {
+      goals.push_back({r.cell.id, "our bar, every seed: " + learning_bar_text(*bar),
+                       judged_value(r), "ratio", verdict_of(text), text});
       continue;
     }
     goals.push_back(

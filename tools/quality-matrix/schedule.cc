@@ -102,41 +102,6 @@ MetricsRow read_metrics_row(const std::string& path, std::int64_t iteration) {
       fmt::format("{}: no validation row at iteration {} (validation.interval?)", path, iteration));
 }
 
-LossTrend read_loss_trend(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the training log", path));
-  std::string line;
-  if (!std::getline(in, line)) throw std::runtime_error(fmt::format("{}: empty file", path));
-  const auto header = split_csv(line);
-  const auto column = std::find(header.begin(), header.end(), "loss");
-  if (column == header.end()) {
-    throw std::runtime_error(fmt::format("{}: no column 'loss' in the header", path));
-  }
-  std::vector<double> loss;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto fields = split_csv(line);
-    const auto at = static_cast<std::size_t>(column - header.begin());
-    if (fields.size() != header.size()) {
-      throw std::runtime_error(fmt::format("{}: a row has {} fields, the header {}: {}", path,
-                                           fields.size(), header.size(), line));
-    }
-    loss.push_back(parse_number<double>(fields[at], path, "loss"));
-  }
-  if (loss.empty()) throw std::runtime_error(fmt::format("{}: no row", path));
-  const std::size_t tenth = std::max<std::size_t>(1, loss.size() / 10);
-  const auto mean = [](auto begin, auto end) {
-    double sum = 0;
-    for (auto it = begin; it != end; ++it) sum += *it;
-    return sum / static_cast<double>(end - begin);
-  };
-  LossTrend t;
-  t.rows = static_cast<std::int64_t>(loss.size());
-  t.first = mean(loss.begin(), loss.begin() + static_cast<std::ptrdiff_t>(tenth));
-  t.last = mean(loss.end() - static_cast<std::ptrdiff_t>(tenth), loss.end());
-  return t;
-}
-
 void check_row(const MetricsRow& row, const ValidationPoint& p, std::int64_t batch_size) {
   if (row.iteration != p.iteration) {
     throw std::runtime_error(

@@ -67,20 +67,6 @@ struct MetricsRow {
 /// row has that iteration (the run did not validate there).
 MetricsRow read_metrics_row(const std::string& path, std::int64_t iteration);
 
-/// The loss over a run's training.csv: the mean of its first and of its last tenth of rows
-/// (at least one row each), for the learning bars (cells.h LearningBars).
-struct LossTrend {
-  double first = 0;
-  double last = 0;
-  std::int64_t rows = 0;
-  double ratio() const { return last / first; }
-};
-
-/// Reads training.csv `path` (column loss; CSV split as read_metrics_row). Throws
-/// std::runtime_error naming the file when it cannot be opened, has no loss column or no row,
-/// or a field is not a number.
-LossTrend read_loss_trend(const std::string& path);
-
 /// Checks that `row` is the validation `p` of a single-trainer run with batch_size:
 /// same iteration, trajectories == iteration * batch_size, and n_visited == p.n_visited
 /// when the row has it. Throws std::runtime_error saying which value differs.

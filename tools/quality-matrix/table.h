@@ -23,25 +23,32 @@ struct CellResult {
 /// empirical distribution of the terminating states visited during training) AT THE
 /// VALIDATION torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(),
 /// and the sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set.
-/// A cell with learning bars (cell.learning) is judged on them instead: every seed run and
-/// within each, "PASS (worst of n seeds: ...)" or "**FAIL** (seed s: what missed, ...)".
 /// One judged run (a single-seed cell): judged on it (seed 1). Several judged runs (seeds):
 /// judged on the MEAN over those seeds (torchgfn publishes one run, so one seed is one
 /// random draw), followed by "; mean m ± sd over n seeds, seed 1 v, k/n seeds <= bound".
 /// A miss says by how much (value, bound, excess in percent); it is "**FAIL**" against a
 /// published torchgfn target, and "over our TB bar, no torchgfn target" for a loss without
 /// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
-/// run failed or has no judged row FAILs.
+/// run failed or has no judged row FAILs. A cell with our own bar (Cell::bar) is judged at the
+/// end of every seed's run, every seed run and within it: "PASS (our bar): [sum-L1 exact e, ]
+/// 1/2 modes in training[, 1 in fresh samples], loss ratio r[, worst of n seeds]" (the largest
+/// sum-L1 and ratio and the fewest modes over the seeds; the bracketed parts when the bar has
+/// them), or "**FAIL** (our bar: seed s: what missed; seed t: run failed; ...; k/n seeds
+/// within)".
 std::string verdict(const CellResult& r);
 
-/// "sum-L1 exact ≤ x, every mode found, loss ratio ≤ y": the bars as the table states them.
-std::string learning_bars_text(const LearningBars& bars);
+/// The bar as the table and the JSON goal state it: "[sum-L1 exact ≤ x, ]≥ m mode(s) in
+/// training[ and ≥ f in n fresh samples], loss ratio ≤ y (median loss, last t / first h
+/// iterations)", the bracketed parts when the bar has them.
+std::string learning_bar_text(const LearningBar& bar);
 
-/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first.
+/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first (a cell
+/// with our own bar: the loss ratio of every successful seed).
 std::vector<double> judged_values(const CellResult& r);
 
-/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds
-/// their mean (harness::mean); nullopt when seed 1 failed or has no judged row.
+/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds their
+/// mean (harness::mean); a cell with our own bar: the largest loss ratio over its seeds;
+/// nullopt when seed 1 failed or has no judged row.
 std::optional<double> judged_value(const CellResult& r);
 
 /// The markdown block: a header paragraph (definitions, command), the table (one row

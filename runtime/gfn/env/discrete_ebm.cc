@@ -2,8 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/preprocessors.h"
@@ -24,12 +28,56 @@ at::Tensor digits(const at::Tensor& indices, const at::Tensor& pow, std::int64_t
   return indices.view({-1, 1}).div(pow, "floor").remainder(base) - shift;
 }
 
+// The ising_lattice side L with L * L == ndim; throws naming env.ndim otherwise.
+std::int64_t square_side(std::int64_t ndim) {
+  auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(ndim))));
+  while (side * side > ndim) --side;
+  while ((side + 1) * (side + 1) <= ndim) ++side;
+  if (side * side != ndim) {
+    throw std::invalid_argument(
+        "env.ndim must be a perfect square L * L (the sites of an L x L "
+        "lattice) with env.energy = ising_lattice, got " +
+        std::to_string(ndim));
+  }
+  return side;
+}
+
+// The pairs (k, m) with A_km = 1 of the L x L periodic lattice (discrete_ebm.h), k
+// ascending and, for each k, its distinct neighbours ascending: int64 [P] twice.
+std::pair<at::Tensor, at::Tensor> lattice_bonds(std::int64_t side) {
+  std::vector<std::int64_t> from, to;
+  for (std::int64_t k = 0; k < side * side; ++k) {
+    const std::int64_t row = k / side, col = k % side;
+    std::vector<std::int64_t> near = {
+        row * side + (col + 1) % side, row * side + (col + side - 1) % side,
+        ((row + 1) % side) * side + col, ((row + side - 1) % side) * side + col};
+    std::sort(near.begin(), near.end());
+    near.erase(std::unique(near.begin(), near.end()), near.end());
+    for (const std::int64_t m : near) {
+      from.push_back(k);
+      to.push_back(m);
+    }
+  }
+  return {at::tensor(from, at::kLong), at::tensor(to, at::kLong)};
+}
+
 }  // namespace
 
 DiscreteEBM::DiscreteEBM(const DiscreteEbmOptions& options)
-    : ndim_(options.ndim), alpha_(options.alpha) {
+    : ndim_(options.ndim),
+      alpha_(options.alpha),
+      energy_(options.energy),
+      coupling_(options.coupling) {
   if (ndim_ < 1) throw std::invalid_argument("env.ndim must be >= 1, got " + std::to_string(ndim_));
   if (!std::isfinite(alpha_)) throw std::invalid_argument("env.alpha must be finite");
+  if (!std::isfinite(coupling_)) throw std::invalid_argument("env.coupling must be finite");
+  if (energy_ == EbmEnergy::kIsingLattice) {
+    side_ = square_side(ndim_);
+    std::tie(bond_from_, bond_to_) = lattice_bonds(side_);
+  } else if (energy_ != EbmEnergy::kOnes) {
+    throw std::invalid_argument("env.energy: unknown energy " +
+                                std::to_string(static_cast<int>(energy_)));
+  }
   if (ndim_ <= 39) {
     pow3_ = powers(3, ndim_);
     const at::Tensor p = pow3_.contiguous();
@@ -44,9 +92,13 @@ DiscreteEBM::DiscreteEBM(const DiscreteEbmOptions& options)
     log_partition_ = lr64.logsumexp(0).item<double>();
     true_dist_ = (lr64 - log_partition_).exp();
     max_log_reward_ = lr.max().item<float>();
-    const at::Tensor modes = at::nonzero(lr >= max_log_reward_).flatten().contiguous();
-    mode_indices_.assign(modes.data_ptr<std::int64_t>(),
-                         modes.data_ptr<std::int64_t>() + modes.numel());
+    n_modes_ = (lr >= max_log_reward_).sum().item<std::int64_t>();
+  } else if (const auto scale = static_cast<float>(alpha_ * coupling_);
+             scale > 0 && std::isnormal(scale)) {
+    // all-0 and all-1 (discrete_ebm.h), the same float computation as every log_reward (a
+    // normal positive scale keeps distinct x^T A x apart).
+    max_log_reward_ = log_reward(at::zeros({1, ndim_}, at::kLong)).item<float>();
+    n_modes_ = 2;
   }
   std::int64_t s = 1;
   for (std::int64_t j = 0; j < ndim_ && s <= kMaxEnumerableStates; ++j) s *= 3;
@@ -107,15 +159,31 @@ void DiscreteEBM::check_states(const at::Tensor& states, const char* who) const 
   }
 }
 
+at::Tensor DiscreteEBM::quadratic_form(const at::Tensor& states) const {
+  const at::Tensor x = states * 2 - 1;
+  if (energy_ == EbmEnergy::kOnes) {
+    const at::Tensor sum = x.sum(1);  // x^T ones x = (sum x)^2
+    return sum * sum;
+  }
+  return (x.index_select(1, bond_from_) * x.index_select(1, bond_to_)).sum(1);
+}
+
 at::Tensor DiscreteEBM::log_reward(const at::Tensor& states) const {
   check_states(states, "log_reward");
   if (states.numel() > 0 && states.eq(-1).any().item<bool>()) {
     throw std::invalid_argument(
         "discrete_ebm::log_reward: incomplete states (an entry is -1) are not terminating");
   }
-  // x^T J x with J = ones is (sum x)^2; x = 2 s - 1.
-  const at::Tensor sum = (states * 2 - 1).sum(1).to(at::kFloat);
-  return sum * sum * static_cast<float>(alpha_);
+  // -alpha E(x) = alpha x^T J x, J = coupling A; x^T A x is exact in int64 and in float32
+  // (|x^T A x| <= 4 ndim for the lattice, ndim^2 < 2^24 for ones up to ndim 4096).
+  return quadratic_form(states).to(at::kFloat) * static_cast<float>(alpha_ * coupling_);
+}
+
+at::Tensor DiscreteEBM::interaction_matrix() const {
+  if (energy_ == EbmEnergy::kOnes) return at::full({ndim_, ndim_}, coupling_, at::kDouble);
+  at::Tensor j = at::zeros({ndim_, ndim_}, at::kDouble);
+  j.index_put_({bond_from_, bond_to_}, coupling_);
+  return j;
 }
 
 std::unique_ptr<Preprocessor> DiscreteEBM::make_preprocessor(PreprocessorKind kind) const {
@@ -170,13 +238,15 @@ double DiscreteEBM::log_partition() const {
 }
 
 at::Tensor DiscreteEBM::is_mode(const at::Tensor& states) const {
-  if (mode_indices_.empty()) return Environment::is_mode(states);
+  if (n_modes_ == 0) return Environment::is_mode(states);
   return log_reward(states) >= max_log_reward_;
 }
 
 at::Tensor DiscreteEBM::mode_hits(const at::Tensor& states) const {
-  if (mode_indices_.empty()) return Environment::mode_hits(states);
-  return terminating_state_indices(states).masked_select(is_mode(states));
+  if (n_modes_ == 0) return Environment::mode_hits(states);
+  const at::Tensor ids =
+      pow2_.defined() ? terminating_state_indices(states) : states.select(1, 0).contiguous();
+  return ids.masked_select(is_mode(states));
 }
 
 }  // namespace gfn::core

@@ -11,10 +11,27 @@
 // complete states are the terminating states. Backward action i (< ndim) resets an
 // entry i holding 0 to -1, ndim + i one holding 1 (backward action a undoes forward a).
 //
-// Reward: with x = 2 s - 1 in {-1, 1}^ndim and torchgfn's default Ising interaction
-// J = ones(ndim, ndim), energy E(x) = -x^T J x = -(sum_i x_i)^2 and
-// log R(x) = -alpha * E(x) = alpha * (sum_i x_i)^2 (float32; env.alpha, default 1).
-// Modes: the terminating states of maximal reward (alpha > 0: all-0 and all-1).
+// Reward (torchgfn DiscreteEBM.log_reward and IsingModel): with x = 2 s - 1 in {-1, 1}^ndim,
+// the energy is E(x) = -x^T J x and log R(x) = -alpha * E(x) = alpha * x^T J x (float32;
+// env.alpha, default 1). J = coupling * A (env.coupling, default 1), A by env.energy:
+//  * ones (the default; torchgfn's default IsingModel(ones(ndim, ndim))): A = ones, so
+//    log R(x) = alpha * coupling * (sum_i x_i)^2.
+//  * ising_lattice (torchgfn's tutorials/examples/train_ising.py make_J, also its benchmark's
+//    tb_ising_* scenarios): ndim = L * L sites of an L x L square lattice with periodic
+//    boundaries, site k at row k / L and column k % L; A_km = 1 if k and m are nearest
+//    neighbours on the torus (same row and column offset +-1 mod L, or same column and row
+//    offset +-1 mod L), else 0. A is a 0/1 matrix, so neighbours that coincide count once:
+//    L >= 3 gives every site 4 neighbours and x^T A x = 2 * sum over the 2 L^2 bonds of
+//    x_k x_m; L = 2 gives 2 (the +1 and -1 neighbours are the same site); L = 1 gives
+//    A = [[1]] (the site is its own neighbour, as make_J sets J[0][0]), a constant reward.
+//    Note that x^T J x counts each bond twice: torchgfn's "J = 0.44" is a nearest-
+//    neighbour coupling of 0.88 per bond in the usual -sum_<km> J x_k x_m convention.
+// x^T A x is computed exactly in int64 and then scaled: log R = float(x^T A x) *
+// float(alpha * coupling), so coupling 1 gives today's ones reward bit for bit.
+// Modes: the terminating states of maximal reward. Found by enumeration when ndim <=
+// kMaxTerminatingDim; beyond, when alpha * coupling > 0, they are all-0 and all-1 (A >= 0
+// and its graph is connected, so x^T A x is largest exactly when all x_i are equal), else
+// the environment defines none.
 //
 // Enumeration: all 3^ndim states in base-3 index order of s + 1 (torchgfn
 // get_states_indices; a topological order, since an action turns a digit 0 into 1 or
@@ -48,12 +65,20 @@ class DiscreteEBM final : public Environment {
   /// Largest ndim whose 2^ndim terminating states are enumerated (log Z, modes).
   static constexpr std::int64_t kMaxTerminatingDim = 22;
 
-  /// Reads env.ndim (>= 1) and env.alpha (finite). Throws std::invalid_argument naming
-  /// the field otherwise.
+  /// Reads env.ndim (>= 1), env.alpha and env.coupling (finite) and env.energy (ising_lattice:
+  /// ndim a perfect square L * L). Throws std::invalid_argument naming the field otherwise.
+  /// Cost: O(2^ndim * ndim) for ndim <= kMaxTerminatingDim (log Z, modes), O(3^ndim * ndim)
+  /// for ndim <= 12 (the enumeration), else O(ndim).
   explicit DiscreteEBM(const DiscreteEbmOptions& options);
 
   std::int64_t ndim() const { return ndim_; }
   double alpha() const { return alpha_; }
+  EbmEnergy energy() const { return energy_; }
+  double coupling() const { return coupling_; }
+  /// L of the ising_lattice energy (ndim = L * L); 0 for ones.
+  std::int64_t lattice_side() const { return side_; }
+  /// J = coupling * A, float64 [ndim, ndim] (symmetric), built on each call: O(ndim^2).
+  at::Tensor interaction_matrix() const;
 
   std::string name() const override { return "discrete_ebm"; }
   std::int64_t state_dim() const override { return ndim_; }
@@ -68,8 +93,8 @@ class DiscreteEBM final : public Environment {
   at::Tensor step_unchecked(const at::Tensor& states, const at::Tensor& actions) const override;
   at::Tensor backward_step_unchecked(const at::Tensor& states,
                                      const at::Tensor& actions) const override;
-  /// alpha * (sum_i (2 s_i - 1))^2, float32 [B]; throws std::invalid_argument for
-  /// invalid or incomplete states.
+  /// alpha * x^T J x with x = 2 s - 1 (above), float32 [B]; throws std::invalid_argument for
+  /// invalid or incomplete states. Cost O(B * ndim) (ones) or O(B * 4 ndim) (ising_lattice).
   at::Tensor log_reward(const at::Tensor& states) const override;
   /// Shape, dtype and entries in {-1, 0, 1}.
   void check_states(const at::Tensor& states, const char* who) const override;
@@ -91,10 +116,12 @@ class DiscreteEBM final : public Environment {
   const at::Tensor& true_distribution() const override;
   double log_partition() const override;
 
-  std::int64_t n_modes() const override { return static_cast<std::int64_t>(mode_indices_.size()); }
-  /// Complete states whose log reward is the maximum (needs ndim <= kMaxTerminatingDim).
+  /// Number of maximal-reward states (above; 0 when they are not known).
+  std::int64_t n_modes() const override { return n_modes_; }
+  /// Complete states whose log reward is the maximum (all false without modes).
   at::Tensor is_mode(const at::Tensor& states) const override;
-  /// Terminating indices of the modes among `states`.
+  /// Ids of the modes among `states`: their terminating indices (ndim <= 62), else the
+  /// value of their entries (0: all-0, 1: all-1).
   at::Tensor mode_hits(const at::Tensor& states) const override;
 
  private:
@@ -110,8 +137,16 @@ class DiscreteEBM final : public Environment {
    private:
     std::vector<std::int64_t> pow3_;  ///< 3^(ndim-1-j)
   };
+  /// x^T A x of x = 2 s - 1 for complete states s (unchecked), int64 [B].
+  at::Tensor quadratic_form(const at::Tensor& states) const;
+
   std::int64_t ndim_;
   double alpha_;
+  EbmEnergy energy_;
+  double coupling_;
+  std::int64_t side_ = 0;  ///< ising_lattice: L; 0 for ones
+  /// ising_lattice: the (k, m) with A_km = 1, int64 [P] each (P = 4 ndim for L >= 3).
+  at::Tensor bond_from_, bond_to_;
   at::Tensor pow3_;                ///< int64 [ndim]: 3^(ndim-1-j) (undefined for ndim > 39)
   Rows rows_{{}};                  ///< row_dynamics() (ndim <= 39)
   at::Tensor pow2_;                ///< int64 [ndim]: 2^(ndim-1-j) (undefined for ndim > 62)
@@ -120,7 +155,7 @@ class DiscreteEBM final : public Environment {
   at::Tensor true_dist_;
   double log_partition_ = 0.0;
   float max_log_reward_ = 0.f;
-  std::vector<std::int64_t> mode_indices_;
+  std::int64_t n_modes_ = 0;
 };
 
 }  // namespace gfn::core

@@ -30,8 +30,21 @@ const config::Fields<DiscreteEbmOptions>& discrete_ebm_fields() {
   using D = DiscreteEbmOptions;
   static const auto fields =
       config::Fields<D>()
-          .add("ndim", &D::ndim, "Binary variables of the Ising model.", config::at_least(1))
-          .add("alpha", &D::alpha, "Interaction strength: log R(x) = alpha (sum_i (2 x_i - 1))^2.");
+          .add("ndim", &D::ndim,
+               "Binary variables of the Ising model (energy ising_lattice: L * L for an L x L "
+               "lattice).",
+               config::at_least(1))
+          .add("alpha", &D::alpha,
+               "Interaction strength: log R(x) = -alpha E(x) = alpha x^T J x, x = 2 s - 1 in "
+               "{-1, 1}^ndim (finite).")
+          .add("energy", &D::energy,
+               "The interaction matrix J: ones (J = coupling * ones, so log R = alpha coupling "
+               "(sum_i x_i)^2; torchgfn's default) or ising_lattice (J = coupling * the "
+               "adjacency of the L x L square lattice with periodic boundaries, ndim = L * L; "
+               "torchgfn's train_ising.py); runtime/gfn/env/discrete_ebm.h documents both.",
+               config::AsInvalid{})
+          .add("coupling", &D::coupling,
+               "The scale of J (torchgfn's Ising coupling J, 0.44 in train_ising.py; finite).");
   return fields;
 }
 

@@ -1,9 +1,10 @@
 // The enumerated options layout.placement, transport.backend, buffer.payload,
-// buffer.baseline, buffer.remote_sampler, replay.kind, and env.reward, env.preprocessor,
-// train.loss and train.subtb_weighting (named in runtime/gfn: loss_kind.h,
-// preprocessor_kind.h, env/hypergrid_reward.h; runtime/config/options.h): every
-// name of each table round-trips name -> enum -> name, through the YAML file, --set and
-// config.yaml; an unknown name is refused naming the key, the file and the allowed names.
+// buffer.baseline, buffer.remote_sampler, replay.kind, and env.reward, env.energy,
+// env.preprocessor, train.loss and train.subtb_weighting (named in runtime/gfn: loss_kind.h,
+// preprocessor_kind.h, env/hypergrid_reward.h, env/discrete_ebm_options.h;
+// runtime/config/options.h): every name of each table round-trips name -> enum -> name, through the
+// YAML file, --set and config.yaml; an unknown name is refused naming the key, the file and the
+// allowed names.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 
 #include "roles/experiment/experiment.h"
 #include "runtime/config/fields.h"
+#include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/options.h"
 #include "tests/roles/experiment/config_file_test.h"
 
@@ -56,6 +58,7 @@ TEST(EnumOptionTables, EveryNameRoundTrips) {
   expect_table_round_trips<ReplayKind>("none, uniform, prioritized, diverse");
   expect_table_round_trips<HyperGridReward>(
       "original, cosine, deceptive, sparse, bitwise_xor, multiplicative_coprime");
+  expect_table_round_trips<core::EbmEnergy>("ones, ising_lattice");
   expect_table_round_trips<PreprocessorKind>("khot, onehot, identity");
   expect_table_round_trips<LossKind>("tb, zvar, db, modified_db, subtb, fm");
   expect_table_round_trips<SubTrajectoryWeighting>(
@@ -114,6 +117,7 @@ std::vector<Option> options() {
        "reward",
        "original, cosine, deceptive, sparse, bitwise_xor, multiplicative_coprime",
        {}},
+      {"env", "energy", "ones, ising_lattice", {}},
       {"env", "preprocessor", "khot, onehot, identity", {}},
       {"train", "loss", "tb, zvar, db, modified_db, subtb, fm", {}},
       {"train",

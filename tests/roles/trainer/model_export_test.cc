@@ -70,7 +70,8 @@ TEST(ModelExportSidecar, NamesADiscreteEbmWithItsOwnNdim) {
   c.env.get<core::HyperGridOptions>().ndim = 5;  // another environment's: not described
   const nlohmann::json env = exported_env(c);
   EXPECT_EQ(env.at("name"), "discrete_ebm");
-  EXPECT_EQ(env.at("options"), (nlohmann::json{{"ndim", 3}, {"alpha", 0.5}}));
+  EXPECT_EQ(env.at("options"),
+            (nlohmann::json{{"ndim", 3}, {"alpha", 0.5}, {"energy", "ones"}, {"coupling", 1}}));
   EXPECT_FALSE(env.contains("height"));
 }
 

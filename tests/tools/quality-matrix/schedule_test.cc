@@ -152,32 +152,5 @@ TEST_F(MetricsFile, HeaderWithoutL1VisitedOrBadNumberIsAnError) {
   EXPECT_THROW(read_metrics_row(path_ + ".missing", 101), std::runtime_error);
 }
 
-// training.csv's loss (the learning bars): the mean of the first and of the last tenth of rows.
-TEST_F(MetricsFile, LossTrendAveragesTheFirstAndLastTenth) {
-  std::string csv = "iteration,trajectories,elapsed_s,loss,logz,modes_found\n";
-  for (int it = 1; it <= 20; ++it) {
-    csv += std::to_string(it) + "," + std::to_string(16 * it) + ",0.1," + std::to_string(21 - it) +
-           ",0,1\n";
-  }
-  write(csv);
-  const LossTrend t = read_loss_trend(path_);
-  EXPECT_EQ(t.rows, 20);
-  EXPECT_DOUBLE_EQ(t.first, 19.5);  // rows 1, 2: losses 20, 19
-  EXPECT_DOUBLE_EQ(t.last, 1.5);    // rows 19, 20: losses 2, 1
-  EXPECT_DOUBLE_EQ(t.ratio(), 1.5 / 19.5);
-  write("iteration,loss\n1,4\n");  // one row: first = last
-  EXPECT_DOUBLE_EQ(read_loss_trend(path_).ratio(), 1.0);
-}
-
-TEST_F(MetricsFile, LossTrendRefusesWhatItCannotRead) {
-  write("iteration,logz\n1,0.5\n");
-  EXPECT_THROW(read_loss_trend(path_), std::runtime_error);  // no loss column
-  write("iteration,loss\n");
-  EXPECT_THROW(read_loss_trend(path_), std::runtime_error);  // no row
-  write("iteration,loss\n1,x\n");
-  EXPECT_THROW(read_loss_trend(path_), std::runtime_error);
-  EXPECT_THROW(read_loss_trend(path_ + ".missing"), std::runtime_error);
-}
-
 }  // namespace
 }  // namespace gfn::quality

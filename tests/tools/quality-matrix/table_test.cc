@@ -1,16 +1,24 @@
 // The quality matrix's verdict (tools/quality-matrix/table.h): l1_visited at torchgfn's
 // validation, judged on seed 1 for a single-seed cell and on the mean over seeds otherwise
 // (seed 1 and the spread shown beside it); a loss without a torchgfn target that misses
-// TB's bar is reported as over our own bar, not as a failed target.
+// TB's bar is reported as over our own bar, not as a failed target; the cells without a torchgfn
+// target (the Ising lattice, the bit-sequence scenarios) on our own bar (cells.h LearningBar).
 
 #include "tools/quality-matrix/table.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "tools/quality-matrix/json_report.h"
-
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include "tools/quality-matrix/cells.h"
+#include "tools/quality-matrix/json_report.h"
+#include "tools/quality-matrix/run.h"
 
 namespace gfn::quality {
 namespace {
@@ -26,6 +34,18 @@ RunOutcome judged_run(double l1_visited) {
   run.metrics = m;
   return run;
 }
+
+// The cell `id` of the full matrix.
+Cell matrix_cell(const std::string& id) {
+  for (const Cell& c : full_matrix(1)) {
+    if (c.id == id) return c;
+  }
+  ADD_FAILURE() << "no cell " << id << " in the full matrix";
+  return {};
+}
+
+// The Ising lattice cell (our own bar, no enumeration).
+Cell ising_bar_cell() { return matrix_cell("discrete_ebm_ising_6x6/tb"); }
 
 CellResult cell_with_runs(const std::vector<double>& l1s) {
   CellResult r;
@@ -80,35 +100,252 @@ TEST(QualityVerdict, OwnBarWithoutTorchgfnTargetIsNotAFailedTarget) {
   EXPECT_EQ(verdict(r).rfind("**FAIL** (l1_visited 0.00416 > 0.004136", 0), 0u);
 }
 
-// Learning bars (a cell without any torchgfn target): every seed within each bar, the worst
-// figures shown; a miss names the seed and the bar; a failed seed fails the cell.
-TEST(QualityVerdict, LearningBarsJudgeEverySeed) {
+// A cell with our own bar (Cell::bar, no enumeration): every seed judged at the end of its run
+// on the modes it sampled in training and among fresh samples, and on its loss ratio.
+RunOutcome bar_run(long long modes_found, long long fresh_modes, double loss_ratio) {
+  RunOutcome run;
+  run.status = RunStatus::kOk;
+  RunMetrics m;
+  m.l1_exact = m.l1_sampled = m.l1_visited = std::nan("");
+  m.logz = 8.5;
+  m.logz_error = 55.6;
+  m.modes_found = modes_found;
+  m.fresh_sample_modes = fresh_modes;
+  m.n_modes = 2;
+  m.loss_ratio = loss_ratio;
+  run.metrics = m;
+  return run;
+}
+
+CellResult bar_result(const Cell& cell, const std::vector<RunOutcome>& runs) {
   CellResult r;
-  r.cell.id = "tb_bitseq_small/tb";
-  r.cell.seeds = {1, 2};
-  r.cell.learning = LearningBars{0.05, true, 0.1};
-  const auto run = [](double l1_exact, long long modes, double first, double last) {
-    RunOutcome o = judged_run(0.001);
-    o.metrics->l1_exact = l1_exact;
-    o.metrics->modes_found = modes;
-    o.metrics->n_modes = 2;
-    o.metrics->loss = LossTrend{first, last, 100};
-    return o;
-  };
-  r.runs = {run(0.02, 2, 20.0, 0.2), run(0.03, 2, 25.0, 0.5)};
-  EXPECT_EQ(verdict(r), "PASS (worst of 2 seeds: sum-L1 exact 0.0300, modes 2/2, loss ratio 0.02)");
-  r.runs[1] = run(0.07, 1, 25.0, 5.0);
-  EXPECT_EQ(verdict(r),
-            "**FAIL** (seed 2: sum-L1 exact 0.0700 > 0.05, seed 2: modes 1/2, seed 2: loss ratio "
-            "0.2 > 0.1)");
-  r.runs[1] = RunOutcome{};
-  EXPECT_EQ(verdict(r), "**FAIL** (seed 2: run failed)");
-  EXPECT_EQ(learning_bars_text(*r.cell.learning),
-            "sum-L1 exact ≤ 0.05, every mode found, loss ratio ≤ 0.1");
-  r.runs[1] = run(0.03, 2, 25.0, 0.5);
-  const auto goals = cell_goals({r});
+  r.cell = cell;
+  r.cell.seeds.clear();
+  for (std::size_t i = 0; i < runs.size(); ++i) r.cell.seeds.push_back(i + 1);
+  r.runs = runs;
+  return r;
+}
+
+CellResult ising_result(const std::vector<RunOutcome>& runs) {
+  return bar_result(ising_bar_cell(), runs);
+}
+
+TEST(QualityVerdict, OwnBarJudgesEverySeed) {
+  const Cell cell = ising_bar_cell();
+  ASSERT_TRUE(cell.bar.has_value());
+  const LearningBar& bar = *cell.bar;
+  EXPECT_GE(bar.min_modes_found, 1);
+  EXPECT_GE(bar.min_fresh_modes, 1);
+  const double ok = 0.5 * bar.max_loss_ratio, over = 2 * bar.max_loss_ratio;
+  EXPECT_EQ(
+      verdict(ising_result({bar_run(1, 1, ok)})),
+      fmt::format("PASS (our bar): 1/2 modes in training, 1 in fresh samples, loss ratio {:.3g}",
+                  ok));
+  // Several seeds: the fewest modes and the worst ratio; one seed missing fails the cell.
+  EXPECT_EQ(verdict(ising_result({bar_run(2, 2, ok), bar_run(1, 1, 0.1 * ok)})),
+            fmt::format("PASS (our bar): 1/2 modes in training, 1 in fresh samples, loss ratio "
+                        "{:.3g}, worst of 2 seeds",
+                        ok));
+  const std::string fail =
+      verdict(ising_result({bar_run(1, 1, ok), bar_run(0, 0, ok), bar_run(1, 1, over)}));
+  EXPECT_EQ(fail, fmt::format("**FAIL** (our bar: seed 2: 0 modes in training < 1, 0 modes in "
+                              "fresh samples < 1; seed 3: loss ratio {:.3g} > {:.3g}; 1/3 seeds "
+                              "within)",
+                              over, bar.max_loss_ratio));
+  // Fresh samples off (-1) or a missing ratio (NaN) miss the bar.
+  EXPECT_EQ(verdict(ising_result({bar_run(1, -1, ok)})).rfind("**FAIL**", 0), 0u);
+  EXPECT_EQ(verdict(ising_result({bar_run(1, 1, std::nan(""))})).rfind("**FAIL**", 0), 0u);
+  // No L1 columns: the table shows dashes there, the bar, the logZ error (not judged).
+  const std::string table = render_table({ising_result({bar_run(1, 1, ok)})}, "cmd");
+  EXPECT_NE(
+      table.find("| discrete_ebm_ising_6x6/tb | DiscreteEBM Ising 6x6 J 0.44 | tb | none | — |"),
+      std::string::npos)
+      << table;
+  EXPECT_NE(table.find("our bar: ≥ 1 mode(s) in training"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 55.6 |"), std::string::npos) << table;
+  // The JSON goal follows the verdict, its value the worst ratio; the NaN L1s are missing.
+  const auto goals = cell_goals({ising_result({bar_run(1, 1, ok), bar_run(0, 1, 0.1)})});
+  EXPECT_EQ(goals[0].verdict, harness::Verdict::kFail);
+  EXPECT_DOUBLE_EQ(*goals[0].value, std::max(ok, 0.1));
+  const auto cases = cell_cases({ising_result({bar_run(1, 1, ok)})});
+  EXPECT_FALSE(cases[0].figures.at("l1_exact").summary.has_value());
+  EXPECT_TRUE(cases[0].figures.at("loss_ratio").summary.has_value());
+}
+
+// The loss ratio read from a training.csv: median of the last 40 losses over the median of the
+// first 10; too short a file is refused naming it, and apply_bar fails the run then.
+TEST(QualityBar, LossRatioFromTrainingCsv) {
+  const std::string dir = ::testing::TempDir() + "qm_loss_ratio";
+  std::filesystem::create_directories(dir);
+  const std::string csv = dir + "/training.csv";
+  {
+    std::ofstream out(csv);
+    out << "iteration,trajectories,elapsed_s,loss,logz,modes_found\n";
+    for (int i = 1; i <= 100; ++i) {
+      // first 10: 600 + i (median 605.5), last 40: 2 + (i % 3) (median 3), a spike in between
+      const double loss = i <= 10 ? 600 + i : i > 60 ? 2 + i % 3 : 5000;
+      out << i << "," << 128 * i << ",0.1," << loss << ",1.0,0\n";
+    }
+  }
+  EXPECT_DOUBLE_EQ(loss_ratio(csv, 10, 40), 3.0 / 605.5);
+  EXPECT_THROW(loss_ratio(csv, 60, 41), std::runtime_error);
+  EXPECT_THROW(loss_ratio(dir + "/none.csv", 10, 40), std::runtime_error);
+  RunOutcome run = bar_run(1, 1, std::nan(""));
+  const Cell cell = ising_bar_cell();
+  apply_bar(run, &*cell.bar, dir);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
+  EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 3.0 / 605.5);
+  EXPECT_NEAR(run.metrics->logz_error, *cell.bar->log_z_true - 8.5, 1e-12);
+  std::filesystem::remove(csv);
+  run = bar_run(1, 1, std::nan(""));
+  apply_bar(run, &*cell.bar, dir);
+  EXPECT_EQ(run.status, RunStatus::kFailed);
+  EXPECT_NE(run.message.find("training.csv"), std::string::npos) << run.message;
+}
+
+// A bit-sequence cell (our own bar on an enumerable environment): l1_exact measured, every
+// mode to be sampled in training, no fresh-sample criterion, the sum-L1 exact judged.
+RunOutcome bitseq_run(double l1_exact, long long modes_found, double loss_ratio) {
+  RunOutcome run;
+  run.status = RunStatus::kOk;
+  RunMetrics m;
+  m.l1_exact = l1_exact;
+  m.l1_sampled = 1.1 * l1_exact;
+  m.l1_visited = 0.002;
+  m.logz_error = 0.004;
+  m.modes_found = modes_found;
+  m.n_modes = 2;
+  m.loss_ratio = loss_ratio;
+  m.iterations = 1000;
+  m.trajectories = 16000;
+  run.metrics = m;
+  return run;
+}
+
+TEST(QualityVerdict, BitSequenceBarJudgesEverySeed) {
+  for (const char* id : {"tb_bitseq_small/tb", "tb_bitseq_medium/tb"}) {
+    const Cell c = matrix_cell(id);
+    ASSERT_TRUE(c.bar.has_value()) << id;
+    EXPECT_TRUE(enumerable(c)) << id;
+    EXPECT_TRUE(c.bar->max_l1_exact.has_value()) << id;
+    EXPECT_FALSE(c.bar->log_z_true.has_value()) << id;  // summary.json has logz_error
+    EXPECT_EQ(c.bar->min_fresh_modes, 0) << id;
+  }
+  const Cell cell = matrix_cell("tb_bitseq_small/tb");
+  const LearningBar& bar = *cell.bar;
+  ASSERT_EQ(bar.min_modes_found, 2);  // every one of its 2 modes
+  const double l1 = 0.5 * *bar.max_l1_exact, l1_over = 1.5 * *bar.max_l1_exact;
+  const double ok = 0.5 * bar.max_loss_ratio, over = 2 * bar.max_loss_ratio;
+  const CellResult pass =
+      bar_result(cell, {bitseq_run(0.8 * l1, 2, 0.1 * ok), bitseq_run(l1, 2, ok)});
+  EXPECT_EQ(verdict(pass), fmt::format("PASS (our bar): sum-L1 exact {:.4f}, 2/2 modes in "
+                                       "training, loss ratio {:.3g}, worst of 2 seeds",
+                                       l1, ok));
+  // Each criterion missed on seed 2, seed 3 failed: every seed counts.
+  RunOutcome failed;
+  failed.message = "exit code 1";
+  const CellResult fail =
+      bar_result(cell, {bitseq_run(l1, 2, ok), bitseq_run(l1_over, 1, over), failed});
+  EXPECT_EQ(verdict(fail),
+            fmt::format("**FAIL** (our bar: seed 2: sum-L1 exact {:.4f} > {:.4g}, 1 modes in "
+                        "training < 2, loss ratio {:.3g} > {:.3g}; seed 3: run failed; 1/3 seeds "
+                        "within)",
+                        l1_over, *bar.max_l1_exact, over, bar.max_loss_ratio));
+  EXPECT_EQ(verdict(bar_result(cell, {bitseq_run(l1, 2, std::nan(""))})).rfind("**FAIL**", 0), 0u);
+  // The table: judged at the end of the run, the L1 columns shown, the bar stated.
+  const std::string table = render_table({pass}, "cmd");
+  EXPECT_NE(table.find("| tb_bitseq_small/tb | NA BitSequence n8 k1 2 modes | tb | none | — | end "
+                       "of run, it 1000, 16000 trajectories (our bar) | 0.002 "),
+            std::string::npos)
+      << table;
+  EXPECT_NE(
+      table.find(fmt::format("none; our bar: sum-L1 exact ≤ {:.4g}, ≥ 2 mode(s) in "
+                             "training, loss ratio ≤ {:.3g} (median loss, last {} / first "
+                             "{} iterations) |",
+                             *bar.max_l1_exact, bar.max_loss_ratio, bar.loss_tail, bar.loss_head)),
+      std::string::npos)
+      << table;
+  const std::string row = table.substr(table.find("| tb_bitseq_small/tb |"));
+  EXPECT_EQ(row.find("exact log Z"), std::string::npos) << row;  // only without enumeration
+  EXPECT_NE(table.find(fmt::format("| {:.4f} ({:.4f} ± ", 0.8 * l1, 0.9 * l1)), std::string::npos)
+      << table;  // sum-L1 exact: seed 1 and the mean
+  // The JSON goals follow the verdicts, their value the worst ratio; the L1s are figures.
+  const auto goals = cell_goals({pass, fail});
   EXPECT_EQ(goals[0].verdict, harness::Verdict::kPass);
-  EXPECT_DOUBLE_EQ(*goals[0].value, 0.03);  // the worst seed's sum-L1
+  EXPECT_DOUBLE_EQ(*goals[0].value, ok);
+  EXPECT_EQ(goals[1].verdict, harness::Verdict::kFail);
+  EXPECT_NE(goals[0].criterion.find(learning_bar_text(bar)), std::string::npos)
+      << goals[0].criterion;
+  const auto cases = cell_cases({pass});
+  ASSERT_TRUE(cases[0].figures.at("l1_exact").summary.has_value());
+  EXPECT_DOUBLE_EQ(cases[0].figures.at("l1_exact").summary->max, l1);
+  EXPECT_TRUE(cases[0].figures.at("loss_ratio").summary.has_value());
+}
+
+// The bar's loss windows: the bit-sequence cells' (100 / 100) and the Ising lattice's (10 / 40)
+// read different rows of the same training.csv; apply_bar keeps summary.json's logz_error of an
+// enumerable cell.
+TEST(QualityBar, LossRatioWindowsPerCell) {
+  const std::string dir = ::testing::TempDir() + "qm_loss_windows";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/training.csv");
+    out << "iteration,trajectories,elapsed_s,loss,logz,modes_found\n";
+    for (int i = 1; i <= 300; ++i) {
+      // first 10: 70; 11-100: 50 / 51 alternating (first 100: median 51); 101-200: 1000;
+      // 201-260: 0.5, 261-300: 0.25 (last 100: median 0.5, last 40: 0.25)
+      const double loss = i <= 10    ? 70
+                          : i <= 100 ? 50 + i % 2
+                          : i <= 200 ? 1000
+                          : i <= 260 ? 0.5
+                                     : 0.25;
+      out << i << "," << 16 * i << ",0.1," << loss << ",1.0,0\n";
+    }
+  }
+  const Cell bitseq = matrix_cell("tb_bitseq_medium/tb");
+  ASSERT_EQ(bitseq.bar->loss_head, 100);
+  ASSERT_EQ(bitseq.bar->loss_tail, 100);
+  RunOutcome run = bitseq_run(0.05, 2, std::nan(""));
+  apply_bar(run, &*bitseq.bar, dir);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
+  EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 0.5 / 51);
+  EXPECT_DOUBLE_EQ(run.metrics->logz_error, 0.004);
+  const Cell ising = ising_bar_cell();
+  ASSERT_EQ(ising.bar->loss_head, 10);
+  ASSERT_EQ(ising.bar->loss_tail, 40);
+  run = bar_run(1, 1, std::nan(""));
+  apply_bar(run, &*ising.bar, dir);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
+  EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 0.25 / 70);
+  std::filesystem::remove_all(dir);
+}
+
+// log Z of the periodic Ising lattice by the transfer matrix against the sum over every state
+// (x^T A x = 2 * the sum over the 2 L^2 bonds), and refusals outside [3, 8].
+TEST(PeriodicIsingLogPartition, MatchesTheSumOverEveryState) {
+  for (const int side : {3, 4}) {
+    for (const double k : {0.44, -0.3, 0.05}) {
+      const int n = side * side;
+      std::vector<double> terms;
+      for (long x = 0; x < (1L << n); ++x) {
+        const auto spin = [&](int r, int c) {
+          return ((x >> (((r + side) % side) * side + (c + side) % side)) & 1) != 0 ? 1 : -1;
+        };
+        int bonds = 0;
+        for (int r = 0; r < side; ++r) {
+          for (int c = 0; c < side; ++c) bonds += spin(r, c) * (spin(r, c + 1) + spin(r + 1, c));
+        }
+        terms.push_back(k * 2 * bonds);
+      }
+      const double top = *std::max_element(terms.begin(), terms.end());
+      double sum = 0;
+      for (const double t : terms) sum += std::exp(t - top);
+      EXPECT_NEAR(periodic_ising_log_partition(side, k), top + std::log(sum), 1e-9)
+          << side << " " << k;
+    }
+  }
+  EXPECT_THROW(periodic_ising_log_partition(2, 0.4), std::invalid_argument);
+  EXPECT_THROW(periodic_ising_log_partition(9, 0.4), std::invalid_argument);
 }
 
 // The JSON report (json_report.h): a case per cell with its figures over the seeds, a goal

@@ -1,0 +1,58 @@
+#pragma once
+// Forward sampling of ContinuousEnvironment trajectories from s0, batched over trajectories
+// (torchgfn's Sampler.sample_trajectories with a continuous policy), and the log-densities
+// of their transitions for the losses.
+//
+// The estimators are a ContinuousModel (estimators.h) read by a forward and a backward
+// ContinuousPolicy (policy.h); ContinuousGFlowNet holds references to the four parts.
+// Sampling runs under at::NoGradGuard; continuous_log_probs recomputes log PF, log PB and
+// log F of every row in ONE forward pass with autograd, as the discrete reference path does
+// (losses.h transition_log_probs): exact for on-policy samples and for off-policy ones (a
+// temperature != 1 while sampling). Randomness comes only from the given generator: same
+// seed, same trajectories. Not thread-safe (the model; the generator).
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "runtime/gfn/continuous/trajectories.h"
+#include "runtime/gfn/losses.h"
+
+namespace gfn::core {
+
+class ContinuousEnvironment;
+class ContinuousModel;
+class ContinuousPolicy;
+
+/// The parts of a GFlowNet on a continuous environment (references, not owned).
+struct ContinuousGFlowNet {
+  const ContinuousEnvironment& env;
+  ContinuousModel& model;
+  const ContinuousPolicy& pf;
+  const ContinuousPolicy& pb;
+};
+
+struct ContinuousSamplerOptions {
+  double temperature = 1.0;        ///< > 0, passed to the forward policy
+  std::int64_t max_length = 4096;  ///< actions per trajectory beyond which sampling fails
+};
+
+/// Samples n >= 0 complete trajectories from s0 with the forward policy. Per step, one
+/// forward pass of PF on the still-running rows, one pf.sample and one env.step_unchecked.
+/// Throws std::invalid_argument for n < 0, temperature <= 0, max_length < 1, or
+/// std::runtime_error naming max_length when a trajectory does not exit within it.
+ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& gfn, std::int64_t n,
+                                                      const ContinuousSamplerOptions& options,
+                                                      at::Generator& generator);
+
+/// log PF of every row (of its increment, or of exit on exit rows), log PB of every row
+/// B + k (of pb_increments[k], back to its parent) and, with a log F network, log F of every
+/// row, with autograd, from one forward pass of the model; log_pf_exit stays undefined.
+/// `temperature` is passed to both policies (1: the policies themselves). Throws
+/// std::invalid_argument for trajectories without rows or with inconsistent shapes.
+TransitionLogProbs continuous_log_probs(const ContinuousGFlowNet& gfn,
+                                        const ContinuousTrajectories& trajs,
+                                        double temperature = 1.0);
+
+}  // namespace gfn::core
