@@ -119,11 +119,12 @@ const config::Fields<ValidationOptions>& validation_fields() {
                "visited during training for l1_visited.",
                config::at_least(std::int64_t{1}), {"samples"})
           .add("test_per_mode", &V::test_per_mode,
-               "bit_sequence: test sequences per mode for spearman_logp_logr (0: off).",
+               "Environments with a test set (bit_sequence, non_autoregressive_bit_sequence): test "
+               "sequences per mode for spearman_logp_logr (0: off).",
                config::at_least(0))
           .add("logp_samples", &V::logp_samples,
-               "bit_sequence: backward trajectories per test sequence to estimate log p_theta "
-               "(0: off).",
+               "Environments with a test set: backward trajectories per test sequence to estimate "
+               "log p_theta (0: off).",
                config::at_least(0))
           .add("fresh_samples", &V::fresh_samples,
                "At the end, fresh on-policy samples (epsilon 0, temperature 1) of the final PFs, "

@@ -63,7 +63,10 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
       k.parameters["bar_fresh_samples"] = c.bar->fresh_samples;
       k.parameters["bar_min_fresh_modes"] = c.bar->min_fresh_modes;
       k.parameters["bar_max_loss_ratio"] = c.bar->max_loss_ratio;
-      k.parameters["log_z_true"] = c.bar->log_z_true;
+      k.parameters["bar_loss_head"] = c.bar->loss_head;
+      k.parameters["bar_loss_tail"] = c.bar->loss_tail;
+      if (c.bar->max_l1_exact) k.parameters["bar_max_l1_exact"] = *c.bar->max_l1_exact;
+      if (c.bar->log_z_true) k.parameters["log_z_true"] = *c.bar->log_z_true;
     }
     const auto add = [&k, &r](const char* name, const char* unit, auto field) {
       if (const auto s = over_seeds(r, field)) {
@@ -96,11 +99,7 @@ std::vector<harness::Goal> cell_goals(const std::vector<CellResult>& results) {
   for (const auto& r : results) {
     const std::string text = verdict(r);
     if (const auto& bar = r.cell.bar) {
-      goals.push_back({r.cell.id,
-                       fmt::format("our bar, every seed: >= {} modes in training, >= {} in {} "
-                                   "fresh samples, loss ratio <= {:.3g}",
-                                   bar->min_modes_found, bar->min_fresh_modes, bar->fresh_samples,
-                                   bar->max_loss_ratio),
+      goals.push_back({r.cell.id, "our bar, every seed: " + learning_bar_text(*bar),
                        judged_value(r), "ratio", verdict_of(text), text});
       continue;
     }

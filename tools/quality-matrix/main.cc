@@ -11,9 +11,10 @@
 // (default tools/quality-matrix/last_table.md). Each cell is judged on l1_visited at the
 // validation torchgfn's test asserts on (schedule.h): its run validates there
 // (validation.interval) and that row of metrics.csv is read and checked (iteration,
-// trajectories, n_visited); a cell without enumeration (the Ising lattice) is judged at the end
-// of its run on its own bar (cells.h LearningBar). With --reuse-runs the cells --only leaves out
-// are read from their previous run directories instead of being dropped, so the table is complete.
+// trajectories, n_visited); a cell torchgfn has no target for (the Ising lattice, the
+// bit-sequence benchmark scenarios) is judged at the end of its run on our own bar (cells.h
+// LearningBar; training.csv gives the loss). With --reuse-runs the cells --only leaves out are
+// read from their previous run directories instead of being dropped, so the table is complete.
 // Shared benchmark flags (tools/common/harness/front.h): --json FILE (every cell's figures
 // over its seeds and its verdict) and --quick (the smoke matrix, 3 iterations).
 // Exit codes: 0 table written (cells may
@@ -194,11 +195,14 @@ void print_outcome(const Cell& cell, std::uint64_t seed, bool reused,
                    const std::optional<ValidationPoint>& point, const RunOutcome& outcome) {
   if (outcome.status == RunStatus::kOk && !point) {  // a cell with our own bar (Cell::bar)
     const auto& m = *outcome.metrics;
+    const std::string l1 = enumerable(cell) ? fmt::format("sum-L1 exact {:.4f} sampled {:.4f}, ",
+                                                          m.l1_exact, m.l1_sampled)
+                                            : "";
     fmt::print(
-        "{} seed {}{}: modes found {}/{}, {} in fresh samples, loss ratio {:.3g}, logZ {:.4f} "
+        "{} seed {}{}: {}modes found {}/{}, {} in fresh samples, loss ratio {:.3g}, logZ {:.4f} "
         "(|logZ err| {:.3g}) ({:.1f} s)\n",
-        cell.id, seed, reused ? " (reused)" : "", m.modes_found, m.n_modes, m.fresh_sample_modes,
-        m.loss_ratio, m.logz, m.logz_error, outcome.wall_s);
+        cell.id, seed, reused ? " (reused)" : "", l1, m.modes_found, m.n_modes,
+        m.fresh_sample_modes, m.loss_ratio, m.logz, m.logz_error, outcome.wall_s);
   } else if (outcome.status == RunStatus::kOk) {
     const auto& m = *outcome.metrics;
     fmt::print(
@@ -219,9 +223,9 @@ void print_outcome(const Cell& cell, std::uint64_t seed, bool reused,
 CellResult run_cell(const Cell& cell, bool to_run, const Options& o, const RunContext& ctx) {
   // The validation torchgfn's test asserts on, and the interval that makes ours hit it
   // (end-of-run cells keep the config's interval; smoke runs validate only at the end).
-  const bool exact = !cell.bar;
+  const bool exact = enumerable(cell);
   std::optional<ValidationPoint> point;
-  if (exact) {
+  if (!cell.bar) {
     point = last_validation(cell.schedule, cell_iterations(cell, o.iterations), cell.batch_size,
                             cell.validation_samples);
   }

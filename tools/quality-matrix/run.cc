@@ -92,10 +92,10 @@ double loss_ratio(const std::string& training_csv, int head, int tail) {
 void apply_bar(RunOutcome& outcome, const LearningBar* bar, const std::string& output_dir) {
   if (bar == nullptr || outcome.status != RunStatus::kOk) return;
   RunMetrics& m = *outcome.metrics;
-  m.logz_error = std::abs(m.logz - bar->log_z_true);
+  if (bar->log_z_true) m.logz_error = std::abs(m.logz - *bar->log_z_true);
   try {
-    m.loss_ratio = loss_ratio((fs::path(output_dir) / "training.csv").string(),
-                              LearningBar::kLossHead, LearningBar::kLossTail);
+    m.loss_ratio = loss_ratio((fs::path(output_dir) / "training.csv").string(), bar->loss_head,
+                              bar->loss_tail);
   } catch (const std::exception& e) {
     outcome.status = RunStatus::kFailed;
     outcome.message = e.what();

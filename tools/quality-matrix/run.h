@@ -13,8 +13,8 @@
 namespace gfn::quality {
 
 /// The summary.json fields the matrix reports (docs/outputs.md "summary.json"; sums over states).
-/// A run of a cell without enumeration (Cell::bar) has no L1 (NaN here) and its logz_error is
-/// set by apply_bar.
+/// A run of a cell without enumeration (Cell::bar with log_z_true) has no L1 (NaN here) and its
+/// logz_error is set by apply_bar.
 struct RunMetrics {
   double l1_exact = 0;    ///< sum_x |P_theta(x) - P_true(x)|
   double l1_sampled = 0;  ///< sum_x |empirical(x) - P_true(x)|, fresh on-policy samples
@@ -27,7 +27,8 @@ struct RunMetrics {
   long long n_modes = 0;       ///< modes of the environment
   /// Distinct modes among validation.fresh_samples fresh samples of the final policy (-1: off).
   long long fresh_sample_modes = -1;
-  /// Cell::bar: median TB loss of the last / first iterations of training.csv (apply_bar).
+  /// Cell::bar: median TB loss of the last / first logged iterations of training.csv
+  /// (apply_bar with the bar's loss_tail / loss_head).
   double loss_ratio = std::nan("");
   double ms_per_iteration = 0;
   long long iterations = 0;
@@ -59,10 +60,10 @@ struct RunOutcome {
 /// cannot be read, has no loss column or fewer than head + tail rows.
 double loss_ratio(const std::string& training_csv, int head, int tail);
 
-/// For a cell with a LearningBar, of a kOk outcome: metrics.logz_error = |logz -
-/// bar.log_z_true| and metrics.loss_ratio from `<output_dir>/training.csv` (loss_ratio with the
-/// bar's head and tail); if that throws, the outcome becomes kFailed with the message. Does
-/// nothing otherwise.
+/// For a cell with a LearningBar, of a kOk outcome: metrics.loss_ratio from
+/// `<output_dir>/training.csv` (loss_ratio with the bar's loss_head and loss_tail) and, when the
+/// bar has log_z_true (no enumeration), metrics.logz_error = |logz - log_z_true|; if reading
+/// training.csv throws, the outcome becomes kFailed with the message. Does nothing otherwise.
 void apply_bar(RunOutcome& outcome, const LearningBar* bar, const std::string& output_dir);
 
 /// Runs `gfn_train args...` in `working_dir` with stdout and stderr appended to

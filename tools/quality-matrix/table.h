@@ -30,10 +30,17 @@ struct CellResult {
 /// published torchgfn target, and "over our TB bar, no torchgfn target" for a loss without
 /// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
 /// run failed or has no judged row FAILs. A cell with our own bar (Cell::bar) is judged at the
-/// end of every seed's run: "PASS (our bar): 1/2 modes in training, 1 in fresh samples, loss
-/// ratio r" (the fewest modes and the largest ratio over the seeds), or "**FAIL** (our bar:
-/// seed s: what missed; ...; k/n seeds within)".
+/// end of every seed's run, every seed run and within it: "PASS (our bar): [sum-L1 exact e, ]
+/// 1/2 modes in training[, 1 in fresh samples], loss ratio r[, worst of n seeds]" (the largest
+/// sum-L1 and ratio and the fewest modes over the seeds; the bracketed parts when the bar has
+/// them), or "**FAIL** (our bar: seed s: what missed; seed t: run failed; ...; k/n seeds
+/// within)".
 std::string verdict(const CellResult& r);
+
+/// The bar as the table and the JSON goal state it: "[sum-L1 exact ≤ x, ]≥ m mode(s) in
+/// training[ and ≥ f in n fresh samples], loss ratio ≤ y (median loss, last t / first h
+/// iterations)", the bracketed parts when the bar has them.
+std::string learning_bar_text(const LearningBar& bar);
 
 /// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first (a cell
 /// with our own bar: the loss ratio of every successful seed).

@@ -1,50 +1,19 @@
 #include "runtime/gfn/env/bit_sequence.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
+#include "runtime/gfn/env/bit_sequence_modes.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace gfn::core {
 namespace {
 
-// The paper's (and torchgfn's) building blocks of the modes: 5 words of 8 bits.
-constexpr std::int64_t kBlockBits = 8;
-constexpr std::int64_t kBlocks[5][kBlockBits] = {{0, 0, 0, 0, 0, 0, 0, 0},
-                                                 {1, 1, 1, 1, 1, 1, 1, 1},
-                                                 {1, 1, 1, 1, 0, 0, 0, 0},
-                                                 {0, 0, 0, 0, 1, 1, 1, 1},
-                                                 {0, 0, 1, 1, 1, 1, 0, 0}};
-
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
-
-// n_modes distinct concatenations of seq_size / 8 blocks, int64 [n_modes, seq_size].
-at::Tensor make_modes(std::int64_t seq_size, std::int64_t n_modes, std::uint64_t seed) {
-  const std::int64_t m = seq_size / kBlockBits;
-  // 5^m > n_modes? (compare in double to avoid overflow for long sequences)
-  if (static_cast<double>(n_modes) > std::pow(5.0, static_cast<double>(m))) {
-    bad("env.n_modes: " + std::to_string(n_modes) + " distinct modes do not exist with " +
-        std::to_string(m) + " blocks of 8 bits (at most 5^" + std::to_string(m) + ")");
-  }
-  at::Generator gen = at::detail::createCPUGenerator(seed);
-  const at::Tensor blocks =
-      at::from_blob(const_cast<std::int64_t*>(&kBlocks[0][0]), {5, kBlockBits}, at::kLong).clone();
-  std::set<std::vector<std::int64_t>> seen;
-  std::vector<at::Tensor> rows;
-  while (static_cast<std::int64_t>(rows.size()) < n_modes) {
-    const at::Tensor pick = at::randint(0, 5, {m}, gen, at::kLong).contiguous();
-    std::vector<std::int64_t> key(pick.data_ptr<std::int64_t>(), pick.data_ptr<std::int64_t>() + m);
-    if (!seen.insert(key).second) continue;
-    rows.push_back(blocks.index_select(0, pick).reshape({-1}));
-  }
-  return at::stack(rows);
-}
 
 }  // namespace
 
@@ -55,7 +24,7 @@ BitSequence::BitSequence(const BitSequenceOptions& options)
     bad("env.seq_size must be a positive multiple of env.word_size (" + std::to_string(k_) +
         "), got " + std::to_string(n_));
   }
-  if (n_ % kBlockBits != 0) {
+  if (n_ % 8 != 0) {
     bad("env.seq_size must be a multiple of 8 (modes are made of 8-bit blocks), got " +
         std::to_string(n_));
   }
@@ -63,8 +32,7 @@ BitSequence::BitSequence(const BitSequenceOptions& options)
   if (!std::isfinite(beta_)) bad("env.beta must be finite");
   l_ = n_ / k_;
   threshold_ = options.mode_threshold < 0 ? n_ / 4 : options.mode_threshold;
-  modes_ = make_modes(n_, options.n_modes, options.modes_seed);
-  bit_shift_ = at::arange(k_ - 1, -1, -1, at::kLong);
+  modes_ = block_modes(n_, options.n_modes, options.modes_seed);
 
   // Enumeration of small instances: sum_{l=0}^{L} base^l states.
   const std::int64_t base = std::int64_t{1} << k_;
@@ -140,10 +108,7 @@ void BitSequence::check_states(const at::Tensor& states, const char* who) const 
 }
 
 at::Tensor BitSequence::to_bits(const at::Tensor& states) const {
-  return states.unsqueeze(2)
-      .bitwise_right_shift(bit_shift_)
-      .bitwise_and(1)
-      .reshape({states.size(0), n_});
+  return words_to_bits(states, k_);
 }
 
 at::Tensor BitSequence::mode_distances(const at::Tensor& states) const {
@@ -151,7 +116,7 @@ at::Tensor BitSequence::mode_distances(const at::Tensor& states) const {
   if (states.numel() > 0 && states.lt(0).any().item<bool>()) {
     bad("bit_sequence: incomplete sequences (a -1 word) are not terminating states");
   }
-  return to_bits(states).unsqueeze(1).ne(modes_.unsqueeze(0)).sum(2);
+  return hamming_to_modes(to_bits(states), modes_);
 }
 
 at::Tensor BitSequence::from_bits(const at::Tensor& bits) const {
@@ -162,24 +127,14 @@ at::Tensor BitSequence::from_bits(const at::Tensor& bits) const {
   if (bits.numel() > 0 && (bits.lt(0) | bits.gt(1)).any().item<bool>()) {
     bad("bit_sequence::from_bits: bits must be 0 or 1");
   }
-  return bits.view({bits.size(0), l_, k_}).bitwise_left_shift(bit_shift_).sum(2);
+  return bits_to_words(bits, k_);
 }
 
 at::Tensor BitSequence::make_test_set(std::int64_t per_mode, std::uint64_t seed) const {
   if (per_mode < 1) {
     bad("bit_sequence::make_test_set: per_mode must be >= 1, got " + std::to_string(per_mode));
   }
-  at::Generator gen = at::detail::createCPUGenerator(seed);
-  const std::int64_t m = modes_.size(0);
-  at::Tensor bits = modes_.repeat_interleave(per_mode, 0).contiguous();  // [m * per_mode, n]
-  const at::Tensor flips = at::randint(0, n_, {m * per_mode}, gen, at::kLong).contiguous();
-  for (std::int64_t i = 0; i < m * per_mode; ++i) {
-    const std::int64_t f = flips.data_ptr<std::int64_t>()[i];
-    const at::Tensor where = at::randperm(n_, gen, at::kLong).narrow(0, 0, f);
-    at::Tensor row = bits.select(0, i);
-    row.index_put_({where}, 1 - row.index_select(0, where));
-  }
-  return from_bits(bits);
+  return from_bits(flipped_modes(modes_, per_mode, seed));
 }
 
 at::Tensor BitSequence::log_reward(const at::Tensor& states) const {

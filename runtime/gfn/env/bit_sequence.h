@@ -130,8 +130,7 @@ class BitSequence final : public Environment {
   std::int64_t k_, n_, l_;
   double beta_;
   std::int64_t threshold_;
-  at::Tensor modes_;      ///< int64 [M, n]
-  at::Tensor bit_shift_;  ///< int64 [k]: k-1 .. 0
+  at::Tensor modes_;  ///< int64 [M, n]
   // Enumeration (undefined unless enumerable()).
   at::Tensor all_states_;
   at::Tensor terminating_states_;  ///< the last base^L rows of all_states_

@@ -53,10 +53,11 @@ const config::Fields<EnvOptions>& env_fields() {
   using E = EnvOptions;
   static const auto fields =
       config::Fields<E>()
-          .add("name", &E::name,
-               "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-               "hypergrid, discrete_ebm, bit_sequence, line, or an environment plugin's "
-               "(env.plugin). Its own keys follow.")
+          .add(
+              "name", &E::name,
+              "The environment: a name of the registry (runtime/gfn/env/registry.h): "
+              "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, or an "
+              "environment plugin's (env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "

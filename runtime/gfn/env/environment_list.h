@@ -6,8 +6,9 @@
 // by env_options.cc (the options, no LibTorch) and by registry.cc (the factories).
 // A list rather than self-registration: registry.h says why.
 
-#define GFN_ENVIRONMENT_LIST(X)       \
-  X(hypergrid, HyperGridOptions)      \
-  X(discrete_ebm, DiscreteEbmOptions) \
-  X(bit_sequence, BitSequenceOptions) \
+#define GFN_ENVIRONMENT_LIST(X)                                           \
+  X(hypergrid, HyperGridOptions)                                          \
+  X(discrete_ebm, DiscreteEbmOptions)                                     \
+  X(bit_sequence, BitSequenceOptions)                                     \
+  X(non_autoregressive_bit_sequence, NonAutoregressiveBitSequenceOptions) \
   X(line, LineOptions)

@@ -4,6 +4,7 @@
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/line_options.h"
+#include "runtime/gfn/env/non_autoregressive_bit_sequence_options.h"
 
 namespace gfn::core {
 
@@ -61,6 +62,31 @@ const config::Fields<BitSequenceOptions>& bit_sequence_fields() {
                "A mode counts as found within this Hamming distance (< 0: seq_size / 4).",
                config::at_least(-1), {"bits"})
           .add("modes_seed", &B::modes_seed, "Seed of the mode set M.");
+  return fields;
+}
+
+const config::Fields<NonAutoregressiveBitSequenceOptions>&
+non_autoregressive_bit_sequence_fields() {
+  using N = NonAutoregressiveBitSequenceOptions;
+  static const auto fields =
+      config::Fields<N>()
+          .add("word_size", &N::word_size,
+               "Bits per word, one word placed per action (k, 1..16; "
+               "default 1).",
+               config::at_least(1), {"bits"})
+          .add("seq_size", &N::seq_size,
+               "Bits per sequence (n, a multiple of word_size, below 8 or a multiple of 8; "
+               "default 4).",
+               config::at_least(1), {"bits"})
+          .add("n_modes", &N::n_modes, "Target sequences (|M|; default 2).", config::at_least(1))
+          .add("reward_exponent", &N::reward_exponent,
+               "log R(x) = -reward_exponent * the Hamming distance to the nearest mode / "
+               "seq_size (torchgfn's reward_exponent).")
+          .add("mode_threshold", &N::mode_threshold,
+               "A mode counts as found within this Hamming distance (< 0: seq_size / 4; default "
+               "0, the mode itself).",
+               config::at_least(-1), {"bits"})
+          .add("modes_seed", &N::modes_seed, "Seed of the mode set M (torchgfn's seed).");
   return fields;
 }
 

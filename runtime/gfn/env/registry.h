@@ -1,7 +1,7 @@
 #pragma once
 // Environments by name, for YAML (`env.name: hypergrid | discrete_ebm | bit_sequence |
-// line | <yours>`): make_environment(options) builds the environment EnvOptions::name
-// names from its own options (EnvOptions::get<ItsOptions>()).
+// non_autoregressive_bit_sequence | line | <yours>`): make_environment(options) builds the
+// environment EnvOptions::name names from its own options (EnvOptions::get<ItsOptions>()).
 //
 // Registering an environment (docs/environments.md walks through it):
 //  1. Its options: a struct and its fields (<name>_options.h / .cc, no LibTorch).

@@ -1,7 +1,8 @@
 // The quality matrix's verdict (tools/quality-matrix/table.h): l1_visited at torchgfn's
 // validation, judged on seed 1 for a single-seed cell and on the mean over seeds otherwise
 // (seed 1 and the spread shown beside it); a loss without a torchgfn target that misses
-// TB's bar is reported as over our own bar, not as a failed target.
+// TB's bar is reported as over our own bar, not as a failed target; the cells without a torchgfn
+// target (the Ising lattice, the bit-sequence scenarios) on our own bar (cells.h LearningBar).
 
 #include "tools/quality-matrix/table.h"
 
@@ -34,14 +35,17 @@ RunOutcome judged_run(double l1_visited) {
   return run;
 }
 
-// The Ising lattice cell of the full matrix (the one with our own bar).
-Cell ising_bar_cell() {
+// The cell `id` of the full matrix.
+Cell matrix_cell(const std::string& id) {
   for (const Cell& c : full_matrix(1)) {
-    if (c.bar) return c;
+    if (c.id == id) return c;
   }
-  ADD_FAILURE() << "no cell with our own bar in the full matrix";
+  ADD_FAILURE() << "no cell " << id << " in the full matrix";
   return {};
 }
+
+// The Ising lattice cell (our own bar, no enumeration).
+Cell ising_bar_cell() { return matrix_cell("discrete_ebm_ising_6x6/tb"); }
 
 CellResult cell_with_runs(const std::vector<double>& l1s) {
   CellResult r;
@@ -113,13 +117,17 @@ RunOutcome bar_run(long long modes_found, long long fresh_modes, double loss_rat
   return run;
 }
 
-CellResult ising_result(const std::vector<RunOutcome>& runs) {
+CellResult bar_result(const Cell& cell, const std::vector<RunOutcome>& runs) {
   CellResult r;
-  r.cell = ising_bar_cell();
+  r.cell = cell;
   r.cell.seeds.clear();
   for (std::size_t i = 0; i < runs.size(); ++i) r.cell.seeds.push_back(i + 1);
   r.runs = runs;
   return r;
+}
+
+CellResult ising_result(const std::vector<RunOutcome>& runs) {
+  return bar_result(ising_bar_cell(), runs);
 }
 
 TEST(QualityVerdict, OwnBarJudgesEverySeed) {
@@ -187,12 +195,129 @@ TEST(QualityBar, LossRatioFromTrainingCsv) {
   apply_bar(run, &*cell.bar, dir);
   ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
   EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 3.0 / 605.5);
-  EXPECT_NEAR(run.metrics->logz_error, cell.bar->log_z_true - 8.5, 1e-12);
+  EXPECT_NEAR(run.metrics->logz_error, *cell.bar->log_z_true - 8.5, 1e-12);
   std::filesystem::remove(csv);
   run = bar_run(1, 1, std::nan(""));
   apply_bar(run, &*cell.bar, dir);
   EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_NE(run.message.find("training.csv"), std::string::npos) << run.message;
+}
+
+// A bit-sequence cell (our own bar on an enumerable environment): l1_exact measured, every
+// mode to be sampled in training, no fresh-sample criterion, the sum-L1 exact judged.
+RunOutcome bitseq_run(double l1_exact, long long modes_found, double loss_ratio) {
+  RunOutcome run;
+  run.status = RunStatus::kOk;
+  RunMetrics m;
+  m.l1_exact = l1_exact;
+  m.l1_sampled = 1.1 * l1_exact;
+  m.l1_visited = 0.002;
+  m.logz_error = 0.004;
+  m.modes_found = modes_found;
+  m.n_modes = 2;
+  m.loss_ratio = loss_ratio;
+  m.iterations = 1000;
+  m.trajectories = 16000;
+  run.metrics = m;
+  return run;
+}
+
+TEST(QualityVerdict, BitSequenceBarJudgesEverySeed) {
+  for (const char* id : {"tb_bitseq_small/tb", "tb_bitseq_medium/tb"}) {
+    const Cell c = matrix_cell(id);
+    ASSERT_TRUE(c.bar.has_value()) << id;
+    EXPECT_TRUE(enumerable(c)) << id;
+    EXPECT_TRUE(c.bar->max_l1_exact.has_value()) << id;
+    EXPECT_FALSE(c.bar->log_z_true.has_value()) << id;  // summary.json has logz_error
+    EXPECT_EQ(c.bar->min_fresh_modes, 0) << id;
+  }
+  const Cell cell = matrix_cell("tb_bitseq_small/tb");
+  const LearningBar& bar = *cell.bar;
+  ASSERT_EQ(bar.min_modes_found, 2);  // every one of its 2 modes
+  const double l1 = 0.5 * *bar.max_l1_exact, l1_over = 1.5 * *bar.max_l1_exact;
+  const double ok = 0.5 * bar.max_loss_ratio, over = 2 * bar.max_loss_ratio;
+  const CellResult pass =
+      bar_result(cell, {bitseq_run(0.8 * l1, 2, 0.1 * ok), bitseq_run(l1, 2, ok)});
+  EXPECT_EQ(verdict(pass), fmt::format("PASS (our bar): sum-L1 exact {:.4f}, 2/2 modes in "
+                                       "training, loss ratio {:.3g}, worst of 2 seeds",
+                                       l1, ok));
+  // Each criterion missed on seed 2, seed 3 failed: every seed counts.
+  RunOutcome failed;
+  failed.message = "exit code 1";
+  const CellResult fail =
+      bar_result(cell, {bitseq_run(l1, 2, ok), bitseq_run(l1_over, 1, over), failed});
+  EXPECT_EQ(verdict(fail),
+            fmt::format("**FAIL** (our bar: seed 2: sum-L1 exact {:.4f} > {:.4g}, 1 modes in "
+                        "training < 2, loss ratio {:.3g} > {:.3g}; seed 3: run failed; 1/3 seeds "
+                        "within)",
+                        l1_over, *bar.max_l1_exact, over, bar.max_loss_ratio));
+  EXPECT_EQ(verdict(bar_result(cell, {bitseq_run(l1, 2, std::nan(""))})).rfind("**FAIL**", 0), 0u);
+  // The table: judged at the end of the run, the L1 columns shown, the bar stated.
+  const std::string table = render_table({pass}, "cmd");
+  EXPECT_NE(table.find("| tb_bitseq_small/tb | NA BitSequence n8 k1 2 modes | tb | none | — | end "
+                       "of run, it 1000, 16000 trajectories (our bar) | 0.002 "),
+            std::string::npos)
+      << table;
+  EXPECT_NE(
+      table.find(fmt::format("none; our bar: sum-L1 exact ≤ {:.4g}, ≥ 2 mode(s) in "
+                             "training, loss ratio ≤ {:.3g} (median loss, last {} / first "
+                             "{} iterations) |",
+                             *bar.max_l1_exact, bar.max_loss_ratio, bar.loss_tail, bar.loss_head)),
+      std::string::npos)
+      << table;
+  const std::string row = table.substr(table.find("| tb_bitseq_small/tb |"));
+  EXPECT_EQ(row.find("exact log Z"), std::string::npos) << row;  // only without enumeration
+  EXPECT_NE(table.find(fmt::format("| {:.4f} ({:.4f} ± ", 0.8 * l1, 0.9 * l1)), std::string::npos)
+      << table;  // sum-L1 exact: seed 1 and the mean
+  // The JSON goals follow the verdicts, their value the worst ratio; the L1s are figures.
+  const auto goals = cell_goals({pass, fail});
+  EXPECT_EQ(goals[0].verdict, harness::Verdict::kPass);
+  EXPECT_DOUBLE_EQ(*goals[0].value, ok);
+  EXPECT_EQ(goals[1].verdict, harness::Verdict::kFail);
+  EXPECT_NE(goals[0].criterion.find(learning_bar_text(bar)), std::string::npos)
+      << goals[0].criterion;
+  const auto cases = cell_cases({pass});
+  ASSERT_TRUE(cases[0].figures.at("l1_exact").summary.has_value());
+  EXPECT_DOUBLE_EQ(cases[0].figures.at("l1_exact").summary->max, l1);
+  EXPECT_TRUE(cases[0].figures.at("loss_ratio").summary.has_value());
+}
+
+// The bar's loss windows: the bit-sequence cells' (100 / 100) and the Ising lattice's (10 / 40)
+// read different rows of the same training.csv; apply_bar keeps summary.json's logz_error of an
+// enumerable cell.
+TEST(QualityBar, LossRatioWindowsPerCell) {
+  const std::string dir = ::testing::TempDir() + "qm_loss_windows";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/training.csv");
+    out << "iteration,trajectories,elapsed_s,loss,logz,modes_found\n";
+    for (int i = 1; i <= 300; ++i) {
+      // first 10: 70; 11-100: 50 / 51 alternating (first 100: median 51); 101-200: 1000;
+      // 201-260: 0.5, 261-300: 0.25 (last 100: median 0.5, last 40: 0.25)
+      const double loss = i <= 10    ? 70
+                          : i <= 100 ? 50 + i % 2
+                          : i <= 200 ? 1000
+                          : i <= 260 ? 0.5
+                                     : 0.25;
+      out << i << "," << 16 * i << ",0.1," << loss << ",1.0,0\n";
+    }
+  }
+  const Cell bitseq = matrix_cell("tb_bitseq_medium/tb");
+  ASSERT_EQ(bitseq.bar->loss_head, 100);
+  ASSERT_EQ(bitseq.bar->loss_tail, 100);
+  RunOutcome run = bitseq_run(0.05, 2, std::nan(""));
+  apply_bar(run, &*bitseq.bar, dir);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
+  EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 0.5 / 51);
+  EXPECT_DOUBLE_EQ(run.metrics->logz_error, 0.004);
+  const Cell ising = ising_bar_cell();
+  ASSERT_EQ(ising.bar->loss_head, 10);
+  ASSERT_EQ(ising.bar->loss_tail, 40);
+  run = bar_run(1, 1, std::nan(""));
+  apply_bar(run, &*ising.bar, dir);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
+  EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 0.25 / 70);
+  std::filesystem::remove_all(dir);
 }
 
 // log Z of the periodic Ising lattice by the transfer matrix against the sum over every state
