@@ -241,6 +241,12 @@ std::vector<std::int64_t> Learner::fresh_sample_modes(std::int64_t n) {
 
 void Learner::reset_optimizer_state() { optimizer_->reset_state(); }
 
+torch::nn::Module& Learner::module() { return *model_; }
+
+double Learner::current_log_z() const { return model_->log_z().item<double>(); }
+
+std::int64_t Learner::n_modes() const { return env_->n_modes(); }
+
 void Learner::set_exploration(const Exploration& e) {
   TrainOptions train = train_;
   train.epsilon = e.epsilon;

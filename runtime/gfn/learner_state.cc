@@ -21,62 +21,8 @@
 #include "runtime/gfn/optimizer.h"
 
 namespace gfn::core {
-namespace {
-
 using torch::serialize::InputArchive;
 using torch::serialize::OutputArchive;
-
-/// Copies `stored` into `dst` in place, refusing another shape (another model).
-void copy_checked(const at::Tensor& dst, const at::Tensor& stored, const std::string& name) {
-  if (!dst.sizes().equals(stored.sizes())) {
-    throw std::runtime_error("checkpoint: '" + name + "' has shape " + c10::str(stored.sizes()) +
-                             " in the checkpoint, " + c10::str(dst.sizes()) +
-                             " in this model (another model?)");
-  }
-  at::NoGradGuard no_grad;
-  dst.copy_(stored);
-}
-
-/// Model parameters and buffers in named order: "names" lists them, "t<i>" holds each.
-void write_module(OutputArchive& out, torch::nn::Module& module) {
-  std::string names;
-  std::int64_t i = 0;
-  for (const auto& kv : module.named_parameters()) {
-    names += kv.key() + "\n";
-    out.write("t" + std::to_string(i++), kv.value().detach().clone());
-  }
-  for (const auto& kv : module.named_buffers()) {
-    names += kv.key() + "\n";
-    out.write("t" + std::to_string(i++), kv.value().detach().clone());
-  }
-  out.write("names", c10::IValue(names));
-}
-
-void read_module(InputArchive& in, torch::nn::Module& module) {
-  c10::IValue stored_names;
-  in.read("names", stored_names);
-  std::string names;
-  std::vector<at::Tensor> tensors;
-  for (const auto& kv : module.named_parameters()) {
-    names += kv.key() + "\n";
-    tensors.push_back(kv.value());
-  }
-  for (const auto& kv : module.named_buffers()) {
-    names += kv.key() + "\n";
-    tensors.push_back(kv.value());
-  }
-  if (stored_names.toStringRef() != names) {
-    throw std::runtime_error("checkpoint: the model's parameters differ (checkpoint: [" +
-                             stored_names.toStringRef() + "], this model: [" + names + "])");
-  }
-  std::istringstream list(names);
-  std::string name;
-  for (std::size_t i = 0; i < tensors.size() && std::getline(list, name); ++i) {
-    copy_checked(tensors[i], read_tensor(in, "t" + std::to_string(i)), name);
-  }
-}
-
-}  // namespace
 
 void Learner::save_state(OutputArchive& archive) const {
   OutputArchive model(archive.compilation_unit());

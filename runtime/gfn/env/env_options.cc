@@ -12,8 +12,17 @@ const std::vector<EnvironmentEntry>& environment_catalog() {
   EnvironmentEntry{#ident, ident##_fields().fields(), ident##_fields().renamed(), \
                    [] { return std::any(Options{}); },                            \
                    [](std::any& options) -> void* { return std::any_cast<Options>(&options); }},
-  static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(GFN_CATALOG_ENTRY)};
+#define GFN_CONTINUOUS_CATALOG_ENTRY(ident, Options)                                            \
+  EnvironmentEntry{#ident,                                                                      \
+                   ident##_fields().fields(),                                                   \
+                   ident##_fields().renamed(),                                                  \
+                   [] { return std::any(Options{}); },                                          \
+                   [](std::any& options) -> void* { return std::any_cast<Options>(&options); }, \
+                   true},
+  static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(
+      GFN_CATALOG_ENTRY) GFN_CONTINUOUS_ENVIRONMENT_LIST(GFN_CONTINUOUS_CATALOG_ENTRY)};
 #undef GFN_CATALOG_ENTRY
+#undef GFN_CONTINUOUS_CATALOG_ENTRY
   return catalog;
 }
 
@@ -21,6 +30,13 @@ std::vector<std::string> catalogued_environment_names() {
   std::vector<std::string> out;
   for (const auto& e : environment_catalog()) out.push_back(e.name);
   return out;
+}
+
+bool is_continuous_environment(const std::string& name) {
+  for (const auto& e : environment_catalog()) {
+    if (e.name == name) return e.continuous;
+  }
+  return false;
 }
 
 EnvOptions::EnvOptions() {
@@ -55,7 +71,8 @@ const config::Fields<EnvOptions>& env_fields() {
       config::Fields<E>()
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-               "hypergrid, discrete_ebm, bit_sequence, line, or an environment plugin's "
+               "hypergrid, discrete_ebm, bit_sequence, line, box (continuous: states in "
+               "[0, 1]^d, docs/environments.md \"Box\"), or an environment plugin's "
                "(env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "

@@ -5,9 +5,15 @@
 // options struct, whose fields <name>_fields() returns (<name>_options.h). Expanded twice:
 // by env_options.cc (the options, no LibTorch) and by registry.cc (the factories).
 // A list rather than self-registration: registry.h says why.
+//
+// GFN_CONTINUOUS_ENVIRONMENT_LIST: the continuous environments (continuous_environment.h),
+// X(name, OptionsType) likewise; their options join the catalog after the discrete ones, and
+// make_continuous_environment (continuous_registry.h) builds them.
 
 #define GFN_ENVIRONMENT_LIST(X)       \
   X(hypergrid, HyperGridOptions)      \
   X(discrete_ebm, DiscreteEbmOptions) \
   X(bit_sequence, BitSequenceOptions) \
   X(line, LineOptions)
+
+#define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) X(box, BoxEnvOptions)
