@@ -145,7 +145,9 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   }
   t = Clock::now();
   optimizer_->step();
-  if (value.log_z.defined()) {  // zvar, db: logZ carries the loss' estimate (no gradient)
+  // zvar: logZ has no gradient and carries the loss' estimate. db, subtb: logZ is log F(s0)
+  // of the log F network (estimators.h), learned, so it keeps its step.
+  if (value.log_z.defined() && !model_->has_log_flow()) {
     at::NoGradGuard no_grad;
     model_->log_z().fill_(value.log_z.item<float>());
   }

@@ -9,8 +9,9 @@
 // log F in one forward (continuous_log_probs), takes train.loss (continuous_loss, loss.h: tb,
 // zvar, db, subtb), backward, the gradient hook, one AdamW step (optimizer.h: PF / PB / log F
 // at train.lr with train.weight_decay, logZ at train.lr_logz; engine.optimizer flat or torch).
-// For zvar and db (no learned logZ) the logZ parameter holds the loss' estimate, as on the
-// discrete Learner.
+// For zvar (no learned logZ) the logZ parameter holds the loss' estimate, as on the discrete
+// Learner; for db and subtb logZ is log F(s0) of the log F network (torchgfn's
+// BoxStateFlowModule, estimators.h), learned by the optimizer step.
 //
 // The model (continuous/estimators.h ContinuousModel): model.hidden_dim, model.n_hidden,
 // model.tied (PB's head on PF's trunk; the box benchmarks' setting), model.uniform_pb (the
