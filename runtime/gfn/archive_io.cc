@@ -1,6 +1,7 @@
 #include "runtime/gfn/archive_io.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/module.h>
 #include <torch/serialize/archive.h>
 
@@ -8,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "runtime/gfn/optimizer.h"
 
 namespace gfn::core {
 
@@ -108,6 +111,36 @@ void read_module(InputArchive& in, torch::nn::Module& module) {
   for (std::size_t i = 0; i < tensors.size() && std::getline(list, name); ++i) {
     copy_checked(tensors[i], read_tensor(in, "t" + std::to_string(i)), name);
   }
+}
+
+void write_learner_core(OutputArchive& archive, torch::nn::Module& model,
+                        const Optimizer& optimizer, const at::Generator& sample,
+                        const at::Generator& validation) {
+  OutputArchive module(archive.compilation_unit());
+  write_module(module, model);
+  archive.write("model", module);
+  OutputArchive optim(archive.compilation_unit());
+  optimizer.save_state(optim);
+  archive.write("optimizer", optim);
+
+  archive.write("sample_generator", generator_state(sample));
+  archive.write("validation_generator", generator_state(validation));
+  archive.write("default_generator", generator_state(at::detail::getDefaultCPUGenerator()));
+}
+
+void read_learner_core(InputArchive& archive, torch::nn::Module& model, Optimizer& optimizer,
+                       at::Generator& sample, at::Generator& validation) {
+  InputArchive module;
+  archive.read("model", module);
+  read_module(module, model);
+  InputArchive optim;
+  archive.read("optimizer", optim);
+  optimizer.load_state(optim);
+
+  set_generator_state(sample, read_tensor(archive, "sample_generator"));
+  set_generator_state(validation, read_tensor(archive, "validation_generator"));
+  auto default_gen = at::detail::getDefaultCPUGenerator();
+  set_generator_state(default_gen, read_tensor(archive, "default_generator"));
 }
 
 }  // namespace gfn::core

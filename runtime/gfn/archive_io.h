@@ -23,6 +23,8 @@ class OutputArchive;
 
 namespace gfn::core {
 
+class Optimizer;
+
 /// The tensor stored under `key` (as stored: never copied into another tensor).
 at::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::string& key);
 /// The integer stored under `key`.
@@ -45,5 +47,17 @@ void write_module(torch::serialize::OutputArchive& out, torch::nn::Module& modul
 /// Copies what write_module wrote into `module`'s tensors in place (views stay valid).
 /// Throws std::runtime_error when the names differ or a shape differs (another model).
 void read_module(torch::serialize::InputArchive& in, torch::nn::Module& module);
+
+/// The entries every learner's state starts with (learner.h, continuous/learner.h): "model"
+/// (write_module), "optimizer" (Optimizer::save_state), then the sampling, validation and
+/// LibTorch default CPU generators ("sample_generator", "validation_generator",
+/// "default_generator").
+void write_learner_core(torch::serialize::OutputArchive& archive, torch::nn::Module& model,
+                        const Optimizer& optimizer, const at::Generator& sample,
+                        const at::Generator& validation);
+/// Restores what write_learner_core wrote (the errors of read_module, Optimizer::load_state
+/// and read_tensor).
+void read_learner_core(torch::serialize::InputArchive& archive, torch::nn::Module& model,
+                       Optimizer& optimizer, at::Generator& sample, at::Generator& validation);
 
 }  // namespace gfn::core

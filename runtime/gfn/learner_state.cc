@@ -6,11 +6,8 @@
 // (batch_assembly_state.cc). Parameters are copied into the existing tensors, so FlatAdamW's
 // views (fast/flat_adam.h) stay valid.
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
-#include <torch/nn/module.h>
 #include <torch/serialize/archive.h>
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,17 +22,7 @@ using torch::serialize::InputArchive;
 using torch::serialize::OutputArchive;
 
 void Learner::save_state(OutputArchive& archive) const {
-  OutputArchive model(archive.compilation_unit());
-  write_module(model, *model_);
-  archive.write("model", model);
-  OutputArchive optim(archive.compilation_unit());
-  optimizer_->save_state(optim);
-  archive.write("optimizer", optim);
-
-  archive.write("sample_generator", generator_state(sample_gen_));
-  archive.write("validation_generator", generator_state(validation_gen_));
-  archive.write("default_generator", generator_state(at::detail::getDefaultCPUGenerator()));
-
+  write_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   archive.write("iterations", c10::IValue(counts_.iterations));
   archive.write("reused_iterations", c10::IValue(counts_.reused_logprobs));
   archive.write("epsilon", c10::IValue(train_.epsilon));
@@ -47,18 +34,7 @@ void Learner::save_state(OutputArchive& archive) const {
 }
 
 void Learner::load_state(InputArchive& archive) {
-  InputArchive model;
-  archive.read("model", model);
-  read_module(model, *model_);
-  InputArchive optim;
-  archive.read("optimizer", optim);
-  optimizer_->load_state(optim);
-
-  set_generator_state(sample_gen_, read_tensor(archive, "sample_generator"));
-  set_generator_state(validation_gen_, read_tensor(archive, "validation_generator"));
-  auto default_gen = at::detail::getDefaultCPUGenerator();
-  set_generator_state(default_gen, read_tensor(archive, "default_generator"));
-
+  read_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   counts_.iterations = read_int(archive, "iterations");
   counts_.reused_logprobs = read_int(archive, "reused_iterations");
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),

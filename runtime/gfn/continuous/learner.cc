@@ -15,6 +15,7 @@
 #include "runtime/gfn/archive_io.h"
 #include "runtime/gfn/continuous/loss.h"
 #include "runtime/gfn/continuous/validation.h"
+#include "runtime/gfn/exploration.h"
 #include "runtime/gfn/fast/flat_adam.h"
 #include "runtime/gfn/fast/make_optimizer.h"
 #include "runtime/gfn/flat_parameters.h"
@@ -64,19 +65,6 @@ EnginePlan continuous_plan(const EngineOptions& engine, const TrainOptions& trai
   EnginePlan plan = plan_engine(engine, f);
   plan.report["evaluator"] = "continuous";
   return plan;
-}
-
-// The parameters as the optimizer's two groups: PF / PB / log F, and logZ.
-AdamWGroups adamw_groups(ContinuousModel& model, const TrainOptions& train) {
-  AdamWGroups g;
-  for (const auto& kv : model.named_parameters()) {
-    if (kv.key() != "logZ") g.network.push_back(kv.value());
-  }
-  g.log_z = model.log_z();
-  g.lr = train.lr;
-  g.lr_log_z = train.lr_logz;
-  g.weight_decay = train.weight_decay;
-  return g;
 }
 
 }  // namespace
@@ -188,16 +176,8 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
 }
 
 void ContinuousLearner::set_exploration(const Exploration& e) {
-  TrainOptions train = train_;
-  train.epsilon = e.epsilon;
-  train.temperature = e.temperature;
-  ModelOptions model = model_options_;
-  model.noisy_std_init = e.noisy_std_init;
-  config::check_values(train_fields(), train, "train");
-  config::check_values(model_fields(), model, "model");
-  if (train.epsilon != 0.0) unsupported("train.epsilon");
-  train_ = train;
-  model_options_ = model;
+  if (e.epsilon != 0.0) unsupported("train.epsilon");
+  apply_exploration(e, train_, model_options_);
 }
 
 Exploration ContinuousLearner::exploration() const {
@@ -213,15 +193,7 @@ void ContinuousLearner::reinitialize_parameters(std::uint64_t seed, double momen
 }
 
 void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) const {
-  torch::serialize::OutputArchive model(archive.compilation_unit());
-  write_module(model, *model_);
-  archive.write("model", model);
-  torch::serialize::OutputArchive optim(archive.compilation_unit());
-  optimizer_->save_state(optim);
-  archive.write("optimizer", optim);
-  archive.write("sample_generator", generator_state(sample_gen_));
-  archive.write("validation_generator", generator_state(validation_gen_));
-  archive.write("default_generator", generator_state(at::detail::getDefaultCPUGenerator()));
+  write_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   archive.write("iterations", c10::IValue(counts_.iterations));
   archive.write("sampled", c10::IValue(batch_counts_.sampled));
   archive.write("epsilon", c10::IValue(train_.epsilon));
@@ -230,16 +202,7 @@ void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) con
 }
 
 void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
-  torch::serialize::InputArchive model;
-  archive.read("model", model);
-  read_module(model, *model_);
-  torch::serialize::InputArchive optim;
-  archive.read("optimizer", optim);
-  optimizer_->load_state(optim);
-  set_generator_state(sample_gen_, read_tensor(archive, "sample_generator"));
-  set_generator_state(validation_gen_, read_tensor(archive, "validation_generator"));
-  auto default_gen = at::detail::getDefaultCPUGenerator();
-  set_generator_state(default_gen, read_tensor(archive, "default_generator"));
+  read_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   counts_.iterations = read_int(archive, "iterations");
   batch_counts_.sampled = read_int(archive, "sampled");
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),

@@ -7,7 +7,7 @@
 // A list rather than self-registration: registry.h says why.
 //
 // GFN_CONTINUOUS_ENVIRONMENT_LIST: the continuous environments (continuous_environment.h),
-// X(name, OptionsType) likewise; their options join the catalog after the discrete ones, and
+// X(name, OptionsType) likewise; their options are the continuous catalog (catalog.h), and
 // make_continuous_environment (continuous_registry.h) builds them.
 
 #define GFN_ENVIRONMENT_LIST(X)       \
