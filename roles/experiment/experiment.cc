@@ -21,11 +21,14 @@ void add_env_section(config::TypedSchema<E>& schema) {
                  "The environment (runtime/gfn/env/): its name, the preprocessor, and the keys of "
                  "each environment (marked with the environments that read them).",
                  &E::env, core::env_fields());
-  for (const auto& entry : core::environment_catalog()) {
-    const std::string name = entry.name;
-    schema.extend_fields(
-        "env", entry.fields, entry.renamed, [name](E& c) -> void* { return c.env.object(name); },
-        [name](const E& c) { return c.env.name == name; }, name);
+  for (const auto* catalog :
+       {&core::environment_catalog(), &core::continuous_environment_catalog()}) {
+    for (const auto& entry : *catalog) {
+      const std::string name = entry.name;
+      schema.extend_fields(
+          "env", entry.fields, entry.renamed, [name](E& c) -> void* { return c.env.object(name); },
+          [name](const E& c) { return c.env.name == name; }, name);
+    }
   }
 }
 

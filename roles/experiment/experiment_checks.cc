@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "roles/experiment/experiment.h"
 #include "runtime/gfn/env/catalog.h"
@@ -94,6 +96,56 @@ std::string one_replay_amount(const E& c) {
   return "";
 }
 
+/// What the continuous environments (env.name box; runtime/gfn/continuous/learner.h) do not
+/// support yet: one entry per key, refused before any communication.
+struct ContinuousRefusal {
+  const char* key;
+  bool (*set)(const E& c);
+  const char* what;
+};
+
+constexpr ContinuousRefusal kContinuousRefusals[] = {
+    {"layout.num_buffers", [](const E& c) { return c.layout.num_buffers > 0; },
+     "buffer managers (the protocol carries int64 states and actions)"},
+    {"replay.kind", [](const E& c) { return c.replay.kind != buffer::ReplayKind::kNone; },
+     "the trainer-local replay buffer"},
+    {"local_search.loops", [](const E& c) { return c.local_search.loops > 0; }, "local search"},
+    {"engine.split_batch",
+     [](const E& c) { return c.engine.split_batch && c.train.num_threads > 1; },
+     "the discrete fast path's batch split"},
+    {"engine.precision", [](const E& c) { return c.engine.precision != core::Precision::kFp32; },
+     "the discrete fast path's bf16 GEMMs"},
+    {"train.loss",
+     [](const E& c) {
+       return c.train.loss == core::LossKind::kFM || c.train.loss == core::LossKind::kModifiedDB;
+     },
+     "fm and modified_db (use tb, zvar, db or subtb)"},
+    {"train.epsilon", [](const E& c) { return c.train.epsilon != 0.0; },
+     "epsilon-greedy exploration"},
+    {"train.reward_exponent", [](const E& c) { return c.train.reward_exponent != 1.0; },
+     "a reward exponent other than 1"},
+    {"model.n_noisy_layers", [](const E& c) { return c.model.n_noisy_layers > 0; },
+     "NoisyNet layers"},
+    {"model.init_from", [](const E& c) { return !c.model.init_from.empty(); },
+     "starting from an exported model"},
+    {"spawn.random_strategies", [](const E& c) { return c.spawn.random_strategies; },
+     "random exploration strategies"},
+    {"env.reward_model", [](const E& c) { return !c.env.reward_model.empty(); }, "reward models"},
+    {"output.export", [](const E& c) { return c.output.export_model; },
+     "the model export (model.pt is written)"},
+};
+
+/// The check of kContinuousRefusals[i]'s key.
+std::function<std::string(const E&)> continuous_refusal(const ContinuousRefusal& r) {
+  return [r](const E& c) -> std::string {
+    if (!c.env.plugin.empty() || !core::is_continuous_environment(c.env.name) || !r.set(c)) {
+      return "";
+    }
+    return fmt::format("continuous environments (env.name {}) do not support it yet: {}",
+                       c.env.name, r.what);
+  };
+}
+
 }  // namespace
 
 void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
@@ -103,6 +155,9 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
       .cross_check("spawn.policy", replacing_needs_model_averages)
       .cross_check("spawn.policy", donor_pull_needs_mpi)
       .cross_check("buffer.remote_batch_size", one_replay_amount);
+  for (const auto& refusal : kContinuousRefusals) {
+    schema.cross_check(refusal.key, continuous_refusal(refusal));
+  }
 }
 
 }  // namespace gfn::roles

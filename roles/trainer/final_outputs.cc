@@ -10,6 +10,7 @@
 
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
@@ -37,12 +38,13 @@ void write_distribution(core::Learner& learner, const std::string& path) {
 
 }  // namespace
 
-void write_final_files(const roles::ExperimentConfig& config, core::Learner& learner) {
-  if (config.validation.enabled && learner.env().enumerable()) {
-    write_distribution(learner, config.output.dir + "/distribution.csv");
+void write_final_files(const roles::ExperimentConfig& config, core::Agent& agent) {
+  core::Learner* learner = agent.discrete();  // distribution.csv and the export: discrete only
+  if (learner && config.validation.enabled && learner->env().enumerable()) {
+    write_distribution(*learner, config.output.dir + "/distribution.csv");
   }
-  write_final_model(learner, config.output.dir + "/" + kFinalModelFile);
-  if (config.output.export_model) export_model(learner, config);
+  write_final_model(agent, config.output.dir + "/" + kFinalModelFile);
+  if (learner && config.output.export_model) export_model(*learner, config);
 }
 
 std::set<std::int64_t> global_modes_found(transport::Group& trainers,

@@ -3,7 +3,7 @@
 // trainer-group rank 0's files (distribution.csv, model.pt, the export) and the union of the
 // modes every trainer found (summary.json modes_found).
 //
-// Not thread-safe (reads the learner's model). Errors: std::runtime_error when a file cannot
+// Not thread-safe (reads the agent's model). Errors: std::runtime_error when a file cannot
 // be written; the trainer group's collective errors.
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
-class Learner;
+class Agent;
 class ModeTracker;
 }  // namespace gfn::core
 namespace gfn::transport {
@@ -25,8 +25,9 @@ namespace gfn::roles {
 /// Trainer-group rank 0's files in output.dir: distribution.csv (runtime/output/
 /// distribution_csv.h: the exact terminating-state distribution learned vs the true one;
 /// with validation on an enumerable environment), model.pt (roles/trainer/final_model.h)
-/// and, with output.export_model, the export (roles/trainer/model_export.h). Blocking I/O.
-void write_final_files(const roles::ExperimentConfig& config, core::Learner& learner);
+/// and, with output.export_model, the export (roles/trainer/model_export.h). A continuous
+/// agent (Agent::discrete() null) writes model.pt only. Blocking I/O.
+void write_final_files(const roles::ExperimentConfig& config, core::Agent& agent);
 
 /// The union over the trainer group of every trainer's mode ids (Environment::mode_hits ids).
 /// Collective over `trainers` (one all-gather of the ids).

@@ -40,18 +40,18 @@ void Trainer::iteration(std::int64_t it) {
   const auto step = train(it);
   if (buffer_) buffer_->after_step(it, step, result_);
   spawn(it);
-  monitor_.after_step(it, step, learner_, visited(), t_start_, last_loss_, result_);
+  monitor_.after_step(it, step, *agent_, visited(), t_start_, last_loss_, result_);
   result_.iteration_ms.add(1e3 * seconds_since(t_iter));
   result_.iterations = it;
   if (config_.checkpoint.every > 0 && it % config_.checkpoint.every == 0) checkpoint(it);
-  monitor_.progress(it, learner_, t_start_, last_loss_);
+  monitor_.progress(it, *agent_, t_start_, last_loss_);
 }
 
 // The batch of this iteration: the trainer's share of train.batch_size, plus with
 // buffer.remote_batch_size the replayed items that have arrived (none before the first
 // reply), so that the share is all sampled forward (core::BatchAssembly::shares).
 core::IterationResult Trainer::train(std::int64_t it) {
-  auto step = learner_.train_iteration(local_batch_, config_.buffer.remote_batch_size);
+  auto step = agent_->train_iteration(local_batch_, config_.buffer.remote_batch_size);
   add_time(setup_.timing, "sample", step.seconds.sample);
   add_time(setup_.timing, "loss", step.seconds.loss);
   add_time(setup_.timing, "backward", step.seconds.backward);
@@ -60,7 +60,7 @@ core::IterationResult Trainer::train(std::int64_t it) {
   last_loss_ = step.loss;
   result_.trajectories += step.batch_size;
   if (visited_) visited_->add(step.terminating_states);
-  timeline_.observe(learner_.mode_tracker(), it, seconds_since(t_start_));
+  timeline_.observe(agent_->mode_tracker(), it, seconds_since(t_start_));
   return step;
 }
 
@@ -102,26 +102,28 @@ void Trainer::finish() {
 // The final files (leader), the modes found by all trainers, and every trainer's mode
 // discoveries and spawn history gathered on the leader (roles/trainer/spawn_report.h).
 void Trainer::final_report() {
-  if (leader_) write_final_files(config_, learner_);
-  const core::BatchCounts& counts = learner_.batches().counts();
+  if (leader_) write_final_files(config_, *agent_);
+  const core::BatchCounts counts = agent_->batch_counts();
   result_.remote_trained = counts.remote;
   result_.remote_trajectories_trained = counts.remote_trajectories;
   result_.local_search_proposals = counts.local_search_proposals;
   result_.local_search_accepted = counts.local_search_accepted;
   result_.trajectories_sampled = counts.sampled;
-  const auto found = global_modes_found(trainers_, learner_.mode_tracker());
+  const auto found = global_modes_found(trainers_, agent_->mode_tracker());
   result_.final_metrics.modes_found = static_cast<std::int64_t>(found.size());
-  if (config_.validation.fresh_samples > 0 && learner_.env().n_modes() > 0) {
+  // Only discrete environments define modes (agent_->n_modes() > 0).
+  if (config_.validation.fresh_samples > 0 && learner_ && agent_->n_modes() > 0) {
     const auto fresh = global_mode_union(
-        trainers_, learner_.fresh_sample_modes(fresh_sample_share(
+        trainers_, learner_->fresh_sample_modes(fresh_sample_share(
                        config_.validation.fresh_samples, trainers_.rank(), trainers_.size())));
     result_.final_metrics.fresh_sample_modes = static_cast<std::int64_t>(fresh.size());
     result_.final_metrics.fresh_sample_modes_found = static_cast<std::int64_t>(std::count_if(
         fresh.begin(), fresh.end(), [&](std::int64_t id) { return found.count(id); }));
   }
-  result_.final_metrics.n_modes = learner_.env().n_modes();
-  result_.final_metrics.mode_probability = learner_.env().mode_probability().value_or(-1.0);
-  const auto* modes = learner_.mode_tracker();
+  result_.final_metrics.n_modes = agent_->n_modes();
+  result_.final_metrics.mode_probability =
+      learner_ ? learner_->env().mode_probability().value_or(-1.0) : -1.0;
+  const auto* modes = agent_->mode_tracker();
   AgentReport mine;
   mine.rank = transport_.rank();
   mine.firsts = timeline_.firsts();

@@ -3,7 +3,8 @@
 // train_hypergrid loop). Per iteration:
 //   1. sample its share of the global batch (train.batch_size / num_trainers)
 //      trajectories from PF, compute the Trajectory Balance loss, backward, Adam step
-//      (runtime/gfn Learner);
+//      (a core::Agent, runtime/gfn/agent.h: the discrete Learner, or the ContinuousLearner
+//      on a continuous environment such as Box, which has no buffer manager, step 2);
 //   2. every buffer.remote_buffer_freq iterations, submit the accumulated terminating
 //      states and log rewards to its buffer manager (DATA on tags::kData) and read the
 //      SCORE reply (buffer.submit_mode: sync, async or fire_and_forget, with optional

@@ -11,8 +11,8 @@
 
 #include "roles/experiment/experiment.h"
 #include "runtime/checkpoint/store.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/engine_options.h"
-#include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
 #include "transport/gather.h"
 
@@ -92,7 +92,7 @@ std::int64_t optional_int(InputArchive& in, const std::string& key) {
 
 }  // namespace
 
-std::string encode_trainer_state(const core::Learner& learner, const TrainerLoopState& loop,
+std::string encode_trainer_state(const core::Agent& learner, const TrainerLoopState& loop,
                                  const core::VisitedTerminatingStates* visited) {
   OutputArchive root;
   OutputArchive learner_archive(root.compilation_unit());
@@ -132,7 +132,7 @@ std::string encode_trainer_state(const core::Learner& learner, const TrainerLoop
   return std::move(out).str();
 }
 
-TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& learner,
+TrainerLoopState decode_trainer_state(const std::string& bytes, core::Agent& learner,
                                       core::VisitedTerminatingStates* visited) {
   InputArchive root;
   std::istringstream in(bytes);

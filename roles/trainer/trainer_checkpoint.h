@@ -4,8 +4,10 @@
 // --resume.
 //
 // A trainer's file (rank_<global rank>.pt, runtime/checkpoint/store.h) is a LibTorch archive
-// (torch::serialize, the format of torch::save) holding the Learner's state
-// (core::Learner::save_state: parameters, optimizer, RNG generators, counters, mode tracker)
+// (torch::serialize, the format of torch::save) holding the agent's state
+// (core::Agent::save_state, runtime/gfn/agent.h; the discrete Learner's: parameters,
+// optimizer, RNG generators, counters, mode tracker; the ContinuousLearner's the same without
+// modes)
 // and the loop's own: completed iterations, trajectories, last loss, elapsed wall seconds,
 // the mode-discovery timeline and, on trainer-group rank 0, the visited-state window of
 // l1_visited.
@@ -40,7 +42,7 @@
 #include "runtime/checkpoint/manifest.h"
 
 namespace gfn::core {
-class Learner;
+class Agent;
 class VisitedTerminatingStates;
 }  // namespace gfn::core
 
@@ -68,13 +70,13 @@ struct TrainerLoopState {
   std::string spawn;
 };
 
-/// This trainer's file: the Learner's state, `loop`, and `visited` if not null.
-std::string encode_trainer_state(const core::Learner& learner, const TrainerLoopState& loop,
+/// This trainer's file: the agent's state, `loop`, and `visited` if not null.
+std::string encode_trainer_state(const core::Agent& learner, const TrainerLoopState& loop,
                                  const core::VisitedTerminatingStates* visited);
 /// Restores `learner` (built with the same options and seed) and `visited` (if not null; the
 /// file must then hold one) from a file of encode_trainer_state; returns the loop's state.
 /// Throws std::runtime_error naming what does not fit.
-TrainerLoopState decode_trainer_state(const std::string& bytes, core::Learner& learner,
+TrainerLoopState decode_trainer_state(const std::string& bytes, core::Agent& learner,
                                       core::VisitedTerminatingStates* visited);
 
 /// Collective over the trainer group: every trainer writes `bytes` as its rank's file of the

@@ -3,14 +3,14 @@
 // roles/trainer/trainer.h): run_trainer() is `Trainer(config, setup).run()`. State lives in
 // fields; each phase of an iteration is one call (Trainer::iteration in trainer.cc):
 //
-//   train        sample the local batch from PF, loss, backward, optimizer step (Learner)
+//   train        sample the local batch from PF, loss, backward, optimizer step (Agent)
 //   submit       BufferClient::after_step      roles/trainer/buffer_client.h
 //   spawn        SpawnPolicy::after_step       roles/trainer/spawn/spawn_policy.h
 //   validate     TrainingMonitor::after_step   roles/trainer/training_monitor.h
 //   checkpoint   Trainer::checkpoint           roles/trainer/trainer_checkpoint.h
 //
 // Files: trainer.cc (run: the loop, the stop agreement, the end), trainer_setup.cc
-// (construction: exploration strategy, Learner, outputs, gradient averaging, buffer client,
+// (construction: exploration strategy, Agent, outputs, gradient averaging, buffer client,
 // spawn policy), trainer_resume.cc (resume and checkpoint).
 //
 // Thread-safety: none (the body of a trainer rank). Blocking and collectives: as
@@ -28,6 +28,7 @@
 #include "roles/trainer/step_timer.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/training_monitor.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/visited_states.h"
 
@@ -73,7 +74,10 @@ class Trainer {
   const std::int64_t iterations_;   // config.iterations()
   const std::uint64_t agent_seed_;  // train.seed + global rank
   AgentExploration exploration_;    // spawn.random_strategies
-  core::Learner learner_;
+  // The training engine (core::make_agent: a Learner, or a ContinuousLearner on a continuous
+  // environment) and, for what only a discrete engine has, its Learner (null otherwise).
+  std::unique_ptr<core::Agent> agent_;
+  core::Learner* const learner_;
   TrainingMonitor monitor_;
   // torchgfn's l1_dist: the last validation.n_samples terminating states this (leader)
   // trainer sampled during training (runtime/gfn/visited_states.h).

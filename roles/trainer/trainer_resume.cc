@@ -15,7 +15,7 @@ namespace gfn::roles {
 // After every set-up step that draws from LibTorch's default generator (the constructor).
 void Trainer::resume() {
   const auto loop = decode_trainer_state(
-      checkpoint::read_rank_file(*setup_.resume, transport_.rank()), learner_, visited());
+      checkpoint::read_rank_file(*setup_.resume, transport_.rank()), *agent_, visited());
   first_it_ = loop.iteration + 1;
   result_.trajectories = loop.trajectories;
   result_.iterations = loop.iteration;
@@ -48,8 +48,8 @@ void Trainer::checkpoint(std::int64_t at) {
   std::vector<checkpoint::FileEntry> others;  // the manager's (and coordinator's) files
   if (buffer_) others = buffer_->checkpoint(at, loop);
   loop.spawn = spawn_->save_state(at);
-  const auto dir = write_trainer_checkpoint(
-      config_, setup_, at, encode_trainer_state(learner_, loop, visited()), others);
+  const auto dir = write_trainer_checkpoint(config_, setup_, at,
+                                            encode_trainer_state(*agent_, loop, visited()), others);
   last_checkpoint_ = at;
   add_time(setup_.timing, "checkpoint", seconds_since(t0));
   if (leader_) spdlog::info("checkpoint after iteration {}: {}", at, dir);

@@ -2,6 +2,8 @@
 #include <spdlog/spdlog.h>
 #include <torch/nn/module.h>
 
+#include <stdexcept>
+
 #include "roles/trainer/spawn/make_spawn_policy.h"
 #include "roles/trainer/spawn/spawn_agent.h"
 #include "roles/trainer/trainer_loop.h"
@@ -28,29 +30,33 @@ Trainer::Trainer(const roles::ExperimentConfig& config, const TrainerSetup& setu
       // number of noisy layers drawn from train.seed + the group's first rank.
       exploration_(config, agent_seed_,
                    config.train.seed + static_cast<std::uint64_t>(agents_.global_ranks().front())),
-      learner_(config.env, exploration_.model_options(), exploration_.train_options(), agent_seed_,
-               config.replay, config.engine, config.local_search),
+      agent_(core::make_agent(config.env, exploration_.model_options(),
+                              exploration_.train_options(), agent_seed_, config.replay,
+                              config.engine, config.local_search)),
+      learner_(agent_->discrete()),
       monitor_(config, leader_, setup.resume ? setup.resume->manifest.iteration : -1,
                setup.timing) {
   if (leader_ && !config.model.init_from.empty()) {
     spdlog::info("model.init_from: every trainer starts from {}", config.model.init_from);
   }
   exploration_.log_start(transport_.rank());
-  if (leader_ && config.validation.enabled && learner_.env().enumerable()) {
-    visited_.emplace(learner_.env(), config.validation.n_samples);
+  if (leader_ && learner_ && config.validation.enabled && learner_->env().enumerable()) {
+    visited_.emplace(learner_->env(), config.validation.n_samples);
   }
   set_up_gradient_averaging();
   if (setup.assigned_buffer >= 0) {
-    buffer_.emplace(config, setup, learner_, local_batch_, iterations_);
+    // The experiment's checks refuse a buffer manager on a continuous environment.
+    if (!learner_) throw std::logic_error("a buffer manager needs a discrete environment");
+    buffer_.emplace(config, setup, *learner_, local_batch_, iterations_);
   }
   const Submitter* submitter = buffer_ ? &buffer_->submitter() : nullptr;
   spawn_ = make_spawn_policy(
-      config, trainer_spawn_agent(
-                  config.spawn, learner_, exploration_, transport_, agents_, agent_seed_,
-                  make_local_metric(config.spawn.metric, submitter, &last_loss_, learner_)));
+      config,
+      trainer_spawn_agent(config.spawn, *agent_, exploration_, transport_, agents_, agent_seed_,
+                          make_local_metric(config.spawn.metric, submitter, &last_loss_, *agent_)));
   // The engine plan's thread counts, process-wide (LibTorch's intra-op pool, OpenBLAS's).
-  runtime::set_thread_counts(learner_.plan().threads);
-  result_.engine = learner_.plan().report;
+  runtime::set_thread_counts(agent_->plan().threads);
+  result_.engine = agent_->plan().report;
   t_start_ = TrainerClock::now();
 }
 
@@ -63,8 +69,8 @@ void Trainer::set_up_gradient_averaging() {
   average_gradients_ =
       config_.train.average == core::TrainAverage::kGradients && agents_.size() > 1;
   if (!average_gradients_) return;
-  dist::average_models(learner_.model(), agents_);
-  learner_.set_gradient_hook([this] { dist::average_gradients(learner_.model(), agents_); });
+  dist::average_models(agent_->module(), agents_);
+  agent_->set_gradient_hook([this] { dist::average_gradients(agent_->module(), agents_); });
 }
 
 }  // namespace gfn::roles

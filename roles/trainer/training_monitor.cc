@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 #include "roles/trainer/trainer_checkpoint.h"
-#include "runtime/gfn/env/environment.h"
-#include "runtime/gfn/estimators.h"
-#include "runtime/gfn/learner.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
 #include "runtime/output/logp_logr_csv.h"
@@ -21,7 +19,7 @@
 namespace gfn::roles {
 namespace {
 
-FinalMetrics final_metrics(const core::ValidationResult& v, const core::Learner& learner) {
+FinalMetrics final_metrics(const core::ValidationResult& v, const core::Agent& agent) {
   FinalMetrics f;
   f.l1_exact = v.l1_exact;
   f.l1_sampled = v.l1_sampled;
@@ -30,7 +28,7 @@ FinalMetrics final_metrics(const core::ValidationResult& v, const core::Learner&
   f.jsd = v.jsd;
   f.logz_error = v.log_z_error;
   f.logz = v.log_z;
-  f.n_modes = learner.env().n_modes();
+  f.n_modes = agent.n_modes();
   return f;
 }
 
@@ -68,26 +66,24 @@ bool TrainingMonitor::validation_due(std::int64_t iteration) const {
 }
 
 void TrainingMonitor::after_step(std::int64_t iteration, const core::IterationResult& step,
-                                 core::Learner& learner,
-                                 const core::VisitedTerminatingStates* visited,
+                                 core::Agent& agent, const core::VisitedTerminatingStates* visited,
                                  TrainerClock::time_point t_start, double last_loss,
                                  TrainerResult& result) {
   if (validation_due(iteration)) {
     if (leader_) {
-      validate(iteration, step, learner, visited, t_start, result);
+      validate(iteration, step, agent, visited, t_start, result);
     } else {
       add_time(timing_, "validate", 0.0);  // the wait for the leader shows as imbalance
     }
   }
-  if (leader_) log_training(iteration, learner, t_start, last_loss);
+  if (leader_) log_training(iteration, agent, t_start, last_loss);
 }
 
 void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResult& step,
-                               core::Learner& learner,
-                               const core::VisitedTerminatingStates* visited,
+                               core::Agent& agent, const core::VisitedTerminatingStates* visited,
                                TrainerClock::time_point t_start, TrainerResult& result) {
   const auto t0 = TrainerClock::now();
-  const auto v = learner.validate(config_.validation, visited);
+  const auto v = agent.validate(config_.validation, visited);
   add_time(timing_, "validate", seconds_since(t0));
   metrics_->append({std::to_string(iteration), std::to_string(iteration * config_.train.batch_size),
                     fmt::format("{:.6g}", step.loss), fmt::format("{:.6g}", step.log_z),
@@ -103,18 +99,18 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
   if (v.test_log_p.defined()) {
     output::write_logp_logr_csv(config_.output.dir + "/logp_logr.csv", v.test_log_p, v.test_log_r);
   }
-  result.final_metrics = final_metrics(v, learner);
+  result.final_metrics = final_metrics(v, agent);
   result.has_final_metrics = true;
 }
 
-void TrainingMonitor::log_training(std::int64_t iteration, core::Learner& learner,
+void TrainingMonitor::log_training(std::int64_t iteration, core::Agent& agent,
                                    TrainerClock::time_point t_start, double last_loss) {
   const int every = config_.output.log_every;
   if (every <= 0) return;
-  const auto* modes = learner.mode_tracker();
+  const auto* modes = agent.mode_tracker();
   const std::int64_t found = modes ? modes->n_found() : 0;
   // The current logZ: after the step and after any averaging of this iteration.
-  const double log_z = learner.model().log_z().item<double>();
+  const double log_z = agent.current_log_z();
   if (iteration % every == 0 || iteration == iterations_) {
     training_->append(
         {std::to_string(iteration), std::to_string(iteration * config_.train.batch_size),
@@ -124,17 +120,17 @@ void TrainingMonitor::log_training(std::int64_t iteration, core::Learner& learne
   if (iteration % every == 0) {
     progress_->clear_line();
     spdlog::info("iteration {}/{}: loss {:.4f}, logZ {:.4f}, modes found (this trainer) {}/{}",
-                 iteration, iterations_, last_loss, log_z, found, learner.env().n_modes());
+                 iteration, iterations_, last_loss, log_z, found, agent.n_modes());
   }
 }
 
-void TrainingMonitor::progress(std::int64_t iteration, const core::Learner& learner,
+void TrainingMonitor::progress(std::int64_t iteration, const core::Agent& agent,
                                TrainerClock::time_point t_start, double last_loss) {
   if (!progress_) return;
-  const auto* modes = learner.mode_tracker();
+  const auto* modes = agent.mode_tracker();
   progress_->update({iteration, iterations_, iteration * config_.train.batch_size,
                      seconds_since(t_start), last_loss, modes ? modes->n_found() : 0,
-                     learner.env().n_modes()});
+                     agent.n_modes()});
 }
 
 void TrainingMonitor::finish() {

@@ -22,7 +22,7 @@
 #include "runtime/output/run_output.h"
 
 namespace gfn::core {
-class Learner;
+class Agent;
 class VisitedTerminatingStates;
 struct IterationResult;
 }  // namespace gfn::core
@@ -44,22 +44,22 @@ class TrainingMonitor {
   /// training.csv row and the "iteration" line when due (above). `t_start`: the loop's start
   /// (elapsed_s columns); `last_loss`: the loss of `step`; `visited`: l1_visited's window
   /// (null: none). Validation at the last iteration sets result.final_metrics.
-  void after_step(std::int64_t iteration, const core::IterationResult& step, core::Learner& learner,
+  void after_step(std::int64_t iteration, const core::IterationResult& step, core::Agent& agent,
                   const core::VisitedTerminatingStates* visited, TrainerClock::time_point t_start,
                   double last_loss, TrainerResult& result);
   /// The progress bar / line after iteration `iteration` (after its checkpoint, if any).
-  void progress(std::int64_t iteration, const core::Learner& learner,
-                TrainerClock::time_point t_start, double last_loss);
+  void progress(std::int64_t iteration, const core::Agent& agent, TrainerClock::time_point t_start,
+                double last_loss);
   /// End of the loop: the progress reporter's last line.
   void finish();
 
  private:
   bool validation_due(std::int64_t iteration) const;
-  void validate(std::int64_t iteration, const core::IterationResult& step, core::Learner& learner,
+  void validate(std::int64_t iteration, const core::IterationResult& step, core::Agent& agent,
                 const core::VisitedTerminatingStates* visited, TrainerClock::time_point t_start,
                 TrainerResult& result);
-  void log_training(std::int64_t iteration, core::Learner& learner,
-                    TrainerClock::time_point t_start, double last_loss);
+  void log_training(std::int64_t iteration, core::Agent& agent, TrainerClock::time_point t_start,
+                    double last_loss);
 
   const roles::ExperimentConfig& config_;
   const bool leader_;

@@ -13,6 +13,7 @@
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/evaluator.h"
+#include "runtime/gfn/exploration.h"
 #include "runtime/gfn/fast/batch_split.h"
 #include "runtime/gfn/fast/make_evaluator.h"
 #include "runtime/gfn/fast/make_optimizer.h"
@@ -42,19 +43,6 @@ void check_options(const ModelOptions& model, const TrainOptions& train,
   config::check_values(buffer::replay_fields(), replay, "replay");
   config::check_values(engine_fields(), engine, "engine");
   config::check_values(local_search_fields(), local_search, "local_search");
-}
-
-// The parameters as the optimizer's two groups: PF / PB / logF, and logZ.
-AdamWGroups adamw_groups(GFlowNetModel& model, const TrainOptions& train) {
-  AdamWGroups g;
-  for (const auto& kv : model.named_parameters()) {
-    if (kv.key() != "logZ") g.network.push_back(kv.value());
-  }
-  g.log_z = model.log_z();
-  g.lr = train.lr;
-  g.lr_log_z = train.lr_logz;
-  g.weight_decay = train.weight_decay;
-  return g;
 }
 
 void load_init_from(GFlowNetModel& model, const std::string& path) {
@@ -241,16 +229,14 @@ std::vector<std::int64_t> Learner::fresh_sample_modes(std::int64_t n) {
 
 void Learner::reset_optimizer_state() { optimizer_->reset_state(); }
 
+torch::nn::Module& Learner::module() { return *model_; }
+
+double Learner::current_log_z() const { return model_->log_z().item<double>(); }
+
+std::int64_t Learner::n_modes() const { return env_->n_modes(); }
+
 void Learner::set_exploration(const Exploration& e) {
-  TrainOptions train = train_;
-  train.epsilon = e.epsilon;
-  train.temperature = e.temperature;
-  ModelOptions model = model_options_;
-  model.noisy_std_init = e.noisy_std_init;
-  config::check_values(train_fields(), train, "train");
-  config::check_values(model_fields(), model, "model");
-  train_ = train;
-  model_options_ = model;
+  apply_exploration(e, train_, model_options_);
 }
 
 Exploration Learner::exploration() const {

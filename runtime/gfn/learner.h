@@ -37,6 +37,9 @@
 // produce the same trajectories and losses (for the same thread counts). Validation uses a
 // third, separate generator so validating never changes the training stream.
 //
+// The trainer role drives it through the Agent interface (agent.h), whose discrete
+// implementation it is.
+//
 // Not thread-safe: one thread owns a Learner.
 
 #include <ATen/core/Generator.h>
@@ -48,6 +51,7 @@
 #include <vector>
 
 #include "runtime/buffer/options.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/batch_assembly.h"
 #include "runtime/gfn/engine_options.h"
 #include "runtime/gfn/engine_plan.h"
@@ -73,54 +77,7 @@ class Optimizer;
 class Preprocessor;
 struct SamplerOptions;
 
-/// Wall-clock durations of the phases of one iteration, in seconds.
-struct PhaseDurations {
-  double sample = 0;     ///< sampling the batch (incl. the PF forward when log-probs are reused)
-  double loss = 0;       ///< forward pass and loss (incl. the state table's forward)
-  double backward = 0;   ///< loss.backward()
-  double optimizer = 0;  ///< zero_grad + optimizer step
-  double gradient_hook = 0;  ///< the gradient hook, if set (e.g. gradient averaging)
-};
-
-struct IterationResult {
-  double loss = 0;   ///< the batch loss before the step
-  double log_z = 0;  ///< logZ after the step (learned, or the loss' estimate)
-  /// int64 [F, state_dim]: the F FRESHLY sampled trajectories' terminating states (what a
-  /// trainer submits to its manager; replayed and remote ones are not included).
-  at::Tensor terminating_states;
-  at::Tensor log_rewards;       ///< float32 [F]
-  std::int64_t batch_size = 0;  ///< trajectories trained on: n_fresh + n_replayed + n_remote
-  std::int64_t n_fresh = 0;     ///< fresh trajectories in the trained batch
-  std::int64_t n_replayed = 0;  ///< trajectories from the local replay buffer
-  std::int64_t n_remote = 0;    ///< remote trajectories (queued ones, then backward ones)
-  /// The F freshly sampled trajectories (what a trainer submits with a full payload;
-  /// saved outputs cleared). Empty (B = 0) when the batch had no fresh part.
-  Trajectories fresh;
-  /// The batch trained on (fresh, replayed, remote; layout of trajectories.h; log rewards
-  /// log R, not times train.reward_exponent; saved outputs cleared).
-  Trajectories batch;
-  std::int64_t n_new_modes = 0;  ///< modes seen for the first time in this batch
-  /// True if the loss used the outputs kept while sampling (no PF forward in the loss).
-  bool reused_logprobs = false;
-  PhaseDurations seconds;
-};
-
-/// Iteration totals since construction (restored from checkpoints).
-struct IterationCounts {
-  std::int64_t iterations = 0;
-  std::int64_t reused_logprobs = 0;  ///< iterations whose loss reused the sampling forward
-  std::int64_t split = 0;            ///< iterations split over threads (engine.split_batch)
-};
-
-/// Per-agent exploration (train.epsilon, train.temperature, model.noisy_std_init; changed by
-/// spawn.random_strategies).
-struct Exploration {
-  double epsilon = 0.0;         ///< share of uniformly random actions, in [0, 1]
-  double temperature = 1.0;     ///< PF's logits are divided by it, > 0
-  double noisy_std_init = 0.5;  ///< sigma_0 of the models reinitialize_parameters builds, > 0
-};
-
-class Learner {
+class Learner final : public Agent {
  public:
   /// Throws std::invalid_argument naming the key for a value its section's rules refuse
   /// (train.*, model.*, replay.*, local_search.*, engine.*), for a combination the engine
@@ -139,7 +96,7 @@ class Learner {
   /// One iteration on batches().shares(batch_size, extra_remote) (batch_assembly.h): sample
   /// with the exploration settings, mix in replayed and remote trajectories, loss, backward,
   /// the gradient hook, the optimizer step. Throws std::invalid_argument if batch_size < 1.
-  IterationResult train_iteration(std::int64_t batch_size, std::int64_t extra_remote = 0);
+  IterationResult train_iteration(std::int64_t batch_size, std::int64_t extra_remote = 0) override;
 
   /// Remote items for the next iterations, the local replay buffer and the batch counters.
   BatchAssembly& batches() { return *batches_; }
@@ -148,28 +105,28 @@ class Learner {
   /// Called by train_iteration after backward and before the optimizer step, e.g. to
   /// average gradients across trainers (runtime/distributed/model_averaging.h). Its wall
   /// time is reported in PhaseDurations::gradient_hook. Pass {} to remove it.
-  void set_gradient_hook(std::function<void()> hook) { gradient_hook_ = std::move(hook); }
+  void set_gradient_hook(std::function<void()> hook) override { gradient_hook_ = std::move(hook); }
 
   /// Respawn (runtime/distributed/spawn/): forgets the optimizer state (AdamW moments and
   /// step count), as if the optimizer had just been built; the parameters are untouched.
-  void reset_optimizer_state();
+  void reset_optimizer_state() override;
   /// Respawn with spawn.strategy reset_weights: a freshly initialised model of the same
   /// options (exploration().noisy_std_init), built from torch::manual_seed(seed) as the
   /// constructor does, blended into the parameters in place: momentum * own + (1 - momentum)
   /// * fresh (momentum in [0, 1]). Views stay valid (the flat optimizer's buffers are
   /// written, not replaced).
-  void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0);
+  void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0) override;
   /// The exploration of the following iterations. Throws std::invalid_argument naming the
   /// key for a value the train: / model: rules refuse.
-  void set_exploration(const Exploration& exploration);
-  Exploration exploration() const;
+  void set_exploration(const Exploration& exploration) override;
+  Exploration exploration() const override;
 
   /// Metrics of the current model (validation.h): exact metrics on an enumerable
   /// environment, modes found on any environment that defines modes. `visited` (optional):
   /// the terminating states visited during training, for l1_visited (torchgfn's l1_dist;
   /// VisitedTerminatingStates in visited_states.h).
   ValidationResult validate(const ValidationOptions& options,
-                            const VisitedTerminatingStates* visited = nullptr);
+                            const VisitedTerminatingStates* visited = nullptr) override;
   /// The distinct mode ids hit by n fresh on-policy samples of the current PF (sampled_modes,
   /// validation.h; the mean weights with NoisyNet layers), from the validation generator.
   std::vector<std::int64_t> fresh_sample_modes(std::int64_t n);
@@ -178,12 +135,18 @@ class Learner {
   /// averaging across ranks operates on it); log_z() is the learned logZ.
   GFlowNetModel& model() { return *model_; }
   const Environment& env() const { return *env_; }
+  // Agent (agent.h): the model, its logZ, the environment's modes, the batch counters.
+  torch::nn::Module& module() override;
+  double current_log_z() const override;
+  std::int64_t n_modes() const override;
+  BatchCounts batch_counts() const override { return batches_->counts(); }
+  Learner* discrete() override { return this; }
   const Preprocessor& preprocessor() const { return *preprocessor_; }
-  const ModeTracker* mode_tracker() const { return modes_.get(); }  ///< null without modes
-  const IterationCounts& counts() const { return counts_; }
+  const ModeTracker* mode_tracker() const override { return modes_.get(); }  ///< null without modes
+  const IterationCounts& counts() const override { return counts_; }
   /// What the engine runs (engine_plan.h); plan().threads are the thread counts the program
   /// applies (runtime::set_thread_counts) before training.
-  const EnginePlan& plan() const { return plan_; }
+  const EnginePlan& plan() const override { return plan_; }
 
   /// Checkpoints (docs/checkpoints.md "Checkpoint and resume"; learner_state.cc): writes
   /// everything the next iterations depend on — parameters and buffers of the model, the
@@ -191,10 +154,10 @@ class Learner {
   /// counters, the exploration settings, the mode tracker and the batch assembly (queued
   /// remote items, local replay buffer). A Learner built with the same options and seed,
   /// then given load_state, continues bit-identically (for the same thread counts).
-  void save_state(torch::serialize::OutputArchive& archive) const;
+  void save_state(torch::serialize::OutputArchive& archive) const override;
   /// Restores what save_state wrote. Throws std::runtime_error (naming the entry) when the
   /// archive lacks an entry or a tensor's shape differs (another model or environment).
-  void load_state(torch::serialize::InputArchive& archive);
+  void load_state(torch::serialize::InputArchive& archive) override;
 
  private:
   TrainOptions train_;

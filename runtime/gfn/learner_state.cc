@@ -6,11 +6,8 @@
 // (batch_assembly_state.cc). Parameters are copied into the existing tensors, so FlatAdamW's
 // views (fast/flat_adam.h) stay valid.
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
-#include <torch/nn/module.h>
 #include <torch/serialize/archive.h>
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,75 +18,11 @@
 #include "runtime/gfn/optimizer.h"
 
 namespace gfn::core {
-namespace {
-
 using torch::serialize::InputArchive;
 using torch::serialize::OutputArchive;
 
-/// Copies `stored` into `dst` in place, refusing another shape (another model).
-void copy_checked(const at::Tensor& dst, const at::Tensor& stored, const std::string& name) {
-  if (!dst.sizes().equals(stored.sizes())) {
-    throw std::runtime_error("checkpoint: '" + name + "' has shape " + c10::str(stored.sizes()) +
-                             " in the checkpoint, " + c10::str(dst.sizes()) +
-                             " in this model (another model?)");
-  }
-  at::NoGradGuard no_grad;
-  dst.copy_(stored);
-}
-
-/// Model parameters and buffers in named order: "names" lists them, "t<i>" holds each.
-void write_module(OutputArchive& out, torch::nn::Module& module) {
-  std::string names;
-  std::int64_t i = 0;
-  for (const auto& kv : module.named_parameters()) {
-    names += kv.key() + "\n";
-    out.write("t" + std::to_string(i++), kv.value().detach().clone());
-  }
-  for (const auto& kv : module.named_buffers()) {
-    names += kv.key() + "\n";
-    out.write("t" + std::to_string(i++), kv.value().detach().clone());
-  }
-  out.write("names", c10::IValue(names));
-}
-
-void read_module(InputArchive& in, torch::nn::Module& module) {
-  c10::IValue stored_names;
-  in.read("names", stored_names);
-  std::string names;
-  std::vector<at::Tensor> tensors;
-  for (const auto& kv : module.named_parameters()) {
-    names += kv.key() + "\n";
-    tensors.push_back(kv.value());
-  }
-  for (const auto& kv : module.named_buffers()) {
-    names += kv.key() + "\n";
-    tensors.push_back(kv.value());
-  }
-  if (stored_names.toStringRef() != names) {
-    throw std::runtime_error("checkpoint: the model's parameters differ (checkpoint: [" +
-                             stored_names.toStringRef() + "], this model: [" + names + "])");
-  }
-  std::istringstream list(names);
-  std::string name;
-  for (std::size_t i = 0; i < tensors.size() && std::getline(list, name); ++i) {
-    copy_checked(tensors[i], read_tensor(in, "t" + std::to_string(i)), name);
-  }
-}
-
-}  // namespace
-
 void Learner::save_state(OutputArchive& archive) const {
-  OutputArchive model(archive.compilation_unit());
-  write_module(model, *model_);
-  archive.write("model", model);
-  OutputArchive optim(archive.compilation_unit());
-  optimizer_->save_state(optim);
-  archive.write("optimizer", optim);
-
-  archive.write("sample_generator", generator_state(sample_gen_));
-  archive.write("validation_generator", generator_state(validation_gen_));
-  archive.write("default_generator", generator_state(at::detail::getDefaultCPUGenerator()));
-
+  write_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   archive.write("iterations", c10::IValue(counts_.iterations));
   archive.write("reused_iterations", c10::IValue(counts_.reused_logprobs));
   archive.write("epsilon", c10::IValue(train_.epsilon));
@@ -101,18 +34,7 @@ void Learner::save_state(OutputArchive& archive) const {
 }
 
 void Learner::load_state(InputArchive& archive) {
-  InputArchive model;
-  archive.read("model", model);
-  read_module(model, *model_);
-  InputArchive optim;
-  archive.read("optimizer", optim);
-  optimizer_->load_state(optim);
-
-  set_generator_state(sample_gen_, read_tensor(archive, "sample_generator"));
-  set_generator_state(validation_gen_, read_tensor(archive, "validation_generator"));
-  auto default_gen = at::detail::getDefaultCPUGenerator();
-  set_generator_state(default_gen, read_tensor(archive, "default_generator"));
-
+  read_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   counts_.iterations = read_int(archive, "iterations");
   counts_.reused_logprobs = read_int(archive, "reused_iterations");
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),

@@ -1,11 +1,29 @@
 #include "runtime/gfn/optimizer.h"
 
+#include <torch/nn/module.h>
 #include <torch/optim/adamw.h>
 #include <torch/serialize/archive.h>
 
+#include <stdexcept>
 #include <utility>
 
 namespace gfn::core {
+
+AdamWGroups adamw_groups(torch::nn::Module& model, const TrainOptions& train) {
+  AdamWGroups g;
+  for (const auto& kv : model.named_parameters()) {
+    if (kv.key() == "logZ") {
+      g.log_z = kv.value();
+    } else {
+      g.network.push_back(kv.value());
+    }
+  }
+  if (!g.log_z.defined()) throw std::invalid_argument("adamw_groups: the model has no logZ");
+  g.lr = train.lr;
+  g.lr_log_z = train.lr_logz;
+  g.weight_decay = train.weight_decay;
+  return g;
+}
 
 TorchAdamW::TorchAdamW(const AdamWGroups& g) {
   std::vector<torch::optim::OptimizerParamGroup> groups;

@@ -14,6 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/gfn/options.h"
+
+namespace torch::nn {
+class Module;
+}
 namespace torch::optim {
 class AdamW;
 }
@@ -33,6 +38,12 @@ struct AdamWGroups {
   double lr_log_z = 0.1;
   double weight_decay = 0.0;
 };
+
+/// The groups of a model (the Learner's GFlowNetModel, the ContinuousModel): its parameter
+/// named "logZ" (logZ, at train.lr_logz) and every other one in named order (PF / PB / log F,
+/// at train.lr with train.weight_decay). Throws std::invalid_argument if no parameter is named
+/// "logZ".
+AdamWGroups adamw_groups(torch::nn::Module& model, const TrainOptions& train);
 
 class Optimizer {
  public:

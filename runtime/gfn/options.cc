@@ -28,9 +28,12 @@ const config::Fields<ModelOptions>& model_fields() {
                config::at_least(1))
           .add("n_hidden", &M::n_hidden, "Hidden layers of each MLP (PF, PB, logF).",
                config::at_least(1))
-          .add("tied", &M::tied, "PF and PB (and logF) share one trunk.")
+          .add("tied", &M::tied,
+               "PF and PB (and logF) share one trunk (box: PB's head on PF's trunk; its log F "
+               "network is never tied).")
           .add("uniform_pb", &M::uniform_pb,
-               "A fixed uniform backward policy instead of a learned PB.")
+               "A fixed uniform backward policy instead of a learned PB (box: torchgfn's "
+               "fixed UniformModule policy, runtime/gfn/env/box_policies.h).")
           .add("n_noisy_layers", &M::n_noisy_layers,
                "NoisyNet exploration (Fortunato et al. 2018): the last n Linear layers of PF "
                "(output head first, never the input layer; n <= model.n_hidden) use factorised "
@@ -116,7 +119,8 @@ const config::Fields<ValidationOptions>& validation_fields() {
                config::at_least(1), {"iterations", true})
           .add("n_samples", &V::n_samples,
                "Fresh terminating states sampled for l1_sampled, and the window of states "
-               "visited during training for l1_visited.",
+               "visited during training for l1_visited; on a continuous environment (box) the "
+               "size of each sample set of the KDE Jensen-Shannon divergence (jsd).",
                config::at_least(std::int64_t{1}), {"samples"})
           .add("test_per_mode", &V::test_per_mode,
                "Environments with a test set (bit_sequence, non_autoregressive_bit_sequence): test "

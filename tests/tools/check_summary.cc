@@ -2,7 +2,9 @@
 // and sane. Used by the end-to-end tests after `gfn-train` exits.
 //   check_summary <output.dir> <world_size> <iterations> <trainers> <managers> <coordinators>
 // With GFN_CHECK_NO_EXACT set in the environment the run's environment cannot be enumerated:
-// its exact metrics must be null and it must define modes.
+// its exact metrics must be null and it must define modes. With GFN_CHECK_CONTINUOUS set it
+// is a continuous environment (Box): l1_exact and l1_sampled null, the KDE jsd in [0, ln 2]
+// and a finite logz_error, no modes.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -41,11 +43,14 @@ int main(int argc, char** argv) {
   const auto s = nlohmann::json::parse(in);
   // GFN_CHECK_NO_EXACT set (gfn_add_e2e_test NO_EXACT): an environment too large to enumerate,
   // whose exact metrics must be null and which must define modes instead.
-  const bool exact = std::getenv("GFN_CHECK_NO_EXACT") == nullptr;
+  const bool continuous = std::getenv("GFN_CHECK_CONTINUOUS") != nullptr;
+  const bool exact = std::getenv("GFN_CHECK_NO_EXACT") == nullptr && !continuous;
   const char* exact_keys[] = {"l1_exact", "l1_sampled", "jsd", "logz_error"};
   for (const char* key : exact_keys) {
-    check(s.contains(key) && s.at(key).is_null() != exact,
-          std::string("key ") + key + (exact ? "" : " present and null (not enumerable)"));
+    const bool defined =
+        exact || (continuous && (std::string(key) == "jsd" || std::string(key) == "logz_error"));
+    check(s.contains(key) && s.at(key).is_null() != defined,
+          std::string("key ") + key + (defined ? "" : " present and null (not enumerable)"));
   }
   for (const char* key : {"modes_found", "n_modes", "iterations", "trajectories", "wall_s",
                           "ms_per_iteration", "world_size", "roles"}) {
@@ -63,6 +68,11 @@ int main(int argc, char** argv) {
     check(l1s >= 0 && l1s <= 2, "0 <= l1_sampled <= 2");
     check(jsd >= 0 && jsd <= std::log(2.0) + 1e-9, "0 <= jsd <= ln 2");
     check(std::isfinite(s["logz_error"].get<double>()), "finite logz_error");
+  } else if (continuous) {  // train_box.py's metrics: the KDE JSD and the log Z error
+    const double jsd = s["jsd"];
+    check(jsd >= 0 && jsd <= std::log(2.0) + 1e-9, "0 <= jsd (KDE) <= ln 2");
+    check(std::isfinite(s["logz_error"].get<double>()), "finite logz_error");
+    check(s["n_modes"] == 0, "n_modes == 0 (a continuous environment defines no modes)");
   } else {  // TB's learned log Z and the modes are what such a run reports
     check(s.contains("logz") && s["logz"].is_number() && std::isfinite(s["logz"].get<double>()),
           "finite logz");

@@ -12,6 +12,8 @@
 # buffer_manager_<rank>.json (submissions, items received, buffer size, modes, ...) and the
 # summary's submission totals must be the same; with a coordinator (layout.coordinator=true)
 # its file is in the manifest too and its final mode count is the straight run's.
+# GFN_CHECKPOINT_CONFIG (optional) replaces the config (e.g. the continuous
+# configs/bench/torchgfn/tb_box_2d.yaml; 20 iterations need its batch size of 128).
 #   run_checkpoint_e2e.sh GFN_TRAIN COMPARE OUTDIR NP [GFN_TRAIN_ARGS...]
 set -uo pipefail
 train=$1 compare=$2 out=$3 np=$4
@@ -28,12 +30,13 @@ run() {  # run NP ARGS...: gfn-train on NP ranks
     "$train" "$@"
   fi
 }
+config=${GFN_CHECKPOINT_CONFIG:-configs/hypergrid_2d.yaml}
 common=(--set validation.interval=5 --set validation.n_samples=5000 --set output.log_every=5
         --set output.progress=off --set checkpoint.every=10 "$@")
 fail=0
-run "$np" --config configs/hypergrid_2d.yaml "${common[@]}" --set train.n_trajectories=2560 \
+run "$np" --config "$config" "${common[@]}" --set train.n_trajectories=2560 \
   --set output.dir="$out/straight" >"$out/straight.log" 2>&1 || { echo "FAIL: straight run"; cat "$out/straight.log"; exit 1; }
-run "$np" --config configs/hypergrid_2d.yaml "${common[@]}" --set train.n_trajectories=1280 \
+run "$np" --config "$config" "${common[@]}" --set train.n_trajectories=1280 \
   --set output.dir="$out/split" >"$out/first_half.log" 2>&1 || { echo "FAIL: first half"; cat "$out/first_half.log"; exit 1; }
 [ -f "$out/split/checkpoints/iteration_00000010/manifest.json" ] || { echo "FAIL: no checkpoint after the first half"; exit 1; }
 run "$np" --resume "$out/split" --set train.n_trajectories=2560 >"$out/second_half.log" 2>&1 || { echo "FAIL: resume"; cat "$out/second_half.log"; exit 1; }

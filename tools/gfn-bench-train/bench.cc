@@ -39,7 +39,7 @@ std::string blas_kernel_warning(const harness::Machine& machine) {
       machine.cpu_features, __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
 }
 
-IterationTimes time_iterations(core::Learner& learner, std::int64_t batch,
+IterationTimes time_iterations(core::Agent& learner, std::int64_t batch,
                                const harness::Repetitions& reps, const std::string& profile_path) {
   std::vector<core::PhaseDurations> phases(static_cast<std::size_t>(reps.iterations));
   std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;

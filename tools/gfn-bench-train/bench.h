@@ -25,8 +25,9 @@
 #include "tools/gfn-bench-train/row_count.h"
 
 namespace gfn::core {
+class Agent;
 class Learner;
-}
+}  // namespace gfn::core
 
 namespace gfn::bench {
 
@@ -91,15 +92,16 @@ struct BenchResult {
   double load_average = -1;  ///< 1-minute load average at the start (-1 if unknown)
 };
 
-/// The timing of `reps` calls of learner.train_iteration(batch): wall and thread-CPU time
-/// per measured call (ms) and the mean of each phase (IterationResult::seconds, ms). With a
-/// non-empty `profile_path` the measured calls run under LibTorch's autograd profiler, which
-/// writes a chrome://tracing file there. Blocking; throws what train_iteration throws.
+/// The timing of `reps` calls of learner.train_iteration(batch) (a discrete or continuous agent):
+/// wall and thread-CPU time per measured call (ms) and the mean of each phase
+/// (IterationResult::seconds, ms). With a non-empty `profile_path` the measured calls run under
+/// LibTorch's autograd profiler, which writes a chrome://tracing file there. Blocking; throws what
+/// train_iteration throws.
 struct IterationTimes {
   harness::Summary ms, cpu_ms;
   double sample_ms = 0, loss_ms = 0, backward_ms = 0, optimizer_ms = 0, hook_ms = 0;
 };
-IterationTimes time_iterations(core::Learner& learner, std::int64_t batch,
+IterationTimes time_iterations(core::Agent& learner, std::int64_t batch,
                                const harness::Repetitions& reps, const std::string& profile_path);
 
 /// Throws std::invalid_argument for warmup < 0, iters < 1, row_batches < 1,

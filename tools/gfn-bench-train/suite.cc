@@ -9,8 +9,7 @@
 #include <stdexcept>
 
 #include "roles/experiment/experiment.h"
-#include "runtime/gfn/estimators.h"
-#include "runtime/gfn/learner.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/process/threads.h"
 
 namespace gfn::bench {
@@ -48,13 +47,16 @@ SuiteCase run_suite_case(const roles::ExperimentConfig& config, const std::strin
                          int warmup, int iters) {
   if (warmup < 0 || iters < 1)
     throw std::invalid_argument("gfn-bench-train --suite: need --warmup >= 0 and --iters >= 1");
-  core::Learner learner(config.env, config.model, config.train, config.train.seed,
-                        buffer::ReplayOptions{}, config.engine, config.local_search);
+  // A Learner, or a ContinuousLearner for a continuous scenario (tb_box_2d).
+  const std::unique_ptr<core::Agent> agent =
+      core::make_agent(config.env, config.model, config.train, config.train.seed,
+                       buffer::ReplayOptions{}, config.engine, config.local_search);
+  core::Agent& learner = *agent;
   runtime::set_thread_counts(learner.plan().threads);
   SuiteCase c;
   c.scenario = scenario;
   c.batch_size = config.train.batch_size;
-  for (const auto& p : learner.model().parameters())
+  for (const auto& p : learner.module().parameters())
     if (p.requires_grad()) c.n_params += p.numel();
   c.engine = learner.plan().report;
   c.times = time_iterations(learner, c.batch_size, harness::Repetitions{warmup, iters}, "");

@@ -3,9 +3,10 @@
 // benchmark/benchmark_libraries.py) as this runtime runs it. Every `<scenario>.yaml` of DIR
 // (configs/bench/torchgfn/: one per scenario, torchgfn's settings and parameter counts) is
 // timed at each batch size: `warmup` untimed iterations, then `iters` timed calls of
-// Learner::train_iteration (torchgfn's n_warmup 50 and n_iterations 100 by default), and the
-// table gives, per scenario and batch, the mean ± standard deviation of the milliseconds per
-// iteration and the mean of the four phases torchgfn's runner times (sample, loss, backward,
+// Agent::train_iteration (runtime/gfn/agent.h: the discrete Learner, or the ContinuousLearner
+// of the continuous scenarios tb_box_2d*) (torchgfn's n_warmup 50 and n_iterations 100 by default),
+// and the table gives, per scenario and batch, the mean ± standard deviation of the milliseconds
+// per iteration and the mean of the four phases torchgfn's runner times (sample, loss, backward,
 // optimizer), as its print_summary does (its summary's standard deviation is
 // statistics.stdev, the sample standard deviation, as here).
 //

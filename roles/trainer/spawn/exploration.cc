@@ -4,7 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/gfn/learner.h"
+#include "runtime/gfn/agent.h"
 
 namespace gfn::roles {
 
@@ -36,10 +36,10 @@ core::ModelOptions AgentExploration::model_options() const {
   return model;
 }
 
-void AgentExploration::redraw(core::Learner& learner, std::int64_t draw) {
+void AgentExploration::redraw(core::Agent& agent, std::int64_t draw) {
   if (!spawn_.random_strategies) return;
   strategy_ = dist::spawn::draw_strategy(spawn_, train_, model_, seed_, draw);
-  learner.set_exploration({strategy_.epsilon, strategy_.temperature, strategy_.noisy_std_init});
+  agent.set_exploration({strategy_.epsilon, strategy_.temperature, strategy_.noisy_std_init});
 }
 
 void AgentExploration::restore(std::int64_t draw) {

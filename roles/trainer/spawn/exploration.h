@@ -17,7 +17,7 @@
 #include "runtime/distributed/spawn/strategy.h"
 
 namespace gfn::core {
-class Learner;
+class Agent;
 }
 
 namespace gfn::roles {
@@ -34,9 +34,9 @@ class AgentExploration {
   /// config.model with this agent's sigma_0 and its group's number of noisy layers.
   core::ModelOptions model_options() const;
 
-  /// After the agent's `draw`-th replacement: draws again and applies it to `learner`
+  /// After the agent's `draw`-th replacement: draws again and applies it to `agent`
   /// (epsilon, temperature, sigma_0). Nothing without random strategies.
-  void redraw(core::Learner& learner, std::int64_t draw);
+  void redraw(core::Agent& agent, std::int64_t draw);
   /// Resume: the strategy of draw `draw` (the Learner restored its values). Nothing without
   /// random strategies.
   void restore(std::int64_t draw);

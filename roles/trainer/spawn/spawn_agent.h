@@ -1,7 +1,8 @@
 #pragma once
 // What a spawn policy (roles/trainer/spawn/spawn_policy.h) acts on: one member of an agent
 // group, its parameters, its local metric and the hooks through which a replacement reaches
-// the rest of the trainer. The trainer builds it from its Learner (trainer_spawn_agent);
+// the rest of the trainer. The trainer builds it from its Agent (runtime/gfn/agent.h:
+// trainer_spawn_agent);
 // tests build it from plain tensors and counters.
 //
 // Thread-safety: the hooks and the metric run on the trainer's thread, inside the policy's
@@ -16,7 +17,7 @@
 #include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
-class Learner;
+class Agent;
 }
 namespace gfn::transport {
 class Group;
@@ -61,16 +62,16 @@ struct SpawnAgent {
 };
 
 /// spawn.metric as one function, chosen once: score -> the last SCORE's score (0 without a
-/// buffer manager), neg_loss -> -(*last_loss), modes_found -> the modes this agent's Learner
+/// buffer manager), neg_loss -> -(*last_loss), modes_found -> the modes this agent
 /// has found (0 without a mode tracker). `submitter` (may be null), `last_loss` and
-/// `learner` must outlive the function.
+/// `agent` must outlive the function.
 LocalMetric make_local_metric(dist::spawn::SpawnMetric metric, const Submitter* submitter,
-                              const double* last_loss, const core::Learner& learner);
+                              const double* last_loss, const core::Agent& agent);
 
-/// A trainer's member: `learner`'s parameters; hooks that redraw `exploration`
-/// (on_respawn, on_restore), re-initialise the Learner (reinitialize, with spawn.momentum)
+/// A trainer's member: `agent`'s parameters; hooks that redraw `exploration`
+/// (on_respawn, on_restore), re-initialise the agent (reinitialize, with spawn.momentum)
 /// and restart its optimizer (after_replace). Every reference must outlive the agent.
-SpawnAgent trainer_spawn_agent(const dist::spawn::SpawnOptions& spawn, core::Learner& learner,
+SpawnAgent trainer_spawn_agent(const dist::spawn::SpawnOptions& spawn, core::Agent& learner,
                                AgentExploration& exploration, transport::Transport& transport,
                                transport::Group& agents, std::uint64_t seed, LocalMetric metric);
 

@@ -7,28 +7,66 @@
 
 namespace gfn::core {
 
+// One catalog entry: X(name, OptionsType) of environment_list.h, and whether it is continuous.
+#define GFN_CATALOG_ENTRY(ident, Options, is_continuous)                                        \
+  EnvironmentEntry{#ident,                                                                      \
+                   ident##_fields().fields(),                                                   \
+                   ident##_fields().renamed(),                                                  \
+                   [] { return std::any(Options{}); },                                          \
+                   [](std::any& options) -> void* { return std::any_cast<Options>(&options); }, \
+                   is_continuous},
+#define GFN_DISCRETE_ENTRY(ident, Options) GFN_CATALOG_ENTRY(ident, Options, false)
+#define GFN_CONTINUOUS_ENTRY(ident, Options) GFN_CATALOG_ENTRY(ident, Options, true)
+
 const std::vector<EnvironmentEntry>& environment_catalog() {
-#define GFN_CATALOG_ENTRY(ident, Options)                                         \
-  EnvironmentEntry{#ident, ident##_fields().fields(), ident##_fields().renamed(), \
-                   [] { return std::any(Options{}); },                            \
-                   [](std::any& options) -> void* { return std::any_cast<Options>(&options); }},
-  static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(GFN_CATALOG_ENTRY)};
-#undef GFN_CATALOG_ENTRY
+  static const std::vector<EnvironmentEntry> catalog = {GFN_ENVIRONMENT_LIST(GFN_DISCRETE_ENTRY)};
   return catalog;
 }
 
+const std::vector<EnvironmentEntry>& continuous_environment_catalog() {
+  static const std::vector<EnvironmentEntry> catalog = {
+      GFN_CONTINUOUS_ENVIRONMENT_LIST(GFN_CONTINUOUS_ENTRY)};
+  return catalog;
+}
+
+#undef GFN_CONTINUOUS_ENTRY
+#undef GFN_DISCRETE_ENTRY
+#undef GFN_CATALOG_ENTRY
+
+namespace {
+
+// Both catalogs, the discrete environments first.
+const std::vector<EnvironmentEntry>& full_catalog() {
+  static const std::vector<EnvironmentEntry> all = [] {
+    std::vector<EnvironmentEntry> v = environment_catalog();
+    const auto& c = continuous_environment_catalog();
+    v.insert(v.end(), c.begin(), c.end());
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace
+
 std::vector<std::string> catalogued_environment_names() {
   std::vector<std::string> out;
-  for (const auto& e : environment_catalog()) out.push_back(e.name);
+  for (const auto& e : full_catalog()) out.push_back(e.name);
   return out;
 }
 
+bool is_continuous_environment(const std::string& name) {
+  for (const auto& e : full_catalog()) {
+    if (e.name == name) return e.continuous;
+  }
+  return false;
+}
+
 EnvOptions::EnvOptions() {
-  for (const auto& e : environment_catalog()) environments.emplace_back(e.name, e.make_default());
+  for (const auto& e : full_catalog()) environments.emplace_back(e.name, e.make_default());
 }
 
 void* EnvOptions::object(const std::string& env) {
-  for (const auto& e : environment_catalog()) {
+  for (const auto& e : full_catalog()) {
     if (e.name != env) continue;
     for (auto& [held, options] : environments) {
       if (held == env) return e.object(options);
@@ -38,7 +76,7 @@ void* EnvOptions::object(const std::string& env) {
 }
 
 config::OptionMap EnvOptions::option_values(const std::string& env) const {
-  for (const auto& e : environment_catalog()) {
+  for (const auto& e : full_catalog()) {
     if (e.name != env) continue;
     for (const auto& [held, options] : environments) {
       if (held != env) continue;
@@ -53,11 +91,11 @@ const config::Fields<EnvOptions>& env_fields() {
   using E = EnvOptions;
   static const auto fields =
       config::Fields<E>()
-          .add(
-              "name", &E::name,
-              "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-              "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, or an "
-              "environment plugin's (env.plugin). Its own keys follow.")
+          .add("name", &E::name,
+               "The environment: a name of the registry (runtime/gfn/env/registry.h): "
+               "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
+               "box (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or an "
+               "environment plugin's (env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "

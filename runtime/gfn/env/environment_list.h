@@ -5,6 +5,10 @@
 // options struct, whose fields <name>_fields() returns (<name>_options.h). Expanded twice:
 // by env_options.cc (the options, no LibTorch) and by registry.cc (the factories).
 // A list rather than self-registration: registry.h says why.
+//
+// GFN_CONTINUOUS_ENVIRONMENT_LIST: the continuous environments (continuous_environment.h),
+// X(name, OptionsType) likewise; their options are the continuous catalog (catalog.h), and
+// make_continuous_environment (continuous_registry.h) builds them.
 
 #define GFN_ENVIRONMENT_LIST(X)                                           \
   X(hypergrid, HyperGridOptions)                                          \
@@ -12,3 +16,5 @@
   X(bit_sequence, BitSequenceOptions)                                     \
   X(non_autoregressive_bit_sequence, NonAutoregressiveBitSequenceOptions) \
   X(line, LineOptions)
+
+#define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) X(box, BoxEnvOptions)

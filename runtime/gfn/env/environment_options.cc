@@ -1,6 +1,7 @@
 // The fields of every built-in environment's options (the env: keys each one reads).
 #include "runtime/config/fields.h"
 #include "runtime/gfn/env/bit_sequence_options.h"
+#include "runtime/gfn/env/box_options.h"
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/line_options.h"
@@ -94,6 +95,41 @@ const config::Fields<LineOptions>& line_fields() {
   using L = LineOptions;
   static const auto fields = config::Fields<L>().add(
       "height", &L::height, "Length of the line: states 0 .. height - 1.", config::at_least(2));
+  return fields;
+}
+
+const config::Fields<BoxEnvOptions>& box_fields() {
+  using B = BoxEnvOptions;
+  static const auto fields =
+      config::Fields<B>()
+          .add("ndim", &B::ndim, "Dimensions d of the state space [0, 1]^d.", config::at_least(1))
+          .add("delta", &B::delta,
+               "The smallest increment of every coordinate after the first step (the first "
+               "step from s0 reaches the whole box), in (0, 1].",
+               config::in_half_open_unit_interval())
+          .add("epsilon", &B::epsilon,
+               "The tolerance of the validity checks (torchgfn's Box epsilon; 1e-10 in its "
+               "box benchmarks).",
+               config::non_negative())
+          .add("R0", &B::R0,
+               "Reward everywhere: R(x) = R0 + R1 [every |x_i - 0.5| > 0.25] + R2 [every 0.3 "
+               "< |x_i - 0.5| < 0.4] (runtime/gfn/env/box.h); > 0.",
+               config::positive_finite())
+          .add("R1", &B::R1, "Reward added in the corners (every |x_i - 0.5| > 0.25).",
+               config::non_negative())
+          .add("R2", &B::R2, "Reward added in the corners' rings (every 0.3 < |x_i - 0.5| < 0.4).",
+               config::non_negative())
+          .add("n_components", &B::n_components,
+               "Beta mixture components per coordinate of the forward and backward "
+               "policies (runtime/gfn/env/box_policies.h).",
+               config::at_least(1))
+          .add("min_concentration", &B::min_concentration,
+               "The smallest concentration (alpha, beta) of the policies' Beta components.",
+               config::positive_finite())
+          .add("max_concentration", &B::max_concentration,
+               "The largest concentration of the policies' Beta components (>= "
+               "env.min_concentration).",
+               config::positive_finite());
   return fields;
 }
 

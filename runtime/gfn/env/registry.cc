@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/plugin_loader.h"
 #include "runtime/gfn/env/reward_model.h"
@@ -48,6 +49,11 @@ std::unique_ptr<Environment> make_environment(const EnvOptions& options) {
 std::unique_ptr<Environment> make_base_environment(const EnvOptions& options) {
   if (!options.plugin.empty()) return load_environment_plugin(options.plugin).make(options);
   const auto it = registry().find(options.name);
+  if (it == registry().end() && is_continuous_environment(options.name)) {
+    throw std::invalid_argument("env.name: \"" + options.name +
+                                "\" is a continuous environment (make_continuous_environment, "
+                                "runtime/gfn/env/continuous_registry.h), not a discrete one");
+  }
   if (it == registry().end()) {
     std::string known;
     for (const auto& n : environment_names()) known += (known.empty() ? "" : ", ") + n;

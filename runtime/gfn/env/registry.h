@@ -38,7 +38,8 @@ class Environment;
 using EnvironmentFactory = std::unique_ptr<Environment> (*)(const EnvOptions& options);
 
 /// Builds the environment options.name names. Throws std::invalid_argument naming
-/// env.name and listing the registered names for an unknown name, and whatever the
+/// env.name and listing the registered names for an unknown name (saying so for a
+/// continuous environment's name: continuous_registry.h builds those), and whatever the
 /// environment's constructor throws for bad options (std::invalid_argument naming the
 /// field). With options.plugin set, the plugin's environment (plugin_loader.h; throws
 /// config::ConfigError for a plugin that does not load or options it refuses). With

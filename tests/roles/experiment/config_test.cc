@@ -490,6 +490,43 @@ TEST_F(ConfigFileTest, RemoteBatchSizeNeedsAManagerAndNoFraction) {
   EXPECT_EQ(load_config("", {}).buffer.remote_batch_size, 0);
 }
 
+// A continuous environment (env.name box): its keys load with torchgfn's box defaults, and
+// what it does not support yet is refused at load time (before any communication), naming
+// the key; the same values are accepted with a discrete environment.
+TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
+  const std::string box = write("box.yaml",
+                                "env:\n  name: box\n  delta: 0.2\n  n_components: 3\n"
+                                "  max_concentration: 50\n");
+  const ExperimentConfig c = load_config(box, {});
+  const auto& o = c.env.get<core::BoxEnvOptions>();
+  EXPECT_EQ(o.ndim, 2);
+  EXPECT_EQ(o.delta, 0.2);
+  EXPECT_EQ(o.epsilon, 1e-10);
+  EXPECT_EQ(o.R0, 0.1);
+  EXPECT_EQ(o.n_components, 3);
+  EXPECT_EQ(o.min_concentration, 0.1);
+  EXPECT_EQ(o.max_concentration, 50);
+  EXPECT_THAT(to_yaml(c), AllOf(HasSubstr("name: box"), HasSubstr("delta: 0.2")));
+  EXPECT_THAT(error_of(box, {"env.delta=0"}), HasSubstr("env.delta = 0 is invalid"));
+  const char* refused[] = {"layout.num_buffers=1",
+                           "replay.kind=prioritized",
+                           "local_search.loops=2",
+                           "train.loss=fm",
+                           "train.epsilon=0.1",
+                           "model.n_noisy_layers=1",
+                           "spawn.random_strategies=true",
+                           "output.export=true",
+                           "engine.precision=bf16"};
+  for (const std::string set : refused) {
+    const std::string key = set.substr(0, set.find('='));
+    EXPECT_THAT(error_of(box, {set}),
+                AllOf(HasSubstr(key), HasSubstr("continuous environments (env.name box) do not "
+                                                "support it yet")))
+        << set;
+    EXPECT_NO_THROW(load_config(box, {set, "env.name=hypergrid", "layout.num_buffers=1"})) << set;
+  }
+}
+
 TEST(ValidateConfig, NamesTheSource) {
   ExperimentConfig c;
   c.env.get<core::HyperGridOptions>().height = 1;

@@ -1,0 +1,212 @@
+#include "runtime/gfn/continuous/learner.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/serialize/archive.h>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/config/fields.h"
+#include "runtime/gfn/archive_io.h"
+#include "runtime/gfn/continuous/loss.h"
+#include "runtime/gfn/continuous/validation.h"
+#include "runtime/gfn/exploration.h"
+#include "runtime/gfn/fast/flat_adam.h"
+#include "runtime/gfn/fast/make_optimizer.h"
+#include "runtime/gfn/flat_parameters.h"
+#include "runtime/gfn/optimizer.h"
+
+namespace gfn::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+[[noreturn]] void unsupported(const std::string& key) {
+  throw std::invalid_argument(key + ": continuous environments do not support it yet");
+}
+
+// The sections' own rules, then what the continuous path does not have.
+void check_options(const ModelOptions& model, const TrainOptions& train,
+                   const EngineOptions& engine) {
+  config::check_values(model_fields(), model, "model");
+  config::check_values(train_fields(), train, "train");
+  config::check_values(engine_fields(), engine, "engine");
+  if (model.n_noisy_layers > 0) unsupported("model.n_noisy_layers");
+  if (!model.init_from.empty()) unsupported("model.init_from");
+  if (train.epsilon != 0.0) unsupported("train.epsilon");
+  if (train.reward_exponent != 1.0) unsupported("train.reward_exponent");
+  if (!continuous_loss_supported(train.loss)) {
+    throw std::invalid_argument(std::string("train.loss: \"") + config::enum_name(train.loss) +
+                                "\" does not train on continuous environments; use tb, zvar, "
+                                "db or subtb");
+  }
+  if (engine.split_batch && train.num_threads > 1) unsupported("engine.split_batch");
+  if (engine.precision != Precision::kFp32) unsupported("engine.precision");
+}
+
+// The reference evaluator's plan (no state table, no saved outputs, no split) with the
+// configured optimizer; summary.json's engine.evaluator says "continuous".
+EnginePlan continuous_plan(const EngineOptions& engine, const TrainOptions& train) {
+  EngineFacts f;
+  f.num_threads = train.num_threads;
+  f.loss = train.loss;
+  f.loss_reads_sampled_states = false;
+  if (engine.optimizer == OptimizerKind::kFlat && engine.fused_adam) {
+    f.fused_adam_kernel = FlatAdamW::kernel_name(FlatAdamW::detect_kernel({true, true}));
+  }
+  EnginePlan plan = plan_engine(engine, f);
+  plan.report["evaluator"] = "continuous";
+  return plan;
+}
+
+}  // namespace
+
+ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& model,
+                                     const TrainOptions& train, std::uint64_t seed,
+                                     const EngineOptions& engine)
+    : train_(train),
+      model_options_(model),
+      sample_gen_(at::detail::createCPUGenerator(seed)),
+      validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
+  check_options(model, train, engine);
+  parts_ = make_continuous_environment(env);
+  plan_ = continuous_plan(engine, train);
+  torch::manual_seed(seed);
+  model_ = make_model();
+  optimizer_ = make_optimizer(plan_, adamw_groups(*model_, train));
+}
+
+ContinuousLearner::~ContinuousLearner() = default;
+
+std::shared_ptr<ContinuousModel> ContinuousLearner::make_model() const {
+  ContinuousModelOptions o;
+  o.hidden_dim = model_options_.hidden_dim;
+  o.n_hidden = model_options_.n_hidden;
+  o.tied = model_options_.tied;
+  o.uniform_pb = model_options_.uniform_pb;
+  o.fixed_pb_output = parts_.fixed_pb_output;
+  o.with_log_flow = continuous_loss_needs_log_flow(train_.loss);
+  return std::make_shared<ContinuousModel>(parts_.env->dim(), parts_.pf->n_outputs(),
+                                           parts_.pb->n_outputs(), o);
+}
+
+IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
+                                                   std::int64_t extra_remote) {
+  if (batch_size < 1 || extra_remote != 0) {
+    throw std::invalid_argument(
+        "ContinuousLearner::train_iteration: need batch_size >= 1 and no remote items, got " +
+        std::to_string(batch_size) + " and " + std::to_string(extra_remote));
+  }
+  IterationResult r;
+  const ContinuousGFlowNet gfn = gflownet();
+  auto t = Clock::now();
+  ContinuousSamplerOptions sampling;
+  sampling.temperature = train_.temperature;
+  const ContinuousTrajectories trajs =
+      sample_continuous_trajectories(gfn, batch_size, sampling, sample_gen_);
+  r.terminating_states = trajs.terminating_states;
+  r.log_rewards = trajs.log_rewards;
+  r.batch_size = r.n_fresh = batch_size;
+  r.seconds.sample = seconds_since(t);
+
+  t = Clock::now();
+  // The policies themselves (temperature 1) in the loss, whatever the sampling temperature.
+  const LossValue value =
+      continuous_loss(train_, trajs, continuous_log_probs(gfn, trajs), model_->log_z());
+  r.seconds.loss = seconds_since(t);
+  t = Clock::now();
+  optimizer_->zero_grad();
+  value.loss.backward();
+  r.seconds.backward = seconds_since(t);
+  if (gradient_hook_) {
+    t = Clock::now();
+    gradient_hook_();
+    r.seconds.gradient_hook = seconds_since(t);
+  }
+  t = Clock::now();
+  optimizer_->step();
+  // zvar: logZ has no gradient and carries the loss' estimate. db, subtb: logZ is log F(s0)
+  // of the log F network (estimators.h), learned, so it keeps its step.
+  if (value.log_z.defined() && !model_->has_log_flow()) {
+    at::NoGradGuard no_grad;
+    model_->log_z().fill_(value.log_z.item<float>());
+  }
+  r.seconds.optimizer = seconds_since(t);
+  r.loss = value.loss.item<double>();
+  r.log_z = model_->log_z().item<double>();
+  ++counts_.iterations;
+  batch_counts_.sampled += batch_size;
+  return r;
+}
+
+torch::nn::Module& ContinuousLearner::module() { return *model_; }
+
+double ContinuousLearner::current_log_z() const { return model_->log_z().item<double>(); }
+
+ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
+                                             const VisitedTerminatingStates* /*visited*/) {
+  const auto t = Clock::now();
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  ValidationResult v;
+  v.exact = false;
+  v.l1_exact = v.l1_sampled = v.jsd = v.log_z_error = v.log_z_true = kNaN;
+  v.log_z = current_log_z();
+  const ContinuousEnvironment& env = *parts_.env;
+  if (env.has_target()) {
+    v.log_z_true = env.log_partition();
+    v.log_z_error = std::abs(v.log_z - v.log_z_true);
+  }
+  if (env.has_target() && options.n_samples > 0) {
+    const std::int64_t n = options.n_samples;
+    const ContinuousTrajectories learned =
+        sample_continuous_trajectories(gflownet(), n, {}, validation_gen_);
+    v.jsd = kde_jensen_shannon(learned.terminating_states, env.sample_target(n, validation_gen_));
+    v.n_samples = n;
+  }
+  v.seconds = seconds_since(t);
+  return v;
+}
+
+void ContinuousLearner::set_exploration(const Exploration& e) {
+  if (e.epsilon != 0.0) unsupported("train.epsilon");
+  apply_exploration(e, train_, model_options_);
+}
+
+Exploration ContinuousLearner::exploration() const {
+  return {train_.epsilon, train_.temperature, model_options_.noisy_std_init};
+}
+
+void ContinuousLearner::reset_optimizer_state() { optimizer_->reset_state(); }
+
+void ContinuousLearner::reinitialize_parameters(std::uint64_t seed, double momentum) {
+  torch::manual_seed(seed);
+  const std::shared_ptr<ContinuousModel> fresh = make_model();
+  blend_parameters(model_->parameters(), fresh->parameters(), momentum);
+}
+
+void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) const {
+  write_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
+  archive.write("iterations", c10::IValue(counts_.iterations));
+  archive.write("sampled", c10::IValue(batch_counts_.sampled));
+  archive.write("epsilon", c10::IValue(train_.epsilon));
+  archive.write("temperature", c10::IValue(train_.temperature));
+  archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
+}
+
+void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
+  read_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
+  counts_.iterations = read_int(archive, "iterations");
+  batch_counts_.sampled = read_int(archive, "sampled");
+  set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),
+                   read_double(archive, "noisy_std_init")});
+}
+
+}  // namespace gfn::core

@@ -1,0 +1,114 @@
+#pragma once
+// ContinuousLearner: the training engine of a trainer rank on a continuous environment
+// (ContinuousEnvironment, runtime/gfn/env/continuous_environment.h; env.name box), the Agent
+// (runtime/gfn/agent.h) the trainer role drives there. It follows torchgfn's
+// tutorials/examples/train_box.py loop and the box benchmark scenarios (torchgfn
+// benchmark/lib_runners/torchgfn_runner.py), as tests/runtime/gfn/continuous/training_test.cc:
+// one iteration samples batch_size fresh trajectories from s0 with PF
+// (sample_continuous_trajectories, sampler.h; train.temperature), recomputes log PF / log PB /
+// log F in one forward (continuous_log_probs), takes train.loss (continuous_loss, loss.h: tb,
+// zvar, db, subtb), backward, the gradient hook, one AdamW step (optimizer.h: PF / PB / log F
+// at train.lr with train.weight_decay, logZ at train.lr_logz; engine.optimizer flat or torch).
+// For zvar (no learned logZ) the logZ parameter holds the loss' estimate, as on the discrete
+// Learner; for db and subtb logZ is log F(s0) of the log F network (torchgfn's
+// BoxStateFlowModule, estimators.h), learned by the optimizer step.
+//
+// The model (continuous/estimators.h ContinuousModel): model.hidden_dim, model.n_hidden,
+// model.tied (PB's head on PF's trunk; the box benchmarks' setting), model.uniform_pb (the
+// fixed backward policy of torchgfn's UniformModule), a log F network for db / subtb; the
+// policies are the environment's (continuous_registry.h; Box: box_policies.h).
+//
+// Validation (validate): validation.n_samples on-policy terminating states of the current PF
+// against as many exact samples of R / Z (ContinuousEnvironment::sample_target), compared by
+// the KDE Jensen-Shannon divergence (validation.h, train_box.py's metric) into
+// ValidationResult::jsd, and |logZ - log Z| (log_partition) into log_z_error; the discrete
+// metrics (L1s, modes, Spearman) are NaN / 0 and ValidationResult::exact is false.
+//
+// Not supported yet (refused by the constructor with std::invalid_argument naming the key, and
+// by the experiment's checks before any communication): remote items (a buffer manager), the
+// local replay buffer, local search, epsilon-greedy exploration (train.epsilon), NoisyNet
+// layers, model.init_from, train.reward_exponent != 1, engine.split_batch with several
+// threads and engine.precision bf16 (the discrete fast paths).
+//
+// Seeding: as the Learner: torch::manual_seed(seed) before building the model, a private
+// sampling generator seeded with `seed`, and a validation generator seeded with
+// seed ^ 0x9E3779B97F4A7C15, so validating never changes the training stream; the same
+// options and seed give the same trajectories and losses (same thread counts). Checkpoints
+// (save_state / load_state): the model, the optimizer, the three generators (LibTorch's
+// default one included), the counters and the exploration; a ContinuousLearner of the same
+// options and seed given load_state continues bit-identically.
+//
+// Not thread-safe: one thread owns it. Cost per iteration: O(batch_size * trajectory length)
+// MLP rows forward twice (sampling, loss) and once backward.
+
+#include <ATen/core/Generator.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "runtime/gfn/agent.h"
+#include "runtime/gfn/continuous/estimators.h"
+#include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/env/continuous_registry.h"
+
+namespace gfn::core {
+
+class Optimizer;
+
+class ContinuousLearner final : public Agent {
+ public:
+  /// Throws std::invalid_argument naming the key for a value its section's rules refuse, an
+  /// option continuous environments do not support (above), and what
+  /// make_continuous_environment and ContinuousModel throw.
+  ContinuousLearner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
+                    std::uint64_t seed, const EngineOptions& engine = {});
+  ~ContinuousLearner() override;
+  ContinuousLearner(const ContinuousLearner&) = delete;
+  ContinuousLearner& operator=(const ContinuousLearner&) = delete;
+
+  /// One iteration on batch_size fresh trajectories. Throws std::invalid_argument if
+  /// batch_size < 1 or extra_remote != 0 (no remote items on a continuous environment).
+  IterationResult train_iteration(std::int64_t batch_size, std::int64_t extra_remote = 0) override;
+  void set_gradient_hook(std::function<void()> hook) override { gradient_hook_ = std::move(hook); }
+
+  torch::nn::Module& module() override;
+  double current_log_z() const override;
+  ValidationResult validate(const ValidationOptions& options,
+                            const VisitedTerminatingStates* visited = nullptr) override;
+  void save_state(torch::serialize::OutputArchive& archive) const override;
+  void load_state(torch::serialize::InputArchive& archive) override;
+  const IterationCounts& counts() const override { return counts_; }
+  BatchCounts batch_counts() const override { return batch_counts_; }
+  const EnginePlan& plan() const override { return plan_; }
+  /// Throws std::invalid_argument naming train.epsilon for an epsilon other than 0, and the
+  /// train: / model: rules' errors.
+  void set_exploration(const Exploration& exploration) override;
+  Exploration exploration() const override;
+  void reset_optimizer_state() override;
+  void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0) override;
+  const ModeTracker* mode_tracker() const override { return nullptr; }
+  std::int64_t n_modes() const override { return 0; }
+
+  ContinuousModel& model() { return *model_; }
+  const ContinuousEnvironment& env() const { return *parts_.env; }
+  /// The estimators and policies as the sampler and the losses take them.
+  ContinuousGFlowNet gflownet() { return {*parts_.env, *model_, *parts_.pf, *parts_.pb}; }
+
+ private:
+  std::shared_ptr<ContinuousModel> make_model() const;
+
+  TrainOptions train_;
+  ModelOptions model_options_;
+  ContinuousParts parts_;
+  EnginePlan plan_;
+  std::shared_ptr<ContinuousModel> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  at::Generator sample_gen_;
+  at::Generator validation_gen_;
+  IterationCounts counts_;
+  BatchCounts batch_counts_;
+  std::function<void()> gradient_hook_;
+};
+
+}  // namespace gfn::core

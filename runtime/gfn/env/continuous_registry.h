@@ -1,0 +1,33 @@
+#pragma once
+// Continuous environments by name (env.name of GFN_CONTINUOUS_ENVIRONMENT_LIST,
+// environment_list.h: "box"): the environment with its forward and backward policies
+// (runtime/gfn/continuous/policy.h), built from its env: keys (EnvOptions::get). The discrete
+// environments are registry.h's; make_environment refuses a continuous name, and this one a
+// discrete name, each saying which kind the name is.
+//
+// Thread-safety: pure factory functions. Errors: std::invalid_argument naming the env.* key
+// for an unknown name, options the environment or its policies refuse, or an option
+// continuous environments do not support (env.plugin, env.reward_model).
+
+#include <memory>
+
+#include "runtime/gfn/continuous/policy.h"
+#include "runtime/gfn/env/continuous_environment.h"
+#include "runtime/gfn/env/env_options.h"
+
+namespace gfn::core {
+
+/// A continuous environment and the policies its networks' outputs are read by.
+struct ContinuousParts {
+  std::unique_ptr<ContinuousEnvironment> env;
+  std::unique_ptr<ContinuousPolicy> pf;  ///< forward policy (exit included)
+  std::unique_ptr<ContinuousPolicy> pb;  ///< backward policy (back to source included)
+  /// The constant raw output of the fixed backward policy (model.uniform_pb: torchgfn's
+  /// UniformModule fill value; Box: kFixedBackwardOutput of box_policies.h).
+  double fixed_pb_output = 1.0;
+};
+
+/// Builds the continuous environment options.name names, with its policies.
+ContinuousParts make_continuous_environment(const EnvOptions& options);
+
+}  // namespace gfn::core

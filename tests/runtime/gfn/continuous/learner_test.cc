@@ -1,0 +1,277 @@
+// ContinuousLearner (runtime/gfn/continuous/learner.h) and make_agent (runtime/gfn/agent.h) on
+// Box 2-D: training lowers the loss and the KDE Jensen-Shannon divergence of validation; the
+// same seed gives the same losses; save_state / load_state continue bit-identically; every
+// continuous loss trains; the options continuous environments do not support are refused
+// naming their key; make_agent picks the engine by env.name.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/nn/module.h>
+#include <torch/serialize/archive.h>
+
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/gfn/agent.h"
+#include "runtime/gfn/continuous/learner.h"
+#include "runtime/gfn/env/box.h"
+#include "runtime/gfn/estimators.h"
+#include "runtime/gfn/learner.h"
+
+namespace gfn::core {
+namespace {
+
+EnvOptions box_env() {
+  EnvOptions env;
+  env.name = "box";
+  return env;
+}
+
+ModelOptions small_model() {
+  ModelOptions m;
+  m.hidden_dim = 32;
+  m.n_hidden = 2;
+  m.tied = true;
+  return m;
+}
+
+std::vector<double> losses(ContinuousLearner& learner, int n, std::int64_t batch = 8) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(learner.train_iteration(batch).loss);
+  return out;
+}
+
+std::vector<at::Tensor> parameters(ContinuousLearner& learner) {
+  std::vector<at::Tensor> out;
+  for (const auto& p : learner.module().parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+double mean(const std::vector<double>& v, std::size_t begin, std::size_t end) {
+  return std::accumulate(v.begin() + begin, v.begin() + end, 0.0) /
+         static_cast<double>(end - begin);
+}
+
+// The tb_box_2d settings (h 256, 2 hidden layers, tied PB, Adam 1e-3 / 0.1, batch 16) for 1000
+// iterations, as training_test.cc's loop, through the Agent the trainer role drives.
+TEST(ContinuousLearner, TrainingLowersLossAndJsd) {
+  ModelOptions model = small_model();
+  model.hidden_dim = 256;
+  ContinuousLearner learner(box_env(), model, TrainOptions{}, 0);
+  ValidationOptions v;
+  v.n_samples = 4000;
+  const ValidationResult before = learner.validate(v);
+  const std::vector<double> l = losses(learner, 1000, 16);
+  const ValidationResult after = learner.validate(v);
+  const std::size_t w = l.size() / 6;
+  const double first = mean(l, 0, w), last = mean(l, l.size() - w, l.size());
+  std::cout << "box tb: loss " << first << " -> " << last << ", JSD " << before.jsd << " -> "
+            << after.jsd << ", |logZ error| " << before.log_z_error << " -> " << after.log_z_error
+            << "\n";
+  EXPECT_LT(last, 0.3 * first);
+  EXPECT_LT(after.jsd, 0.5 * before.jsd);
+  EXPECT_LT(after.log_z_error, before.log_z_error);
+  EXPECT_EQ(learner.counts().iterations, 1000);
+  EXPECT_EQ(learner.batch_counts().sampled, 1000 * 16);
+}
+
+TEST(ContinuousLearner, ValidationReportsTheKdeJsdAndTheLogZError) {
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 3);
+  ValidationOptions v;
+  v.n_samples = 500;
+  const ValidationResult r = learner.validate(v);
+  const Box box{BoxOptions{}};
+  EXPECT_FALSE(r.exact);
+  EXPECT_TRUE(std::isnan(r.l1_exact));
+  EXPECT_TRUE(std::isnan(r.l1_sampled));
+  EXPECT_GT(r.jsd, 0.0);
+  EXPECT_LE(r.jsd, std::log(2.0));
+  EXPECT_EQ(r.n_samples, 500);
+  EXPECT_DOUBLE_EQ(r.log_z_true, box.log_partition());
+  EXPECT_DOUBLE_EQ(r.log_z_error, std::abs(r.log_z - box.log_partition()));
+  EXPECT_EQ(r.log_z, learner.current_log_z());
+  EXPECT_EQ(learner.mode_tracker(), nullptr);
+  // Validation draws from its own generator: the training stream is unchanged.
+  ContinuousLearner twin(box_env(), small_model(), TrainOptions{}, 3);
+  EXPECT_EQ(losses(learner, 3), losses(twin, 3));
+}
+
+TEST(ContinuousLearner, SameSeedSameLossesOtherSeedOtherLosses) {
+  ContinuousLearner a(box_env(), small_model(), TrainOptions{}, 7);
+  ContinuousLearner b(box_env(), small_model(), TrainOptions{}, 7);
+  ContinuousLearner c(box_env(), small_model(), TrainOptions{}, 8);
+  const auto la = losses(a, 5);
+  EXPECT_EQ(la, losses(b, 5));
+  EXPECT_NE(la, losses(c, 5));
+}
+
+TEST(ContinuousLearner, SaveAndLoadStateContinueBitIdentically) {
+  for (const bool uniform_pb : {false, true}) {
+    ModelOptions model = small_model();
+    model.uniform_pb = uniform_pb;
+    ContinuousLearner straight(box_env(), model, TrainOptions{}, 11);
+    losses(straight, 4);
+    torch::serialize::OutputArchive out;
+    straight.save_state(out);
+    std::ostringstream bytes;
+    out.save_to(bytes);
+    const auto after = losses(straight, 4);
+
+    ContinuousLearner resumed(box_env(), model, TrainOptions{}, 11);
+    losses(resumed, 1);  // another state, overwritten by load_state
+    torch::serialize::InputArchive in;
+    std::istringstream read(bytes.str());
+    in.load_from(read);
+    resumed.load_state(in);
+    EXPECT_EQ(resumed.counts().iterations, 4);
+    EXPECT_EQ(losses(resumed, 4), after) << "uniform_pb " << uniform_pb;
+    const auto p = parameters(straight), q = parameters(resumed);
+    ASSERT_EQ(p.size(), q.size());
+    for (std::size_t i = 0; i < p.size(); ++i) EXPECT_TRUE(at::equal(p[i], q[i])) << i;
+  }
+}
+
+TEST(ContinuousLearner, LoadStateRefusesAnotherModel) {
+  ContinuousLearner a(box_env(), small_model(), TrainOptions{}, 1);
+  torch::serialize::OutputArchive out;
+  a.save_state(out);
+  std::ostringstream bytes;
+  out.save_to(bytes);
+  ModelOptions other = small_model();
+  other.hidden_dim = 16;
+  ContinuousLearner b(box_env(), other, TrainOptions{}, 1);
+  torch::serialize::InputArchive in;
+  std::istringstream read(bytes.str());
+  in.load_from(read);
+  EXPECT_THROW(b.load_state(in), std::runtime_error);
+}
+
+TEST(ContinuousLearner, EveryContinuousLossTrains) {
+  for (const LossKind loss : {LossKind::kTB, LossKind::kZVar, LossKind::kDB, LossKind::kSubTB}) {
+    TrainOptions train;
+    train.loss = loss;
+    ContinuousLearner learner(box_env(), small_model(), train, 2);
+    const bool log_flow = loss == LossKind::kDB || loss == LossKind::kSubTB;
+    EXPECT_EQ(learner.model().has_log_flow(), log_flow) << config::enum_name(loss);
+    const auto before = parameters(learner);
+    const double log_z = learner.current_log_z();
+    const IterationResult r = learner.train_iteration(8);
+    EXPECT_TRUE(std::isfinite(r.loss)) << config::enum_name(loss);
+    EXPECT_EQ(r.n_fresh, 8);
+    EXPECT_EQ(r.terminating_states.sizes(), (at::IntArrayRef{8, 2}));
+    EXPECT_EQ(r.fresh.n_trajectories, 0);  // discrete layout only
+    // named_parameters: the module's own logZ first, then PF's trunk.
+    const auto after = parameters(learner);
+    EXPECT_FALSE(at::equal(before.at(1), after.at(1))) << config::enum_name(loss);
+    EXPECT_EQ(r.log_z, learner.current_log_z());
+    EXPECT_NE(r.log_z, log_z) << config::enum_name(loss);
+    if (loss != LossKind::kZVar) {
+      // Learned (tb), or learned as log F(s0) (db, subtb): Adam's first step moves it by
+      // train.lr_logz; zvar's is the loss' estimate of this batch.
+      EXPECT_NEAR(std::abs(r.log_z - log_z), TrainOptions{}.lr_logz, 1e-4)
+          << config::enum_name(loss);
+    }
+  }
+}
+
+TEST(ContinuousLearner, GradientHookRunsBetweenBackwardAndStep) {
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 4);
+  int calls = 0;
+  learner.set_gradient_hook([&] {
+    ++calls;
+    for (const auto& p : learner.module().parameters()) {
+      if (p.grad().defined()) p.mutable_grad().zero_();  // no step
+    }
+  });
+  const auto before = parameters(learner);
+  learner.train_iteration(4);
+  EXPECT_EQ(calls, 1);
+  const auto after = parameters(learner);
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(at::equal(before[i], after[i]));
+}
+
+TEST(ContinuousLearner, ReinitializeParametersBlends) {
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 5);
+  losses(learner, 2);
+  const auto own = parameters(learner);
+  learner.reinitialize_parameters(99, 1.0);  // momentum 1 keeps its own
+  for (std::size_t i = 0; i < own.size(); ++i)
+    EXPECT_TRUE(at::equal(own[i], parameters(learner)[i]));
+  learner.reinitialize_parameters(99, 0.0);  // momentum 0: the fresh model of seed 99
+  EXPECT_FALSE(at::equal(own.front(), parameters(learner).front()));
+  learner.reset_optimizer_state();
+  EXPECT_TRUE(std::isfinite(learner.train_iteration(4).loss));
+}
+
+void expect_refused(const std::string& key, const std::function<void()>& make) {
+  try {
+    make();
+    ADD_FAILURE() << key << " was not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  }
+}
+
+TEST(ContinuousLearner, RefusesWhatContinuousEnvironmentsDoNotSupportNamingTheKey) {
+  TrainOptions epsilon;
+  epsilon.epsilon = 0.1;
+  expect_refused("train.epsilon", [&] { ContinuousLearner(box_env(), small_model(), epsilon, 0); });
+  TrainOptions fm;
+  fm.loss = LossKind::kFM;
+  expect_refused("train.loss", [&] { ContinuousLearner(box_env(), small_model(), fm, 0); });
+  ModelOptions noisy = small_model();
+  noisy.n_noisy_layers = 1;
+  expect_refused("model.n_noisy_layers",
+                 [&] { ContinuousLearner(box_env(), noisy, TrainOptions{}, 0); });
+  buffer::ReplayOptions replay;
+  replay.kind = buffer::ReplayKind::kPrioritized;
+  expect_refused("replay.kind",
+                 [&] { make_agent(box_env(), small_model(), TrainOptions{}, 0, replay); });
+  LocalSearchOptions search;
+  search.loops = 1;
+  expect_refused("local_search.loops",
+                 [&] { make_agent(box_env(), small_model(), TrainOptions{}, 0, {}, {}, search); });
+  EnvOptions reward_model = box_env();
+  reward_model.reward_model = "r.pt";
+  expect_refused("env.reward_model",
+                 [&] { ContinuousLearner(reward_model, small_model(), TrainOptions{}, 0); });
+  EnvOptions concentration = box_env();
+  concentration.get<BoxEnvOptions>().max_concentration = 0.05;
+  expect_refused("env.max_concentration",
+                 [&] { ContinuousLearner(concentration, small_model(), TrainOptions{}, 0); });
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 0);
+  expect_refused("remote", [&] { learner.train_iteration(4, 2); });
+  expect_refused("train.epsilon", [&] { learner.set_exploration({0.5, 1.0, 0.1}); });
+}
+
+TEST(MakeAgent, PicksTheEngineByEnvironment) {
+  const auto box = make_agent(box_env(), small_model(), TrainOptions{}, 0);
+  EXPECT_EQ(box->discrete(), nullptr);
+  EXPECT_NE(dynamic_cast<ContinuousLearner*>(box.get()), nullptr);
+  EXPECT_EQ(box->plan().report.at("evaluator"), "continuous");
+  EnvOptions grid;  // hypergrid
+  const auto discrete = make_agent(grid, small_model(), TrainOptions{}, 0);
+  ASSERT_NE(discrete->discrete(), nullptr);
+  EXPECT_GT(discrete->n_modes(), 0);
+  EXPECT_EQ(discrete->current_log_z(), discrete->discrete()->model().log_z().item<double>());
+}
+
+TEST(MakeAgent, BoxHasTorchgfnsParameterCounts) {
+  ModelOptions model;  // the box benchmarks: h 256, 2 hidden layers, tied
+  model.tied = true;
+  for (const auto& [uniform_pb, expected] : {std::pair{false, 82495}, std::pair{true, 74528}}) {
+    model.uniform_pb = uniform_pb;
+    const auto agent = make_agent(box_env(), model, TrainOptions{}, 0);
+    std::int64_t n = 0;
+    for (const auto& p : agent->module().parameters()) n += p.numel();
+    EXPECT_EQ(n, expected) << "uniform_pb " << uniform_pb;
+  }
+}
+
+}  // namespace
+}  // namespace gfn::core
