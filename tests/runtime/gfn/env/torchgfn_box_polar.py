@@ -62,21 +62,26 @@ def pb_states(torch):
                          [0.5, 0.5], [0.15, 0.4]])
 
 
+def forward_with_body(module, states, body_output):
+    """module(states) with its MLP body's output replaced by `body_output`."""
+    from gfn.utils import modules
+    saved = modules.MLP.forward
+    modules.MLP.forward = lambda self, x: body_output.clone()
+    try:
+        return module(states)
+    finally:
+        modules.MLP.forward = saved
+
+
 def pf_case(torch, utils, env, seed):
     """States, raw outputs in the C++ layout, torchgfn's draws and their log-probs."""
-    from gfn.utils import modules
     g = torch.Generator().manual_seed(seed)
     states = pf_states(torch)
     net_out = torch.randn(states.shape[0], 1 + 3 * K, generator=g)
     pfs0 = torch.randn(1, 5 * K0, generator=g)
     module = utils.BoxPFMLP(hidden_dim=8, n_hidden_layers=1, n_components_s0=K0, n_components=K)
     module.PFs0.data.copy_(pfs0)
-    saved = modules.MLP.forward
-    modules.MLP.forward = lambda self, x: net_out.clone()
-    try:
-        module_output = module(states)
-    finally:
-        modules.MLP.forward = saved
+    module_output = forward_with_body(module, states, net_out)
     est = utils.BoxPFEstimator(env, module, n_components_s0=K0, n_components=K,
                                min_concentration=MIN_C, max_concentration=MAX_C)
     wrapped = env.States(states)
@@ -95,7 +100,6 @@ def pf_case(torch, utils, env, seed):
 
 
 def pb_case(torch, utils, env, seed, uniform):
-    from gfn.utils import modules
     g = torch.Generator().manual_seed(seed)
     states = pb_states(torch)
     k = 1 if uniform else K
@@ -106,12 +110,7 @@ def pb_case(torch, utils, env, seed, uniform):
     else:
         raw = torch.randn(states.shape[0], 3 * K, generator=g)
         module = utils.BoxPBMLP(hidden_dim=8, n_hidden_layers=1, n_components=K)
-        saved = modules.MLP.forward
-        modules.MLP.forward = lambda self, x: raw.clone()
-        try:
-            module_output = module(states)
-        finally:
-            modules.MLP.forward = saved
+        module_output = forward_with_body(module, states, raw)
     est = utils.BoxPBEstimator(env, module, n_components=k, min_concentration=MIN_C,
                                max_concentration=MAX_C)
     dist = est.to_probability_distribution(env.States(states), module_output)
