@@ -36,9 +36,19 @@ ContinuousModel::ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs
   if (input_dim < 1 || pf_outputs < 1 || pb_outputs < 1) {
     throw std::invalid_argument("ContinuousModel: need input_dim, pf_outputs and pb_outputs >= 1");
   }
+  const int n_constant = options.pf_constant_outputs;
+  if (n_constant < 0 || n_constant >= pf_outputs) {
+    throw std::invalid_argument("ContinuousModel: pf_constant_outputs must be in [0, " +
+                                std::to_string(pf_outputs) + "), got " +
+                                std::to_string(n_constant));
+  }
   // Registration order fixes the order of parameters(): PF, PB, log F, then logZ.
   pf_trunk_ = register_module("pf_trunk", make_trunk<torch::nn::ELU>(input_dim, options));
-  pf_head_ = register_module("pf_head", torch::nn::Linear(options.hidden_dim, pf_outputs));
+  pf_head_ =
+      register_module("pf_head", torch::nn::Linear(options.hidden_dim, pf_outputs - n_constant));
+  if (n_constant > 0) {
+    pf_constant_ = register_parameter("pf_constant", torch::zeros({n_constant}, torch::kFloat));
+  }
   if (!options.uniform_pb) {
     pb_trunk_ = options.tied
                     ? pf_trunk_
@@ -53,9 +63,13 @@ ContinuousModel::ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs
   log_z_ = register_parameter("logZ", torch::zeros({}, torch::kFloat));
 }
 
-at::Tensor ContinuousModel::pf(const at::Tensor& x) {
-  return pf_head_->forward(pf_trunk_->forward(x));
+at::Tensor ContinuousModel::pf_outputs(const at::Tensor& h) {
+  const at::Tensor head = pf_head_->forward(h);
+  if (!pf_constant_.defined()) return head;
+  return at::cat({head, pf_constant_.unsqueeze(0).expand({h.size(0), -1})}, 1);
 }
+
+at::Tensor ContinuousModel::pf(const at::Tensor& x) { return pf_outputs(pf_trunk_->forward(x)); }
 
 ContinuousOutputs ContinuousModel::forward(const at::Tensor& x, std::int64_t pb_begin) {
   const std::int64_t n = x.size(0);
@@ -65,7 +79,7 @@ ContinuousOutputs ContinuousModel::forward(const at::Tensor& x, std::int64_t pb_
   }
   ContinuousOutputs out;
   const at::Tensor h = pf_trunk_->forward(x);
-  out.pf = pf_head_->forward(h);
+  out.pf = pf_outputs(h);
   if (options_.uniform_pb) {
     out.pb = at::full({n - pb_begin, pb_outputs_}, options_.fixed_pb_output, x.options());
   } else if (options_.tied) {

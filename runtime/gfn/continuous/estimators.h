@@ -14,12 +14,16 @@
 //    fixed_pb_output, torchgfn's UniformModule; see box_policies.h for what it means on Box).
 //  * log F (with_log_flow, for DB and SubTB): a ReLU MLP of its own (torchgfn's
 //    BoxStateFlowModule, never tied) on the states themselves, whose value at s0 is logZ.
+//  * PF's constant outputs (pf_constant_outputs > 0, torchgfn's BoxPFMLP.PFs0 for the polar
+//    Box, box_polar_policies.h): the last pf_constant_outputs of the pf_outputs columns are a
+//    learned vector, initialised to 0, the same on every row; the head gives the others.
 //  * logZ: a float32 scalar, initialised to 0.
 // Linear layers keep LibTorch's default initialisation (PyTorch's). Parameter names:
 // "pf_trunk.*", "pf_head.*", "pb_trunk.*" (untied), "pb_head.*" (learned PB), "logF_trunk.*",
-// "logF_head.*" (log F), "logZ". With the box benchmarks' setting (d = 2, h = 256,
-// n_hidden = 2, 5 components: 31 outputs) the model has 74,528 parameters with the fixed PB
-// and 82,495 with the tied learned PB (torchgfn's counts of TBGFlowNet.parameters()).
+// "logF_head.*" (log F), "pf_constant" (PF's constant outputs), "logZ". With the box benchmarks'
+// setting (d = 2, h = 256, n_hidden = 2, 5 components: 31 outputs) the model has 74,528 parameters
+// with the fixed PB and 82,495 with the tied learned PB (torchgfn's counts of
+// TBGFlowNet.parameters()).
 //
 // Not thread-safe (a Module); one thread owns a model.
 
@@ -38,6 +42,7 @@ struct ContinuousModelOptions {
   bool uniform_pb = false;       ///< PB outputs are the constant fixed_pb_output (no network)
   double fixed_pb_output = 1.0;  ///< torchgfn's UniformModule fill value for Box
   bool with_log_flow = false;    ///< add the log F network (DB, SubTB)
+  int pf_constant_outputs = 0;   ///< trailing PF columns that are one learned vector, >= 0
 };
 
 /// The raw outputs of the policy networks for N rows.
@@ -48,9 +53,9 @@ struct ContinuousOutputs {
 
 class ContinuousModel : public torch::nn::Module {
  public:
-  /// input_dim: the width of the policy inputs and of the states (d). Throws
-  /// std::invalid_argument if hidden_dim < 1, n_hidden < 1, input_dim < 1 or an output width
-  /// < 1.
+  /// input_dim: the width of the policy inputs and of the states (d); pf_outputs counts the
+  /// constant outputs. Throws std::invalid_argument if hidden_dim < 1, n_hidden < 1,
+  /// input_dim < 1, an output width < 1 or pf_constant_outputs not in [0, pf_outputs).
   ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs, std::int64_t pb_outputs,
                   const ContinuousModelOptions& options);
 
@@ -74,11 +79,15 @@ class ContinuousModel : public torch::nn::Module {
   std::int64_t pb_outputs_;
   torch::nn::Sequential pf_trunk_{nullptr};
   torch::nn::Linear pf_head_{nullptr};
+  at::Tensor pf_constant_;                   ///< float32 [pf_constant_outputs]; undefined when 0
   torch::nn::Sequential pb_trunk_{nullptr};  ///< == pf_trunk_ when tied; null when uniform
   torch::nn::Linear pb_head_{nullptr};       ///< null when uniform
   torch::nn::Sequential log_flow_trunk_{nullptr};
   torch::nn::Linear log_flow_head_{nullptr};
   at::Tensor log_z_;
+
+  /// The PF head's output of trunk features h [N, hidden_dim], with the constant outputs.
+  at::Tensor pf_outputs(const at::Tensor& h);
 };
 
 }  // namespace gfn::core

@@ -21,7 +21,7 @@ void require_option(bool ok, const char* key, double value, const char* rule) {
 
 }  // namespace
 
-Box::Box(const BoxOptions& options) : options_(options) {
+BoxBase::BoxBase(const BoxOptions& options) : options_(options) {
   require_option(options.dim >= 1, "dim", options.dim, ">= 1");
   require_option(options.delta > 0 && options.delta <= 1, "delta", options.delta, "in (0, 1]");
   require_option(options.epsilon >= 0 && std::isfinite(options.epsilon), "epsilon", options.epsilon,
@@ -31,29 +31,29 @@ Box::Box(const BoxOptions& options) : options_(options) {
   require_option(options.R2 >= 0 && std::isfinite(options.R2), "R2", options.R2, ">= 0");
 }
 
-at::Tensor Box::initial_states(std::int64_t n) const {
+at::Tensor BoxBase::initial_states(std::int64_t n) const {
   return at::zeros({n, options_.dim}, at::kFloat);
 }
 
-at::Tensor Box::is_initial(const at::Tensor& states) const { return states.eq(0).all(1); }
+at::Tensor BoxBase::is_initial(const at::Tensor& states) const { return states.eq(0).all(1); }
 
 at::Tensor Box::forward_valid(const at::Tensor& states, const at::Tensor& increments) const {
-  const double eps = options_.epsilon;
+  const double eps = epsilon();
   // From s0: every coordinate in [0, 1] (BoxCartesian.is_action_valid's s0 rule).
   const at::Tensor from_s0 = increments.ge(0).all(1) & increments.le(1.0 + eps).all(1);
   // Elsewhere: at least delta per coordinate and not past 1.
-  const at::Tensor other = increments.ge(-eps).all(1) & increments.ge(options_.delta - eps).all(1) &
+  const at::Tensor other = increments.ge(-eps).all(1) & increments.ge(delta() - eps).all(1) &
                            (states + increments).le(1.0 + eps).all(1);
   return at::where(is_initial(states), from_s0, other);
 }
 
 at::Tensor Box::backward_valid(const at::Tensor& states, const at::Tensor& increments) const {
-  const double eps = options_.epsilon;
+  const double eps = epsilon();
   const at::Tensor parents = states - increments;
   // Back to source: the parent is s0 (increment = state).
   const at::Tensor to_source = parents.abs().le(eps).all(1);
   // The inverse of a forward step from a state other than s0.
-  const at::Tensor undo = increments.ge(options_.delta - eps).all(1) & parents.ge(-eps).all(1);
+  const at::Tensor undo = increments.ge(delta() - eps).all(1) & parents.ge(-eps).all(1);
   return is_initial(states).logical_not() & (to_source | undo);
 }
 
@@ -61,7 +61,7 @@ std::string Box::forward_rule() const {
   std::ostringstream out;
   out << "from s0 every coordinate of the increment in [0, 1]; elsewhere every coordinate >= "
          "delta = "
-      << options_.delta << " and state + increment <= 1, up to epsilon = " << options_.epsilon;
+      << delta() << " and state + increment <= 1, up to epsilon = " << epsilon();
   return out.str();
 }
 
@@ -69,24 +69,24 @@ std::string Box::backward_rule() const {
   std::ostringstream out;
   out << "not from s0; either back to source (increment = state) or the inverse of a forward "
          "step: every coordinate of the increment >= delta = "
-      << options_.delta << " and of state - increment >= 0, up to epsilon = " << options_.epsilon;
+      << delta() << " and of state - increment >= 0, up to epsilon = " << epsilon();
   return out.str();
 }
 
-at::Tensor Box::can_exit(const at::Tensor& states) const {
+at::Tensor BoxBase::can_exit(const at::Tensor& states) const {
   return is_initial(states).logical_not();
 }
 
-at::Tensor Box::step_unchecked(const at::Tensor& states, const at::Tensor& increments) const {
+at::Tensor BoxBase::step_unchecked(const at::Tensor& states, const at::Tensor& increments) const {
   return states + increments;
 }
 
-at::Tensor Box::backward_step_unchecked(const at::Tensor& states,
-                                        const at::Tensor& increments) const {
+at::Tensor BoxBase::backward_step_unchecked(const at::Tensor& states,
+                                            const at::Tensor& increments) const {
   return states - increments;
 }
 
-at::Tensor Box::reward_unchecked(const at::Tensor& states) const {
+at::Tensor BoxBase::reward_unchecked(const at::Tensor& states) const {
   const at::Tensor ax = (states - 0.5).abs();
   const at::Tensor outer = ax.gt(0.25).all(1).to(at::kFloat);
   const at::Tensor ring = (ax.gt(0.3) & ax.lt(0.4)).all(1).to(at::kFloat);
@@ -94,19 +94,19 @@ at::Tensor Box::reward_unchecked(const at::Tensor& states) const {
   return (outer * options_.R1 + options_.R0) + ring * options_.R2;
 }
 
-at::Tensor Box::reward(const at::Tensor& states) const {
-  check_states(states, "box::reward");
+at::Tensor BoxBase::reward(const at::Tensor& states) const {
+  check_states(states, (name() + "::reward").c_str());
   return reward_unchecked(states);
 }
 
-at::Tensor Box::log_reward(const at::Tensor& states) const {
-  check_states(states, "box::log_reward");
+at::Tensor BoxBase::log_reward(const at::Tensor& states) const {
+  check_states(states, (name() + "::log_reward").c_str());
   return reward_unchecked(states).log();
 }
 
 at::Tensor Box::policy_inputs(const at::Tensor& states) const { return states * 2.0 - 1.0; }
 
-void Box::check_states(const at::Tensor& states, const char* who) const {
+void BoxBase::check_states(const at::Tensor& states, const char* who) const {
   ContinuousEnvironment::check_states(states, who);
   const double eps = options_.epsilon;
   const at::Tensor outside = (states.lt(-eps) | states.gt(1.0 + eps)).any(1);
@@ -119,17 +119,17 @@ void Box::check_states(const at::Tensor& states, const char* who) const {
   }
 }
 
-double Box::log_partition() const {
+double BoxBase::log_partition() const {
   const double d = options_.dim;
   return std::log(options_.R0 + std::pow(0.5, d) * options_.R1 + std::pow(0.2, d) * options_.R2);
 }
 
-at::Tensor Box::log_density(const at::Tensor& states) const {
+at::Tensor BoxBase::log_density(const at::Tensor& states) const {
   return log_reward(states) - log_partition();
 }
 
-at::Tensor Box::sample_target(std::int64_t n, at::Generator& generator) const {
-  if (n < 0) throw std::invalid_argument("box::sample_target: n must be >= 0");
+at::Tensor BoxBase::sample_target(std::int64_t n, at::Generator& generator) const {
+  if (n < 0) throw std::invalid_argument(name() + "::sample_target: n must be >= 0");
   const double bound = options_.R0 + options_.R1 + options_.R2;  // max of R
   const std::int64_t batch = std::max<std::int64_t>(4 * n, 1024);
   at::Tensor out = at::empty({n, options_.dim}, at::kFloat);

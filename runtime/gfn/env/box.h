@@ -28,6 +28,8 @@
 // which the ring squares exceed, so its "true" samples under-weight them).
 //
 // Policy inputs: 2 s - 1 in [-1, 1]^d (torchgfn's _BoxCartesianMLP.forward).
+// The polar variant (torchgfn's BoxPolar dynamics, box_polar.h) shares s0, the domain, the
+// reward and the target through BoxBase.
 // Thread-safety: immutable after construction.
 
 #include <ATen/core/Tensor.h>
@@ -40,31 +42,25 @@
 
 namespace gfn::core {
 
-class Box final : public ContinuousEnvironment {
+/// What the Cartesian Box and the polar Box (box_polar.h) share, torchgfn's BoxPolar s0,
+/// reward, log_partition and the target of train_box.py: the options (validated here), the
+/// domain [0, 1]^d, s0 = the origin, R, log Z and exact samples of R / Z (rejection, above).
+/// The dynamics (validity, steps) are the derived classes'.
+class BoxBase : public ContinuousEnvironment {
  public:
-  /// Throws std::invalid_argument naming the option unless dim >= 1, 0 < delta <= 1,
-  /// epsilon >= 0, R0 > 0, R1 >= 0 and R2 >= 0 (all finite).
-  explicit Box(const BoxOptions& options);
-
   const BoxOptions& options() const { return options_; }
   double delta() const { return options_.delta; }
   double epsilon() const { return options_.epsilon; }
 
-  std::string name() const override { return "box"; }
   std::int64_t dim() const override { return options_.dim; }
   at::Tensor initial_states(std::int64_t n) const override;
   at::Tensor is_initial(const at::Tensor& states) const override;
-  at::Tensor forward_valid(const at::Tensor& states, const at::Tensor& increments) const override;
-  at::Tensor backward_valid(const at::Tensor& states, const at::Tensor& increments) const override;
-  std::string forward_rule() const override;
-  std::string backward_rule() const override;
   at::Tensor can_exit(const at::Tensor& states) const override;
   at::Tensor step_unchecked(const at::Tensor& states, const at::Tensor& increments) const override;
   at::Tensor backward_step_unchecked(const at::Tensor& states,
                                      const at::Tensor& increments) const override;
   at::Tensor log_reward(const at::Tensor& states) const override;
   at::Tensor reward(const at::Tensor& states) const override;
-  at::Tensor policy_inputs(const at::Tensor& states) const override;
   /// Also refuses coordinates outside [-epsilon, 1 + epsilon] (float32).
   void check_states(const at::Tensor& states, const char* who) const override;
 
@@ -74,11 +70,30 @@ class Box final : public ContinuousEnvironment {
   /// Rejection sampling from uniform proposals (a batch of max(4 n, 1024) at a time).
   at::Tensor sample_target(std::int64_t n, at::Generator& generator) const override;
 
+ protected:
+  /// Throws std::invalid_argument naming the option unless dim >= 1, 0 < delta <= 1,
+  /// epsilon >= 0, R0 > 0, R1 >= 0 and R2 >= 0 (all finite).
+  explicit BoxBase(const BoxOptions& options);
+
  private:
   /// R(x) without validation, float32 [B].
   at::Tensor reward_unchecked(const at::Tensor& states) const;
 
   BoxOptions options_;
+};
+
+/// torchgfn's BoxCartesian dynamics on the shared Box (above).
+class Box final : public BoxBase {
+ public:
+  /// Throws std::invalid_argument as BoxBase's constructor.
+  explicit Box(const BoxOptions& options) : BoxBase(options) {}
+
+  std::string name() const override { return "box"; }
+  at::Tensor forward_valid(const at::Tensor& states, const at::Tensor& increments) const override;
+  at::Tensor backward_valid(const at::Tensor& states, const at::Tensor& increments) const override;
+  std::string forward_rule() const override;
+  std::string backward_rule() const override;
+  at::Tensor policy_inputs(const at::Tensor& states) const override;
 };
 
 }  // namespace gfn::core

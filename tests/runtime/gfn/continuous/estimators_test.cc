@@ -9,6 +9,8 @@
 #include <string>
 
 #include "runtime/gfn/env/box.h"
+#include "runtime/gfn/env/box_polar.h"
+#include "runtime/gfn/env/box_polar_policies.h"
 #include "runtime/gfn/env/box_policies.h"
 
 namespace gfn::core {
@@ -48,6 +50,52 @@ TEST(ContinuousModel, ParameterCountsOfTheBoxBenchmarks) {
   for (const auto& item : with_flow.named_parameters()) names.insert(item.key().substr(0, 7));
   EXPECT_EQ(names, (std::set<std::string>{"logF_he", "logF_tr", "logZ", "pb_head", "pb_trun",
                                           "pf_head", "pf_trun"}));
+}
+
+ContinuousModel polar_model(const ContinuousModelOptions& base) {
+  const BoxPolar box{BoxOptions{}};
+  const BoxPolarForwardPolicy pf(box, {});  // K = 2, K0 = 4: 7 + 20 outputs
+  ContinuousModelOptions o = base;
+  o.hidden_dim = 128;
+  o.n_hidden = 4;
+  o.pf_constant_outputs = static_cast<int>(pf.constant_outputs());
+  return ContinuousModel(box.dim(), pf.n_outputs(), BoxPolarBackwardPolicy(box, {}).n_outputs(), o);
+}
+
+// torchgfn's train_box.py estimators (hidden 128 x 4, K = 2, K0 = 4), counted with torchgfn:
+// BoxPFMLP 50843 (PFs0 20 included), BoxPBMLP's last layer 774 (tied) or 50694 (untied),
+// BoxStateFlowModule 50049 + logZ 1.
+TEST(ContinuousModel, ParameterCountsOfTrainBoxPolar) {
+  ContinuousModelOptions o;
+  o.uniform_pb = true;
+  ContinuousModel uniform = polar_model(o);
+  EXPECT_EQ(n_parameters(uniform), 50843 + 1);
+  o.uniform_pb = false;
+  ContinuousModel tied = polar_model(o);
+  EXPECT_EQ(n_parameters(tied), 50843 + 774 + 1);
+  o.tied = false;
+  o.with_log_flow = true;
+  ContinuousModel untied = polar_model(o);
+  EXPECT_EQ(n_parameters(untied), 50843 + 50694 + 50049 + 1);
+}
+
+// The constant outputs are one learned vector (zeros at first) on every row, after the head.
+TEST(ContinuousModel, ConstantOutputsAreSharedByEveryRow) {
+  ContinuousModelOptions o;
+  o.hidden_dim = 16;
+  o.pf_constant_outputs = 3;
+  ContinuousModel m(2, 7, 5, o);
+  at::NoGradGuard no_grad;
+  m.named_parameters()["pf_constant"].copy_(at::tensor({1.5f, -2.0f, 0.25f}));
+  const ContinuousOutputs out = m.forward(at::rand({4, 2}), 1);
+  ASSERT_EQ(out.pf.sizes(), (at::IntArrayRef{4, 7}));
+  EXPECT_TRUE(out.pf.narrow(1, 4, 3).eq(at::tensor({1.5f, -2.0f, 0.25f})).all().item<bool>());
+  EXPECT_FALSE(
+      out.pf.narrow(1, 0, 4).eq(out.pf.narrow(0, 0, 1).narrow(1, 0, 4)).all().item<bool>());
+  EXPECT_TRUE(
+      m.pf(at::zeros({2, 2})).narrow(1, 4, 3).equal(out.pf.narrow(1, 4, 3).narrow(0, 0, 2)));
+  o.pf_constant_outputs = 7;
+  EXPECT_THROW(ContinuousModel(2, 7, 5, o), std::invalid_argument);
 }
 
 TEST(ContinuousModel, OutputsOfEachVariant) {
