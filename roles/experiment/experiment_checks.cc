@@ -135,6 +135,16 @@ constexpr ContinuousRefusal kContinuousRefusals[] = {
      "the model export (model.pt is written)"},
 };
 
+/// What only the continuous learner does yet (refused on a discrete environment).
+std::function<std::string(const E&)> continuous_only(bool (*set)(const E& c)) {
+  return [set](const E& c) -> std::string {
+    if (!set(c) || (c.env.plugin.empty() && core::is_continuous_environment(c.env.name))) {
+      return "";
+    }
+    return "only the continuous environments' learner supports it yet (env.name box, box_polar)";
+  };
+}
+
 /// The check of kContinuousRefusals[i]'s key.
 std::function<std::string(const E&)> continuous_refusal(const ContinuousRefusal& r) {
   return [r](const E& c) -> std::string {
@@ -155,6 +165,11 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
       .cross_check("spawn.policy", replacing_needs_model_averages)
       .cross_check("spawn.policy", donor_pull_needs_mpi)
       .cross_check("buffer.remote_batch_size", one_replay_amount);
+  schema
+      .cross_check("train.gradient_clamp",
+                   continuous_only([](const E& c) { return c.train.gradient_clamp > 0; }))
+      .cross_check("train.temperature_start",
+                   continuous_only([](const E& c) { return c.train.temperature_start > 0; }));
   for (const auto& refusal : kContinuousRefusals) {
     schema.cross_check(refusal.key, continuous_refusal(refusal));
   }

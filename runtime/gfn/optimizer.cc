@@ -14,6 +14,8 @@ AdamWGroups adamw_groups(torch::nn::Module& model, const TrainOptions& train) {
   for (const auto& kv : model.named_parameters()) {
     if (kv.key() == "logZ") {
       g.log_z = kv.value();
+    } else if (train.lr_logf > 0 && kv.key().rfind("logF", 0) == 0) {
+      g.log_flow.push_back(kv.value());
     } else {
       g.network.push_back(kv.value());
     }
@@ -21,6 +23,7 @@ AdamWGroups adamw_groups(torch::nn::Module& model, const TrainOptions& train) {
   if (!g.log_z.defined()) throw std::invalid_argument("adamw_groups: the model has no logZ");
   g.lr = train.lr;
   g.lr_log_z = train.lr_logz;
+  g.lr_log_flow = train.lr_logf;
   g.weight_decay = train.weight_decay;
   return g;
 }
@@ -30,6 +33,11 @@ TorchAdamW::TorchAdamW(const AdamWGroups& g) {
   groups.emplace_back(g.network,
                       std::make_unique<torch::optim::AdamWOptions>(
                           torch::optim::AdamWOptions(g.lr).weight_decay(g.weight_decay)));
+  if (!g.log_flow.empty()) {
+    groups.emplace_back(
+        g.log_flow, std::make_unique<torch::optim::AdamWOptions>(
+                        torch::optim::AdamWOptions(g.lr_log_flow).weight_decay(g.weight_decay)));
+  }
   groups.emplace_back(std::vector<at::Tensor>{g.log_z},
                       std::make_unique<torch::optim::AdamWOptions>(
                           torch::optim::AdamWOptions(g.lr_log_z).weight_decay(0.0)));

@@ -29,14 +29,19 @@ class InputArchive;
 
 namespace gfn::core {
 
-/// The two parameter groups and their hyperparameters (train.lr, train.lr_logz,
-/// train.weight_decay; each >= 0, checked by the train: section's rules).
+/// The parameter groups and their hyperparameters (train.lr, train.lr_logz,
+/// train.weight_decay, train.lr_logf; each >= 0, checked by the train: section's rules):
+/// the network and logZ, and log F's own group when train.lr_logf > 0.
 struct AdamWGroups {
-  std::vector<at::Tensor> network;  ///< PF / PB / logF parameters (float32 CPU leaves)
+  std::vector<at::Tensor> network;  ///< PF / PB (and logF unless below) parameters
   at::Tensor log_z;                 ///< logZ, float32 []
   double lr = 1e-3;
   double lr_log_z = 0.1;
   double weight_decay = 0.0;
+  /// The log F parameters when train.lr_logf > 0 (a third group at lr_log_flow, with
+  /// weight_decay), else empty.
+  std::vector<at::Tensor> log_flow;
+  double lr_log_flow = 0.0;
 };
 
 /// The groups of a model (the Learner's GFlowNetModel, the ContinuousModel): its parameter

@@ -77,6 +77,15 @@ const config::Fields<TrainOptions>& train_fields() {
                config::non_negative())
           .add("lr_logz", &T::lr_logz, "Adam learning rate of logZ; 0 keeps its initial value.",
                config::non_negative())
+          .add("lr_logf", &T::lr_logf,
+               "Adam learning rate of the log F network (db, subtb, fm; parameters logF*); 0: "
+               "train.lr (torchgfn's train_box.py lr_F: 1e-2).",
+               config::non_negative())
+          .add("gradient_clamp", &T::gradient_clamp,
+               "> 0: gradients are clamped element-wise to [-c, c] and NaN set to 0 before the "
+               "optimizer step (torchgfn's train_box.py: 10); 0: off. Continuous environments "
+               "only.",
+               config::non_negative())
           .add("weight_decay", &T::weight_decay,
                "Decoupled (AdamW) weight decay of PF / PB / logF; 0: plain Adam.",
                config::non_negative())
@@ -93,6 +102,11 @@ const config::Fields<TrainOptions>& train_fields() {
                config::in_unit_interval())
           .add("temperature", &T::temperature,
                "Off-policy sampling: PF's logits are divided by it.", config::positive())
+          .add("temperature_start", &T::temperature_start,
+               "> 0: the sampling temperature starts here and falls linearly to "
+               "train.temperature over the first half of the iterations (torchgfn's "
+               "train_box.py temperature_start); 0: off. Continuous environments only.",
+               config::non_negative())
           .add("reward_exponent", &T::reward_exponent,
                "beta: the loss trains PF towards R^beta (the log rewards times beta; the "
                "rewards reported, submitted to the managers and validated stay R). Not with "

@@ -5,6 +5,7 @@
 // engine_options.h, the environment's options in env/env_options.h. Plain value types,
 // no LibTorch.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -54,18 +55,35 @@ struct TrainOptions {
   std::int64_t n_iterations = 0;        ///< if > 0, the number of iterations (budget ignored)
   double lr = 1e-3;                     ///< Adam learning rate of PF/PB
   double lr_logz = 0.1;                 ///< Adam learning rate of logZ
-  double weight_decay = 0.0;            ///< decoupled (AdamW) weight decay of PF/PB; 0 = Adam
-  int average_every = 5;                ///< iterations between decision points (agent group)
+  /// Adam learning rate of the log F network (parameters named logF*); 0: train.lr.
+  double lr_logf = 0.0;
+  /// > 0: every gradient element is clamped to [-c, c] and NaN set to 0 before the optimizer
+  /// step (torchgfn's train_box.py: 10); 0: off. Continuous learner only.
+  double gradient_clamp = 0.0;
+  double weight_decay = 0.0;  ///< decoupled (AdamW) weight decay of PF/PB; 0 = Adam
+  int average_every = 5;      ///< iterations between decision points (agent group)
   TrainAverage average = TrainAverage::kModels;
   double epsilon = 0.0;      ///< epsilon-greedy exploration while sampling
   double temperature = 1.0;  ///< PF logits are divided by this while sampling
-  std::uint64_t seed = 1;    ///< trainer rank r uses seed + r
+  /// > 0: the sampling temperature starts here and falls linearly to `temperature` over the
+  /// first half of iterations(), then stays (torchgfn's train_box.py temperature_start);
+  /// 0: off. Continuous learner only.
+  double temperature_start = 0.0;
+  std::uint64_t seed = 1;  ///< trainer rank r uses seed + r
   int num_threads = 1;  ///< threads per rank (LibTorch intra-op; engine.split_rows / split_batch)
 
   /// Iterations to run: n_iterations if > 0, else ceil(n_trajectories / batch_size).
   std::int64_t iterations() const {
     if (n_iterations > 0) return n_iterations;
     return (n_trajectories + batch_size - 1) / batch_size;
+  }
+  /// The sampling temperature of iteration `iteration` (0-based): `temperature`, or with
+  /// temperature_start > 0 start + min(1, 2 iteration / iterations()) (temperature - start).
+  double sampling_temperature(std::int64_t iteration) const {
+    if (temperature_start <= 0) return temperature;
+    const double total = static_cast<double>(iterations() > 0 ? iterations() : 1);
+    const double f = std::min(1.0, 2.0 * static_cast<double>(iteration) / total);
+    return temperature_start + f * (temperature - temperature_start);
   }
 };
 

@@ -67,6 +67,13 @@ EnginePlan continuous_plan(const EngineOptions& engine, const TrainOptions& trai
   return plan;
 }
 
+// torchgfn's train_box.py: p.grad.clamp_(-c, c).nan_to_num_(0.0) for every parameter.
+void clamp_gradients(torch::nn::Module& model, double c) {
+  for (const at::Tensor& p : model.parameters()) {
+    if (p.grad().defined()) p.mutable_grad().clamp_(-c, c).nan_to_num_(0.0);
+  }
+}
+
 }  // namespace
 
 ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& model,
@@ -77,7 +84,7 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_options(model, train, engine);
-  parts_ = make_continuous_environment(env);
+  parts_ = make_continuous_environment(env, model.uniform_pb);
   plan_ = continuous_plan(engine, train);
   torch::manual_seed(seed);
   model_ = make_model();
@@ -93,6 +100,7 @@ std::shared_ptr<ContinuousModel> ContinuousLearner::make_model() const {
   o.tied = model_options_.tied;
   o.uniform_pb = model_options_.uniform_pb;
   o.fixed_pb_output = parts_.fixed_pb_output;
+  o.pf_constant_outputs = parts_.pf_constant_outputs;
   o.with_log_flow = continuous_loss_needs_log_flow(train_.loss);
   return std::make_shared<ContinuousModel>(parts_.env->dim(), parts_.pf->n_outputs(),
                                            parts_.pb->n_outputs(), o);
@@ -109,7 +117,7 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   const ContinuousGFlowNet gfn = gflownet();
   auto t = Clock::now();
   ContinuousSamplerOptions sampling;
-  sampling.temperature = train_.temperature;
+  sampling.temperature = train_.sampling_temperature(counts_.iterations);
   const ContinuousTrajectories trajs =
       sample_continuous_trajectories(gfn, batch_size, sampling, sample_gen_);
   r.terminating_states = trajs.terminating_states;
@@ -132,6 +140,7 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
     r.seconds.gradient_hook = seconds_since(t);
   }
   t = Clock::now();
+  if (train_.gradient_clamp > 0) clamp_gradients(*model_, train_.gradient_clamp);
   optimizer_->step();
   // zvar: logZ has no gradient and carries the loss' estimate. db, subtb: logZ is log F(s0)
   // of the log F network (estimators.h), learned, so it keeps its step.

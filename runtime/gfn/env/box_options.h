@@ -1,7 +1,7 @@
 #pragma once
 // The Box environment's options (box.h) and the env: keys of env.name box (BoxEnvOptions:
-// the environment's and its policies', box_policies.h). Plain value types, no LibTorch.
-// The defaults are those of the field's box benchmarks (torchgfn
+// the environment's and its policies', box_policies.h) and box_polar (BoxPolarEnvOptions). Plain
+// value types, no LibTorch. The defaults are those of the field's box benchmarks (torchgfn
 // benchmark/lib_runners/torchgfn_runner.py: Box(delta=0.1, epsilon=1e-10) with the reward's
 // R0 = 0.1, R1 = 0.5, R2 = 2.0, and 5 Beta components with concentrations in [0.1, 100]);
 // torchgfn's own default epsilon is 1e-4.
@@ -41,5 +41,26 @@ struct BoxEnvOptions {
 };
 
 const config::Fields<BoxEnvOptions>& box_fields();
+
+/// The env: keys of env.name box_polar (box_polar.h, box_polar_policies.h): the polar Box of
+/// torchgfn's tutorials/examples/train_box.py, with its defaults (delta 0.25, K = 2 angle
+/// components, K0 = 4 components of the s0 distribution, concentrations in [0.1, 5.1]). The
+/// state space is [0, 1]^2 (no ndim key).
+struct BoxPolarEnvOptions {
+  double delta = 0.25;
+  double epsilon = 1e-10;
+  double R0 = 0.1;
+  double R1 = 0.5;
+  double R2 = 2.0;
+  int n_components = 2;            ///< K: Beta components of the angle (PF and PB)
+  int n_components_s0 = 4;         ///< K0: components of PF's s0 distribution
+  double min_concentration = 0.1;  ///< > 0
+  double max_concentration = 5.1;  ///< >= min_concentration
+
+  /// The environment's part.
+  BoxOptions box() const { return {2, delta, epsilon, R0, R1, R2}; }
+};
+
+const config::Fields<BoxPolarEnvOptions>& box_polar_fields();
 
 }  // namespace gfn::core

@@ -36,7 +36,7 @@ const std::vector<EnvironmentEntry>& continuous_environment_catalog();
 std::vector<std::string> catalogued_environment_names();
 
 /// True if `name` is a catalogued continuous environment (GFN_CONTINUOUS_ENVIRONMENT_LIST:
-/// "box"), trained by the continuous learner (runtime/gfn/continuous/learner.h).
+/// "box", "box_polar"), trained by the continuous learner (runtime/gfn/continuous/learner.h).
 bool is_continuous_environment(const std::string& name);
 
 }  // namespace gfn::core

@@ -4,18 +4,25 @@
 #include <string>
 
 #include "runtime/gfn/env/box.h"
+#include "runtime/gfn/env/box_polar.h"
+#include "runtime/gfn/env/box_polar_policies.h"
 #include "runtime/gfn/env/box_policies.h"
 #include "runtime/gfn/env/catalog.h"
 
 namespace gfn::core {
 namespace {
 
-ContinuousParts make_box(const BoxEnvOptions& o) {
+template <class O>
+void check_concentrations(const O& o) {
   if (o.max_concentration < o.min_concentration) {
     throw std::invalid_argument("env.max_concentration: must be >= env.min_concentration (" +
                                 std::to_string(o.min_concentration) + "), got " +
                                 std::to_string(o.max_concentration));
   }
+}
+
+ContinuousParts make_box(const BoxEnvOptions& o) {
+  check_concentrations(o);
   ContinuousParts parts;
   auto box = std::make_unique<Box>(o.box());
   BoxPolicyOptions policy;
@@ -28,15 +35,38 @@ ContinuousParts make_box(const BoxEnvOptions& o) {
   return parts;
 }
 
+// torchgfn's train_box.py: PF with the s0 mixture as constant outputs; the fixed PB
+// (BoxPBUniform) outputs concentrations of 1 and equal logits, read without normalisation.
+ContinuousParts make_box_polar(const BoxPolarEnvOptions& o, bool fixed_pb) {
+  check_concentrations(o);
+  ContinuousParts parts;
+  auto box = std::make_unique<BoxPolar>(o.box());
+  BoxPolarPolicyOptions policy;
+  policy.n_components = o.n_components;
+  policy.n_components_s0 = o.n_components_s0;
+  policy.concentration = {o.min_concentration, o.max_concentration};
+  auto pf = std::make_unique<BoxPolarForwardPolicy>(*box, policy);
+  parts.pf_constant_outputs = static_cast<int>(pf->constant_outputs());
+  parts.pf = std::move(pf);
+  policy.skip_normalization = fixed_pb;
+  parts.pb = std::make_unique<BoxPolarBackwardPolicy>(*box, policy);
+  parts.fixed_pb_output = 1.0;
+  parts.env = std::move(box);
+  return parts;
+}
+
 }  // namespace
 
-ContinuousParts make_continuous_environment(const EnvOptions& options) {
+ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb) {
   if (!options.plugin.empty() || !options.reward_model.empty()) {
     throw std::invalid_argument(
         std::string(options.plugin.empty() ? "env.reward_model" : "env.plugin") +
         ": continuous environments do not support it yet");
   }
   if (options.name == "box") return make_box(options.get<BoxEnvOptions>());
+  if (options.name == "box_polar") {
+    return make_box_polar(options.get<BoxPolarEnvOptions>(), fixed_pb);
+  }
   std::string known;
   for (const auto& name : catalogued_environment_names()) {
     if (is_continuous_environment(name)) known += (known.empty() ? "" : ", ") + name;

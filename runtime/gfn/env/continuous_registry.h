@@ -1,6 +1,6 @@
 #pragma once
 // Continuous environments by name (env.name of GFN_CONTINUOUS_ENVIRONMENT_LIST,
-// environment_list.h: "box"): the environment with its forward and backward policies
+// environment_list.h: "box", "box_polar"): the environment with its forward and backward policies
 // (runtime/gfn/continuous/policy.h), built from its env: keys (EnvOptions::get). The discrete
 // environments are registry.h's; make_environment refuses a continuous name, and this one a
 // discrete name, each saying which kind the name is.
@@ -25,9 +25,14 @@ struct ContinuousParts {
   /// The constant raw output of the fixed backward policy (model.uniform_pb: torchgfn's
   /// UniformModule fill value; Box: kFixedBackwardOutput of box_policies.h).
   double fixed_pb_output = 1.0;
+  /// PF's trailing outputs that do not depend on the state (ContinuousModelOptions::
+  /// pf_constant_outputs; box_polar: its s0 distribution's 5 K0 parameters), else 0.
+  int pf_constant_outputs = 0;
 };
 
-/// Builds the continuous environment options.name names, with its policies.
-ContinuousParts make_continuous_environment(const EnvOptions& options);
+/// Builds the continuous environment options.name names, with its policies. fixed_pb: the
+/// backward policy reads the constant outputs fixed_pb_output (model.uniform_pb; box_polar's
+/// then are the concentrations themselves, torchgfn's BoxPBUniform).
+ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb = false);
 
 }  // namespace gfn::core

@@ -94,7 +94,8 @@ const config::Fields<EnvOptions>& env_fields() {
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
                "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
-               "box (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or an "
+               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or "
+               "an "
                "environment plugin's (env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "

@@ -17,4 +17,6 @@
   X(non_autoregressive_bit_sequence, NonAutoregressiveBitSequenceOptions) \
   X(line, LineOptions)
 
-#define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) X(box, BoxEnvOptions)
+#define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) \
+  X(box, BoxEnvOptions)                    \
+  X(box_polar, BoxPolarEnvOptions)

@@ -1,4 +1,6 @@
 // The fields of every built-in environment's options (the env: keys each one reads).
+#include <utility>
+
 #include "runtime/config/fields.h"
 #include "runtime/gfn/env/bit_sequence_options.h"
 #include "runtime/gfn/env/box_options.h"
@@ -98,38 +100,60 @@ const config::Fields<LineOptions>& line_fields() {
   return fields;
 }
 
+namespace {
+
+/// The keys Box and the polar Box share (the environment's and the concentration range).
+template <class B>
+config::Fields<B> box_common_fields(config::Fields<B>&& fields, const char* n_components_help) {
+  return std::move(fields)
+      .add("delta", &B::delta,
+           "The step size: Box's smallest increment of every coordinate after the first step "
+           "(the first step from s0 reaches the whole box); box_polar's step length. In (0, 1].",
+           config::in_half_open_unit_interval())
+      .add("epsilon", &B::epsilon,
+           "The tolerance of the validity checks (torchgfn's Box epsilon; 1e-10 in its "
+           "box benchmarks).",
+           config::non_negative())
+      .add("R0", &B::R0,
+           "Reward everywhere: R(x) = R0 + R1 [every |x_i - 0.5| > 0.25] + R2 [every 0.3 "
+           "< |x_i - 0.5| < 0.4] (runtime/gfn/env/box.h); > 0.",
+           config::positive_finite())
+      .add("R1", &B::R1, "Reward added in the corners (every |x_i - 0.5| > 0.25).",
+           config::non_negative())
+      .add("R2", &B::R2, "Reward added in the corners' rings (every 0.3 < |x_i - 0.5| < 0.4).",
+           config::non_negative())
+      .add("n_components", &B::n_components, n_components_help, config::at_least(1))
+      .add("min_concentration", &B::min_concentration,
+           "The smallest concentration (alpha, beta) of the policies' Beta components.",
+           config::positive_finite())
+      .add("max_concentration", &B::max_concentration,
+           "The largest concentration of the policies' Beta components (>= "
+           "env.min_concentration).",
+           config::positive_finite());
+}
+
+}  // namespace
+
 const config::Fields<BoxEnvOptions>& box_fields() {
   using B = BoxEnvOptions;
+  static const auto fields = box_common_fields<B>(
+      config::Fields<B>().add("ndim", &B::ndim, "Dimensions d of the state space [0, 1]^d.",
+                              config::at_least(1)),
+      "Beta mixture components per coordinate of the forward and backward "
+      "policies (runtime/gfn/env/box_policies.h).");
+  return fields;
+}
+
+const config::Fields<BoxPolarEnvOptions>& box_polar_fields() {
+  using B = BoxPolarEnvOptions;
   static const auto fields =
-      config::Fields<B>()
-          .add("ndim", &B::ndim, "Dimensions d of the state space [0, 1]^d.", config::at_least(1))
-          .add("delta", &B::delta,
-               "The smallest increment of every coordinate after the first step (the first "
-               "step from s0 reaches the whole box), in (0, 1].",
-               config::in_half_open_unit_interval())
-          .add("epsilon", &B::epsilon,
-               "The tolerance of the validity checks (torchgfn's Box epsilon; 1e-10 in its "
-               "box benchmarks).",
-               config::non_negative())
-          .add("R0", &B::R0,
-               "Reward everywhere: R(x) = R0 + R1 [every |x_i - 0.5| > 0.25] + R2 [every 0.3 "
-               "< |x_i - 0.5| < 0.4] (runtime/gfn/env/box.h); > 0.",
-               config::positive_finite())
-          .add("R1", &B::R1, "Reward added in the corners (every |x_i - 0.5| > 0.25).",
-               config::non_negative())
-          .add("R2", &B::R2, "Reward added in the corners' rings (every 0.3 < |x_i - 0.5| < 0.4).",
-               config::non_negative())
-          .add("n_components", &B::n_components,
-               "Beta mixture components per coordinate of the forward and backward "
-               "policies (runtime/gfn/env/box_policies.h).",
-               config::at_least(1))
-          .add("min_concentration", &B::min_concentration,
-               "The smallest concentration (alpha, beta) of the policies' Beta components.",
-               config::positive_finite())
-          .add("max_concentration", &B::max_concentration,
-               "The largest concentration of the policies' Beta components (>= "
-               "env.min_concentration).",
-               config::positive_finite());
+      box_common_fields<B>(config::Fields<B>(),
+                           "K: Beta mixture components of the step's angle, forward and backward "
+                           "(runtime/gfn/env/box_polar_policies.h).")
+          .add("n_components_s0", &B::n_components_s0,
+               "K0: Beta mixture components of the forward policy's first step (radius and "
+               "angle) from s0; state-independent learned outputs (torchgfn's PFs0).",
+               config::at_least(1));
   return fields;
 }
 

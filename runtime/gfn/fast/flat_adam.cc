@@ -201,8 +201,17 @@ FlatAdamW::Kernel FlatAdamW::detect_kernel(FlatAdamPaths paths, double beta1, do
   return paths.fused ? detect_rounding(beta1, beta2) : Kernel::kAtenOps;
 }
 
+namespace {
+std::vector<FlatAdamW::Group> flat_groups(const AdamWGroups& g) {
+  std::vector<FlatAdamW::Group> groups{{g.network, g.lr, g.weight_decay}};
+  if (!g.log_flow.empty()) groups.push_back({g.log_flow, g.lr_log_flow, g.weight_decay});
+  groups.push_back({{g.log_z}, g.lr_log_z, 0.0});
+  return groups;
+}
+}  // namespace
+
 FlatAdamW::FlatAdamW(const AdamWGroups& g, FlatAdamPaths paths)
-    : FlatAdamW({{g.network, g.lr, g.weight_decay}, {{g.log_z}, g.lr_log_z, 0.0}}, paths) {}
+    : FlatAdamW(flat_groups(g), paths) {}
 
 FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta1, double beta2,
                      double eps)

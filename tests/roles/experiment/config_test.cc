@@ -527,6 +527,27 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   }
 }
 
+// env.name box_polar loads its own keys (n_components_s0) with train_box.py's
+// defaults; train.gradient_clamp and train.temperature_start load with a continuous
+// environment and are refused, naming the key, with a discrete one.
+TEST_F(ConfigFileTest, BoxPolarKeysAndContinuousOnlyTrainKeys) {
+  const std::string polar = write("polar.yaml", "env:\n  name: box_polar\n  n_components_s0: 3\n");
+  const ExperimentConfig c = load_config(polar, {"train.gradient_clamp=10"});
+  const auto& o = c.env.get<core::BoxPolarEnvOptions>();
+  EXPECT_EQ(o.delta, 0.25);
+  EXPECT_EQ(o.n_components, 2);
+  EXPECT_EQ(o.n_components_s0, 3);
+  EXPECT_EQ(o.max_concentration, 5.1);
+  EXPECT_EQ(c.train.gradient_clamp, 10);
+  for (const std::string set : {"train.gradient_clamp=10", "train.temperature_start=2"}) {
+    EXPECT_NO_THROW(load_config(polar, {set})) << set;
+    EXPECT_THAT(error_of(polar, {set, "env.name=hypergrid"}),
+                AllOf(HasSubstr(set.substr(0, set.find('='))),
+                      HasSubstr("only the continuous environments' learner supports it")))
+        << set;
+  }
+}
+
 TEST(ValidateConfig, NamesTheSource) {
   ExperimentConfig c;
   c.env.get<core::HyperGridOptions>().height = 1;

@@ -65,6 +65,31 @@ TEST(Optimizer, FlatAndTorchApplyTheSameUpdate) {
   EXPECT_FALSE(torch::equal(flat_params.log_z, torch::zeros({}))) << "logZ moved";
 }
 
+// train.lr_logf: a third group (here the second network tensor as "log F") at its own rate;
+// both optimizers agree, and a rate of 0 freezes the group while the network moves.
+TEST(Optimizer, LogFlowGroupHasItsOwnRate) {
+  for (const double lr_log_flow : {0.0, 0.05}) {
+    Params flat_params, torch_params;
+    auto groups = [lr_log_flow](const Params& p) {
+      AdamWGroups g{{p.network[0]}, p.log_z, 1e-2, 0.1, 0.01};
+      g.log_flow = {p.network[1]};
+      g.lr_log_flow = lr_log_flow;
+      return g;
+    };
+    const at::Tensor before = flat_params.network[1].detach().clone();
+    EngineOptions engine;
+    engine.optimizer = OptimizerKind::kFlat;
+    auto flat = make_optimizer(plan_engine(engine, EngineFacts{}), groups(flat_params));
+    engine.optimizer = OptimizerKind::kTorch;
+    auto reference = make_optimizer(plan_engine(engine, EngineFacts{}), groups(torch_params));
+    run(*flat, flat_params, 0, 5);
+    run(*reference, torch_params, 0, 5);
+    expect_equal(flat_params, torch_params);
+    EXPECT_EQ(torch::equal(flat_params.network[1], before), lr_log_flow == 0.0)
+        << "lr_log_flow " << lr_log_flow;
+  }
+}
+
 std::string saved(const Optimizer& o) {
   torch::serialize::OutputArchive out;
   o.save_state(out);

@@ -2,7 +2,9 @@
 // Box 2-D: training lowers the loss and the KDE Jensen-Shannon divergence of validation; the
 // same seed gives the same losses; save_state / load_state continue bit-identically; every
 // continuous loss trains; the options continuous environments do not support are refused
-// naming their key; make_agent picks the engine by env.name.
+// naming their key; make_agent picks the engine by env.name. The polar Box (env.name
+// box_polar) trains through the same learner with its constant s0 outputs; train_box.py's
+// options (temperature_start, gradient_clamp, lr_logf) act as documented.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <torch/nn/module.h>
@@ -20,6 +22,8 @@
 #include "runtime/gfn/agent.h"
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/env/box.h"
+#include "runtime/gfn/env/box_options.h"
+#include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 
@@ -271,6 +275,98 @@ TEST(MakeAgent, BoxHasTorchgfnsParameterCounts) {
     for (const auto& p : agent->module().parameters()) n += p.numel();
     EXPECT_EQ(n, expected) << "uniform_pb " << uniform_pb;
   }
+}
+
+EnvOptions box_polar_env() {
+  EnvOptions env;
+  env.name = "box_polar";
+  return env;
+}
+
+// env.name box_polar: PF carries the 5 K0 = 20 learned constant outputs of the s0 mixture
+// (torchgfn's PFs0), and a few iterations lower the loss with every continuous loss.
+TEST(ContinuousLearner, BoxPolarTrainsThroughMakeAgent) {
+  std::int64_t constants = 0;
+  for (const LossKind loss : {LossKind::kTB, LossKind::kDB}) {
+    TrainOptions train;
+    train.loss = loss;
+    train.lr = 1e-2;
+    const auto agent = make_agent(box_polar_env(), small_model(), train, 3);
+    for (const auto& p : agent->module().named_parameters()) {
+      if (p.key() == "pf_constant") constants = p.value().numel();
+    }
+    std::vector<double> losses;
+    for (int i = 0; i < 40; ++i) losses.push_back(agent->train_iteration(32).loss);
+    EXPECT_LT(std::accumulate(losses.end() - 5, losses.end(), 0.0),
+              std::accumulate(losses.begin(), losses.begin() + 5, 0.0))
+        << "loss " << static_cast<int>(loss);
+  }
+  EXPECT_EQ(constants, 5 * BoxPolarEnvOptions{}.n_components_s0);
+}
+
+// model.uniform_pb on the polar Box is torchgfn's BoxPBUniform: every angle of the arc equally
+// likely (the concentrations are the constant outputs 1, read without normalisation).
+TEST(ContinuousLearner, BoxPolarUniformPbIsUniformInTheAngle) {
+  const ContinuousParts parts = make_continuous_environment(box_polar_env(), true);
+  EXPECT_EQ(parts.pf_constant_outputs, 20);
+  const at::Tensor states = at::tensor({0.7f, 0.6f, 0.7f, 0.6f}).view({2, 2});
+  const at::Tensor outputs = at::full({2, parts.pb->n_outputs()}, parts.fixed_pb_output);
+  const double d = BoxPolarEnvOptions{}.delta;
+  const double a0 = 0.3, a1 = 1.2;  // two angles (radians) on the south-western arc
+  ContinuousActions actions{
+      at::tensor({static_cast<float>(d * std::cos(a0)), static_cast<float>(d * std::sin(a0)),
+                  static_cast<float>(d * std::cos(a1)), static_cast<float>(d * std::sin(a1))})
+          .view({2, 2}),
+      at::zeros({2}, at::kBool)};
+  const at::Tensor log_prob = parts.pb->log_prob(states, outputs, actions, 1.0);
+  EXPECT_TRUE(std::isfinite(log_prob[0].item<double>()));
+  EXPECT_NEAR(log_prob[0].item<double>(), log_prob[1].item<double>(), 1e-5);
+  const ContinuousParts learned = make_continuous_environment(box_polar_env(), false);
+  const at::Tensor learned_log_prob = learned.pb->log_prob(states, outputs, actions, 1.0);
+  EXPECT_GT(std::abs(learned_log_prob[0].item<double>() - learned_log_prob[1].item<double>()), 1e-3)
+      << "the normalised outputs are not uniform: the fixed PB must differ";
+}
+
+TEST(TrainOptions, TemperatureStartAnnealsOverTheFirstHalf) {
+  TrainOptions t;
+  t.n_iterations = 100;
+  t.temperature = 1.0;
+  EXPECT_EQ(t.sampling_temperature(0), 1.0);
+  t.temperature_start = 2.0;
+  EXPECT_DOUBLE_EQ(t.sampling_temperature(0), 2.0);
+  EXPECT_DOUBLE_EQ(t.sampling_temperature(25), 1.5);
+  EXPECT_DOUBLE_EQ(t.sampling_temperature(50), 1.0);
+  EXPECT_DOUBLE_EQ(t.sampling_temperature(99), 1.0);
+}
+
+// train.gradient_clamp: the gradients the optimizer step read (left in place after it) are
+// within [-c, c], where unclamped ones are not; the discrete learner refuses it and
+// train.temperature_start, naming the key.
+TEST(ContinuousLearner, GradientClampBoundsEveryGradient) {
+  TrainOptions train;
+  train.gradient_clamp = 1e-4;
+  ContinuousLearner learner(box_env(), small_model(), train, 0);
+  learner.train_iteration(16);
+  double largest = 0;
+  for (const auto& p : learner.module().parameters()) {
+    if (p.grad().defined()) largest = std::max(largest, p.grad().abs().max().item<double>());
+  }
+  EXPECT_GT(largest, 0.0);
+  EXPECT_LE(largest, 1e-4);
+  TrainOptions unclamped;
+  ContinuousLearner free(box_env(), small_model(), unclamped, 0);
+  free.train_iteration(16);
+  double free_largest = 0;
+  for (const auto& p : free.module().parameters()) {
+    if (p.grad().defined())
+      free_largest = std::max(free_largest, p.grad().abs().max().item<double>());
+  }
+  EXPECT_GT(free_largest, 1e-4);
+  EnvOptions grid;  // hypergrid
+  expect_refused("train.gradient_clamp", [&] { make_agent(grid, small_model(), train, 0); });
+  TrainOptions annealed;
+  annealed.temperature_start = 2.0;
+  expect_refused("train.temperature_start", [&] { make_agent(grid, small_model(), annealed, 0); });
 }
 
 }  // namespace
