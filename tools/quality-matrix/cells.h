@@ -3,17 +3,22 @@
 // {HyperGrid 2D h8, HyperGrid 4D h8} x {no replay buffer, replay buffer}, plus DiscreteEBM ndim 2/4
 // x alpha 0.1/1.0, the DiscreteEBM Ising lattice 6 x 6 (TB) and TB on torchgfn's benchmark
 // bit-sequence scenarios, each a single-rank `gfn-train` run (world of one), batch 128 (the
-// bit-sequence scenarios: 16), seed 1 (TB cells: seeds 1..n, mean +- std). Each cell but the last
-// three carries torchgfn's published test target for the same configuration
+// bit-sequence scenarios: 16), seed 1 (TB cells: seeds 1..n, mean +- std), and TB / DB on the
+// 2-D Box at delta 0.1 and 0.25 (seeds 1-3). Each cell but the Ising lattice and the
+// bit-sequence ones carries torchgfn's published test target for the same configuration
 // (tutorials/examples/test_scripts.py of GFNOrg/torchgfn: test_hypergrid_tb, test_hypergrid_fm,
-// test_discreteebm) and the hyper-parameters that torchgfn's training scripts use for it
-// (train_hypergrid.py, train_discreteebm.py).
+// test_discreteebm, test_box) and the hyper-parameters that torchgfn's training scripts use for
+// it (train_hypergrid.py, train_discreteebm.py, train_box.py).
 //
 // torchgfn's l1_dist is a MEAN over terminating states of |p - p_true|, p being the
 // empirical distribution of the terminating states visited during training; gfn-train's
 // summary.json reports it as "l1_visited" (the verdict's metric), and the fresh-sample and
 // exact L1 as SUMS (runtime/gfn/validation.h), so a cell also records its number of
 // terminating states to show the fresh-sample L1 as a mean.
+//
+// The Box is continuous: no L1; test_box asserts on the KDE Jensen-Shannon divergence between
+// samples of the policy and the reward density (train_box.py's validation), which gfn-train's
+// continuous validation writes as summary.json "jsd" (TargetMetric::kJsd).
 //
 // The Ising lattice cell's 2^36 terminating states cannot be enumerated (no L1) and torchgfn
 // only times that scenario and the bit-sequence ones (no target): they carry our own bar
@@ -28,8 +33,20 @@
 
 namespace gfn::quality {
 
-/// torchgfn's test target: np.isclose(l1_dist, value, atol) with l1_dist a mean over
-/// terminating states. "At least as good" = our l1_visited <= value + atol.
+/// The metric a torchgfn target is stated on, and where the matrix reads it.
+enum class TargetMetric {
+  /// torchgfn's l1_dist (mean over terminating states, visited during training): the
+  /// metrics.csv row of the validation torchgfn's test asserts on (RunMetrics::judged).
+  kL1Visited,
+  /// train_box.py's KDE Jensen-Shannon divergence: summary.json "jsd", the final validation.
+  kJsd,
+};
+
+/// The metric's name in the table and the verdict ("l1_visited", "jsd").
+const char* metric_name(TargetMetric metric);
+
+/// torchgfn's test target: np.isclose(metric, value, atol) (l1_dist: a mean over terminating
+/// states). "At least as good" = our metric <= value + atol.
 struct TorchgfnTarget {
   double value = 0;
   double atol = 0;
@@ -37,6 +54,7 @@ struct TorchgfnTarget {
   /// true: published for exactly this cell; false: no target for this loss, the TB
   /// target of the same environment and buffer is used as a stand-in bar.
   bool published = true;
+  TargetMetric metric = TargetMetric::kL1Visited;
   double bound() const { return value + atol; }
 };
 
@@ -75,7 +93,8 @@ struct Cell {
   std::int64_t n_trajectories = 32000;       ///< train.n_trajectories (set explicitly)
   std::int64_t validation_samples = 200000;  ///< validation.n_samples: visited window
   /// The validation schedule of the torchgfn script that produced the target: the verdict
-  /// takes l1_visited at that script's last validation (schedule.h).
+  /// takes l1_visited at that script's last validation (schedule.h). Unused by the other
+  /// kinds of cell (judged_at_torchgfn_validation).
   TorchgfnSchedule schedule;
   /// To convert sum-L1 to torchgfn's mean-L1; 0: not enumerated (no exact metrics, see
   /// enumerable()).
@@ -100,13 +119,21 @@ struct ReplaySettings {
   double fraction = 1.0;
 };
 
+/// Whether the cell is judged at the validation torchgfn's test asserts on (a torchgfn target on
+/// l1_visited: its run validates there, schedule.h), rather than at the end of its run (a
+/// target on the JSD, or our own bar).
+inline bool judged_at_torchgfn_validation(const Cell& c) {
+  return !c.bar && c.target.metric == TargetMetric::kL1Visited;
+}
+
 /// Whether the cell's environment is enumerated (n_terminating_states > 0): its summary.json has
 /// the exact metrics (L1s, logz_error); else they are null.
 inline bool enumerable(const Cell& c) { return c.n_terminating_states > 0; }
 
-/// The full matrix (HyperGrid losses x dims x buffer, then DiscreteEBM, the Ising lattice and
-/// the two bit-sequence benchmark scenarios); HyperGrid TB cells and the Ising lattice get seeds
-/// 1..tb_seeds, the bit-sequence cells seeds 1-3. Throws std::invalid_argument if tb_seeds < 1.
+/// The full matrix (HyperGrid losses x dims x buffer, then DiscreteEBM, the Ising lattice, the
+/// two bit-sequence benchmark scenarios and the Box); HyperGrid TB cells and the Ising lattice
+/// get seeds 1..tb_seeds, the bit-sequence and Box cells seeds 1-3. Throws std::invalid_argument if
+/// tb_seeds < 1.
 std::vector<Cell> full_matrix(int tb_seeds, const ReplaySettings& replay = {});
 
 /// A tiny matrix for the smoke test: HyperGrid 2D TB without buffer and DiscreteEBM

@@ -53,6 +53,7 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
                     {"buffer", c.replay ? "uniform" : "none"},
                     {"seeds", c.seeds},
                     {"target_bound", c.target.bound()},
+                    {"target_metric", metric_name(c.target.metric)},
                     {"target_published", c.target.published}};
     if (r.point) {
       k.parameters["judged_at_iteration"] = r.point->iteration;
@@ -79,6 +80,9 @@ std::vector<harness::Case> cell_cases(const std::vector<CellResult>& results) {
     add("l1_visited_judged", "mean L1",
         [](const RunMetrics& m) { return m.judged ? Opt(m.judged->l1_visited) : std::nullopt; });
     add("l1_visited_end", "mean L1", [](const RunMetrics& m) { return Opt(m.l1_visited); });
+    add("jsd", "nats", [&c](const RunMetrics& m) {  // the KDE JSD of the cells judged on it
+      return c.target.metric == TargetMetric::kJsd ? Opt(m.jsd) : std::nullopt;
+    });
     add("l1_mean_fresh", "mean L1", [&c](const RunMetrics& m) {
       return Opt(m.l1_sampled / static_cast<double>(c.n_terminating_states));
     });
@@ -103,11 +107,14 @@ std::vector<harness::Goal> cell_goals(const std::vector<CellResult>& results) {
                        judged_value(r), "ratio", verdict_of(text), text});
       continue;
     }
+    const TorchgfnTarget& t = r.cell.target;
+    const bool jsd = t.metric == TargetMetric::kJsd;
     goals.push_back(
         {r.cell.id,
-         fmt::format("l1_visited at torchgfn's validation <= {:.4g} ({})", r.cell.target.bound(),
-                     r.cell.target.published ? r.cell.target.source : "TB bar"),
-         judged_value(r), "mean L1", verdict_of(text), text});
+         fmt::format("{} <= {:.4g} ({})",
+                     jsd ? "jsd at the end of the run" : "l1_visited at torchgfn's validation",
+                     t.bound(), t.published ? t.source : "TB bar"),
+         judged_value(r), jsd ? "nats" : "mean L1", verdict_of(text), text});
   }
   return goals;
 }

@@ -11,7 +11,8 @@
 // (default tools/quality-matrix/last_table.md). Each cell is judged on l1_visited at the
 // validation torchgfn's test asserts on (schedule.h): its run validates there
 // (validation.interval) and that row of metrics.csv is read and checked (iteration,
-// trajectories, n_visited); a cell torchgfn has no target for (the Ising lattice, the
+// trajectories, n_visited); a Box cell on the KDE jsd of its final validation (summary.json,
+// torchgfn's test_box target); a cell torchgfn has no target for (the Ising lattice, the
 // bit-sequence benchmark scenarios) is judged at the end of its run on our own bar (cells.h
 // LearningBar; training.csv gives the loss). With --reuse-runs the cells --only leaves out are
 // read from their previous run directories instead of being dropped, so the table is complete.
@@ -193,7 +194,12 @@ std::string probe_replay(const Options& o, const Plan& plan, const RunContext& c
 
 void print_outcome(const Cell& cell, std::uint64_t seed, bool reused,
                    const std::optional<ValidationPoint>& point, const RunOutcome& outcome) {
-  if (outcome.status == RunStatus::kOk && !point) {  // a cell with our own bar (Cell::bar)
+  if (outcome.status == RunStatus::kOk && cell.target.metric == TargetMetric::kJsd) {
+    const auto& m = *outcome.metrics;
+    fmt::print("{} seed {}{}: jsd {:.3g} at the end (iteration {}), |logZ err| {:.3g} ({:.1f} s)\n",
+               cell.id, seed, reused ? " (reused)" : "", m.jsd, m.iterations, m.logz_error,
+               outcome.wall_s);
+  } else if (outcome.status == RunStatus::kOk && !point) {  // our own bar (Cell::bar)
     const auto& m = *outcome.metrics;
     const std::string l1 = enumerable(cell) ? fmt::format("sum-L1 exact {:.4f} sampled {:.4f}, ",
                                                           m.l1_exact, m.l1_sampled)
@@ -218,14 +224,15 @@ void print_outcome(const Cell& cell, std::uint64_t seed, bool reused,
   std::fflush(stdout);
 }
 
-// Every seed of one cell: run (or read, or n/a), judged at torchgfn's validation (a cell with
-// our own bar: at the end of the run); with --dry-run only the commands are printed.
+// Every seed of one cell: run (or read, or n/a), judged at torchgfn's validation (a cell judged
+// on the jsd or with our own bar: at the end of the run); with --dry-run only the commands are
+// printed.
 CellResult run_cell(const Cell& cell, bool to_run, const Options& o, const RunContext& ctx) {
   // The validation torchgfn's test asserts on, and the interval that makes ours hit it
   // (end-of-run cells keep the config's interval; smoke runs validate only at the end).
   const bool exact = enumerable(cell);
   std::optional<ValidationPoint> point;
-  if (!cell.bar) {
+  if (judged_at_torchgfn_validation(cell)) {
     point = last_validation(cell.schedule, cell_iterations(cell, o.iterations), cell.batch_size,
                             cell.validation_samples);
   }

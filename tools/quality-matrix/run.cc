@@ -43,6 +43,7 @@ RunMetrics read_summary(const std::string& path, bool exact) {
   m.l1_sampled = exact_at("l1_sampled");
   m.l1_visited = exact_at("l1_visited");
   m.logz_error = exact_at("logz_error");
+  m.jsd = optional_number_at(j, "jsd", path).value_or(nan);
   m.logz = exact ? optional_number_at(j, "logz", path).value_or(nan) : number_at(j, "logz", path);
   m.modes_found = static_cast<long long>(number_at(j, "modes_found", path));
   m.n_modes = static_cast<long long>(number_at(j, "n_modes", path));

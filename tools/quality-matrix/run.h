@@ -21,6 +21,10 @@ struct RunMetrics {
   /// torchgfn's l1_dist: mean_x |visited(x) - P_true(x)| over the last validation.n_samples
   /// terminating states sampled during training (summary.json "l1_visited").
   double l1_visited = 0;
+  /// train_box.py's KDE Jensen-Shannon divergence at the final validation of a continuous
+  /// environment (summary.json "jsd"; NaN when null or absent: validation off, or an
+  /// environment without it). The verdict's metric of a TargetMetric::kJsd cell.
+  double jsd = std::nan("");
   double logz_error = 0;       ///< |logZ - log Z_true|
   double logz = std::nan("");  ///< the learned log Z (NaN when summary.json has none)
   long long modes_found = 0;   ///< distinct modes sampled during training (all trainers)
@@ -42,7 +46,7 @@ struct RunMetrics {
 /// Reads `path`. Throws std::runtime_error naming the file and key when it cannot be
 /// read, is not JSON, or a key is missing / null (validation disabled or run stopped); with
 /// `exact` false (an environment that cannot be enumerated) the L1s and logz_error may be null
-/// (NaN), logz, modes_found and n_modes may not.
+/// (NaN), logz, modes_found and n_modes may not. jsd may always be null or absent (NaN).
 RunMetrics read_summary(const std::string& path, bool exact = true);
 
 enum class RunStatus { kOk, kFailed, kUnsupported };

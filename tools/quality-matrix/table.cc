@@ -17,6 +17,15 @@ const RunMetrics* first_metrics(const CellResult& r) {
   return &*r.runs.front().metrics;
 }
 
+// The cell's target metric in one run (Cell::target.metric): l1_visited at torchgfn's validation
+// (the judged metrics.csv row) or the final jsd; nullopt when the run has none.
+std::optional<double> target_value(const Cell& c, const RunMetrics& m) {
+  if (c.target.metric == TargetMetric::kJsd) {
+    return std::isnan(m.jsd) ? std::nullopt : std::optional<double>(m.jsd);
+  }
+  return m.judged ? std::optional<double>(m.judged->l1_visited) : std::nullopt;
+}
+
 double mean_l1(const Cell& c, const RunMetrics& m) {
   return m.l1_sampled / static_cast<double>(c.n_terminating_states);
 }
@@ -47,10 +56,11 @@ std::string with_seeds(const CellResult& r, F field, const char* spec) {
 }
 
 std::string judged_at_text(const CellResult& r) {
-  if (r.cell.bar && !r.runs.empty() && r.runs.front().status == RunStatus::kOk) {
+  if (!judged_at_torchgfn_validation(r.cell) && !r.runs.empty() &&
+      r.runs.front().status == RunStatus::kOk) {
     const RunMetrics& m = *r.runs.front().metrics;
-    return fmt::format("end of run, it {}, {} trajectories (our bar)", m.iterations,
-                       m.trajectories);
+    return fmt::format("end of run, it {}, {} trajectories ({})", m.iterations, m.trajectories,
+                       r.cell.bar ? "our bar" : "final validation");
   }
   if (!r.point) return "—";
   const ValidationPoint& p = *r.point;
@@ -65,8 +75,24 @@ std::string target_text(const Cell& c) {
     if (c.bar->log_z_true) s += fmt::format(" (exact log Z {:.4f})", *c.bar->log_z_true);
     return s;
   }
-  if (t.published) return fmt::format("≤ {:.4g} ({:.4g} ± {:.0e})", t.bound(), t.value, t.atol);
+  // The l1_visited targets are the table's default metric; others are named.
+  const std::string metric =
+      t.metric == TargetMetric::kL1Visited ? "" : std::string(metric_name(t.metric)) + " ";
+  if (t.published) {
+    return fmt::format("{}≤ {:.4g} ({:.4g} ± {:.0e})", metric, t.bound(), t.value, t.atol);
+  }
   return fmt::format("none (TB bar ≤ {:.4g})", t.bound());
+}
+
+// `value` to 3 significant digits, or more (up to 6) while it prints like `bound` does ({:.4g}):
+// a miss never reads "0.12 > 0.12".
+std::string past_bound_digits(double value, double bound) {
+  const std::string b = fmt::format("{:.4g}", bound);
+  for (int digits = 3; digits < 6; ++digits) {
+    std::string s = fmt::format("{:.{}g}", value, digits);
+    if (s != b) return s;
+  }
+  return fmt::format("{:.6g}", value);
 }
 
 // What keeps one run of a cell with our own bar from passing it ("" when it passes).
@@ -141,8 +167,8 @@ std::vector<double> judged_values(const CellResult& r) {
     if (run.status != RunStatus::kOk) continue;
     if (r.cell.bar) {
       judged.push_back(run.metrics->loss_ratio);
-    } else if (run.metrics->judged) {
-      judged.push_back(run.metrics->judged->l1_visited);
+    } else if (const auto v = target_value(r.cell, *run.metrics)) {
+      judged.push_back(*v);
     }
   }
   return judged;
@@ -154,9 +180,10 @@ std::optional<double> judged_value(const CellResult& r) {
     const auto ratios = judged_values(r);
     return *std::max_element(ratios.begin(), ratios.end());
   }
-  if (m == nullptr || !m->judged) return std::nullopt;
+  const auto seed1 = m == nullptr ? std::nullopt : target_value(r.cell, *m);
+  if (!seed1) return std::nullopt;
   const auto judged = judged_values(r);
-  return judged.size() > 1 ? harness::mean(judged) : m->judged->l1_visited;
+  return judged.size() > 1 ? harness::mean(judged) : *seed1;
 }
 
 std::string verdict(const CellResult& r) {
@@ -172,14 +199,23 @@ std::string verdict(const CellResult& r) {
   }
   if (r.cell.bar) return bar_verdict(r);
   const RunMetrics& m = *first.metrics;
-  if (!m.judged) return "**FAIL** (no metrics.csv row at torchgfn's validation)";
+  const TargetMetric metric = r.cell.target.metric;
+  const auto seed1 = target_value(r.cell, m);
+  if (!seed1) {
+    return metric == TargetMetric::kJsd
+               ? "**FAIL** (no jsd in seed 1's summary.json: validation off, or an environment "
+                 "without the KDE validation)"
+               : "**FAIL** (no metrics.csv row at torchgfn's validation)";
+  }
   const double bound = r.cell.target.bound();
-  // The judged values of every seed with a judged row (seed 1 first).
+  // The judged values of every seed that has one (seed 1 first).
   std::vector<double> judged, sampled;
   int within = 0;
   for (const auto& run : r.runs) {
-    if (run.status != RunStatus::kOk || !run.metrics->judged) continue;
-    judged.push_back(run.metrics->judged->l1_visited);
+    if (run.status != RunStatus::kOk) continue;
+    const auto v = target_value(r.cell, *run.metrics);
+    if (!v) continue;
+    judged.push_back(*v);
     sampled.push_back(run.metrics->l1_sampled);
     if (judged.back() <= bound) ++within;
   }
@@ -187,10 +223,10 @@ std::string verdict(const CellResult& r) {
   const bool over_seeds = judged.size() > 1;
   const double value = *judged_value(r);
   const double sampled_value = over_seeds ? harness::mean(sampled) : m.l1_sampled;
-  const char* what = over_seeds ? "mean l1_visited" : "l1_visited";
+  const std::string what = (over_seeds ? "mean " : "") + std::string(metric_name(metric));
   std::string why;
   if (!(value <= bound)) {
-    why = fmt::format("{} {:.3g} > {:.4g}, +{:.1f}%", what, value, bound,
+    why = fmt::format("{} {} > {:.4g}, +{:.1f}%", what, past_bound_digits(value, bound), bound,
                       100.0 * (value / bound - 1.0));
   }
   if (r.cell.max_sampled_l1_sum && !(sampled_value <= *r.cell.max_sampled_l1_sum)) {
@@ -200,9 +236,9 @@ std::string verdict(const CellResult& r) {
   std::string spread;
   if (over_seeds) {
     const harness::Summary s = harness::summarize(judged);
-    spread = fmt::format(
-        "; mean {:.3g} ± {:.3g} over {} seeds, seed 1 {:.3g}, {}/{} seeds ≤ {:.4g}", s.mean,
-        s.stddev, judged.size(), m.judged->l1_visited, within, judged.size(), bound);
+    spread =
+        fmt::format("; mean {:.3g} ± {:.3g} over {} seeds, seed 1 {:.3g}, {}/{} seeds ≤ {:.4g}",
+                    s.mean, s.stddev, judged.size(), *seed1, within, judged.size(), bound);
   }
   if (!why.empty()) {
     // No torchgfn target: the bar is our own (TB's), so this is not a failed target.
@@ -247,34 +283,46 @@ std::string render_table(const std::vector<CellResult>& results, const std::stri
       "sum-L1 exact (if enumerated), modes sampled during training (and among fresh samples of "
       "the final policy), and the TB loss fallen (**loss ratio** = median loss of the last "
       "iterations / of the first, the windows per cell); the Ising lattice's \\|logZ error\\| "
-      "is against the exact log Z, shown, not judged.\n\n";
+      "is against the exact log Z, shown, not judged. **Box cells** (torchgfn's `test_box`, TB "
+      "and DB at delta 0.1 and 0.25, 32,000 trajectories (250 iterations), seeds 1-3): no L1; "
+      "judged on **jsd** = `train_box.py`'s KDE Jensen-Shannon divergence between 10,000 samples "
+      "of the final policy and the reward density (summary.json `jsd`, our last validation; "
+      "shown for these cells only), the mean over seeds ≤ target + atol; \\|logZ error\\| is "
+      "against the Box's exact log Z.\n\n";
   out +=
       "| cell | env | loss | buffer | l1_visited (torchgfn def.) at torchgfn's validation | "
-      "judged at | l1_visited end of run | torchgfn target | verdict | mean L1 fresh | sum-L1 "
-      "exact | sum-L1 sampled | \\|logZ error\\| | ms/iteration |\n";
+      "judged at | l1_visited end of run | jsd end of run | torchgfn target | verdict | mean L1 "
+      "fresh | sum-L1 exact | sum-L1 sampled | \\|logZ error\\| | ms/iteration |\n";
   out +=
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-      "|\n";
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+      "--- |\n";
   for (const auto& r : results) {
     const Cell& c = r.cell;
     const auto mean_l1_of = [&c](const RunMetrics& m) { return mean_l1(c, m); };
     const auto judged = [](const RunMetrics& m) {
       return m.judged ? m.judged->l1_visited : std::nan("");
     };
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       c.id, c.env_label, c.loss, c.replay ? "uniform" : "none",
-                       with_seeds(r, judged, "{:.3g}"), judged_at_text(r),
-                       with_seeds(
-                           r, [](const RunMetrics& m) { return m.l1_visited; }, "{:.3g}"),
-                       target_text(c), verdict(r), with_seeds(r, mean_l1_of, "{:.3g}"),
-                       with_seeds(
-                           r, [](const RunMetrics& m) { return m.l1_exact; }, "{:.4f}"),
-                       with_seeds(
-                           r, [](const RunMetrics& m) { return m.l1_sampled; }, "{:.4f}"),
-                       with_seeds(
-                           r, [](const RunMetrics& m) { return m.logz_error; }, "{:.3g}"),
-                       with_seeds(
-                           r, [](const RunMetrics& m) { return m.ms_per_iteration; }, "{:.1f}"));
+    // The KDE jsd of the cells judged on it (an enumerable environment's summary.json jsd is
+    // the exact JSD, another quantity: not shown).
+    const auto jsd = [&c](const RunMetrics& m) {
+      return c.target.metric == TargetMetric::kJsd ? m.jsd : std::nan("");
+    };
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.id,
+        c.env_label, c.loss, c.replay ? "uniform" : "none", with_seeds(r, judged, "{:.3g}"),
+        judged_at_text(r),
+        with_seeds(
+            r, [](const RunMetrics& m) { return m.l1_visited; }, "{:.3g}"),
+        with_seeds(r, jsd, "{:.3g}"), target_text(c), verdict(r),
+        with_seeds(r, mean_l1_of, "{:.3g}"),
+        with_seeds(
+            r, [](const RunMetrics& m) { return m.l1_exact; }, "{:.4f}"),
+        with_seeds(
+            r, [](const RunMetrics& m) { return m.l1_sampled; }, "{:.4f}"),
+        with_seeds(
+            r, [](const RunMetrics& m) { return m.logz_error; }, "{:.3g}"),
+        with_seeds(
+            r, [](const RunMetrics& m) { return m.ms_per_iteration; }, "{:.1f}"));
   }
   std::string notes;  // each distinct note once
   std::vector<std::string> seen;

@@ -19,22 +19,24 @@ struct CellResult {
 };
 
 /// "PASS" / "**FAIL** (...)" / "over our TB bar, no torchgfn target (...)" / "n/a (...)" of a
-/// cell, like for like with torchgfn: l1_visited (torchgfn's l1_dist: mean over states,
-/// empirical distribution of the terminating states visited during training) AT THE
-/// VALIDATION torchgfn's test asserts on (RunMetrics::judged, schedule.h) <= target.bound(),
-/// and the sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set.
+/// cell, like for like with torchgfn on the metric of its target (Cell::target.metric):
+/// l1_visited (torchgfn's l1_dist: mean over states, empirical distribution of the terminating
+/// states visited during training) AT THE VALIDATION torchgfn's test asserts on
+/// (RunMetrics::judged, schedule.h), or the KDE jsd of the final validation (RunMetrics::jsd),
+/// <= target.bound(); and the sampled sum-L1 (end of run) <= cell.max_sampled_l1_sum when set.
 /// One judged run (a single-seed cell): judged on it (seed 1). Several judged runs (seeds):
 /// judged on the MEAN over those seeds (torchgfn publishes one run, so one seed is one
-/// random draw), followed by "; mean m ± sd over n seeds, seed 1 v, k/n seeds <= bound".
+/// random draw), followed by "; mean m ± sd over n seeds, seed 1 v, k/n seeds <= bound"; a seed
+/// without the metric (its run failed, no judged row, jsd null) is not counted.
 /// A miss says by how much (value, bound, excess in percent); it is "**FAIL**" against a
 /// published torchgfn target, and "over our TB bar, no torchgfn target" for a loss without
 /// one (cell.target.published false: the bar is our own, stricter check). A cell whose seed-1
-/// run failed or has no judged row FAILs. A cell with our own bar (Cell::bar) is judged at the
-/// end of every seed's run, every seed run and within it: "PASS (our bar): [sum-L1 exact e, ]
-/// 1/2 modes in training[, 1 in fresh samples], loss ratio r[, worst of n seeds]" (the largest
-/// sum-L1 and ratio and the fewest modes over the seeds; the bracketed parts when the bar has
-/// them), or "**FAIL** (our bar: seed s: what missed; seed t: run failed; ...; k/n seeds
-/// within)".
+/// run failed or lacks the metric (no judged row; no jsd in summary.json) FAILs, saying which. A
+/// cell with our own bar (Cell::bar) is judged at the end of every seed's run, every seed run and
+/// within it: "PASS (our bar): [sum-L1 exact e, ] 1/2 modes in training[, 1 in fresh samples], loss
+/// ratio r[, worst of n seeds]" (the largest sum-L1 and ratio and the fewest modes over the seeds;
+/// the bracketed parts when the bar has them), or "**FAIL** (our bar: seed s: what missed; seed t:
+/// run failed; ...; k/n seeds within)".
 std::string verdict(const CellResult& r);
 
 /// The bar as the table and the JSON goal state it: "[sum-L1 exact ≤ x, ]≥ m mode(s) in
@@ -42,19 +44,21 @@ std::string verdict(const CellResult& r);
 /// iterations)", the bracketed parts when the bar has them.
 std::string learning_bar_text(const LearningBar& bar);
 
-/// The judged l1_visited (RunMetrics::judged) of every seed that has one, seed 1 first (a cell
-/// with our own bar: the loss ratio of every successful seed).
+/// The judged value of the target's metric (l1_visited of RunMetrics::judged, or jsd) of every
+/// seed that has one, seed 1 first (a cell with our own bar: the loss ratio of every successful
+/// seed).
 std::vector<double> judged_values(const CellResult& r);
 
-/// The value verdict() judges: seed 1's judged l1_visited, or with several judged seeds their
-/// mean (harness::mean); a cell with our own bar: the largest loss ratio over its seeds;
-/// nullopt when seed 1 failed or has no judged row.
+/// The value verdict() judges: seed 1's judged value (judged_values), or with several judged
+/// seeds their mean (harness::mean); a cell with our own bar: the largest loss ratio over its
+/// seeds; nullopt when seed 1 failed or lacks the metric.
 std::optional<double> judged_value(const CellResult& r);
 
 /// The markdown block: a header paragraph (definitions, command), the table (one row
-/// per cell, 14 columns: cell, env, loss, buffer, l1_visited at torchgfn's validation,
-/// where that is ("it <ours>/<n> (torchgfn <i>), <visited> visited"), l1_visited at the
-/// end of the run, torchgfn target, verdict, mean L1 of fresh samples, sum-L1 exact,
+/// per cell, 15 columns: cell, env, loss, buffer, l1_visited at torchgfn's validation,
+/// where that is ("it <ours>/<n> (torchgfn <i>), <visited> visited", or "end of run, ..."),
+/// l1_visited at the end of the run, the KDE jsd at the end (the cells judged on it; "—"
+/// elsewhere), torchgfn target, verdict, mean L1 of fresh samples, sum-L1 exact,
 /// sum-L1 sampled, |logZ error|, ms/iteration) and notes.
 std::string render_table(const std::vector<CellResult>& results, const std::string& command);
 

@@ -2,11 +2,13 @@
 // validation, judged on seed 1 for a single-seed cell and on the mean over seeds otherwise
 // (seed 1 and the spread shown beside it); a loss without a torchgfn target that misses
 // TB's bar is reported as over our own bar, not as a failed target; the cells without a torchgfn
-// target (the Ising lattice, the bit-sequence scenarios) on our own bar (cells.h LearningBar).
+// target (the Ising lattice, the bit-sequence scenarios) on our own bar (cells.h LearningBar); the
+// Box cells on torchgfn's test_box target on the KDE jsd of the final validation.
 
 #include "tools/quality-matrix/table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/quality-matrix/cells.h"
@@ -318,6 +321,171 @@ TEST(QualityBar, LossRatioWindowsPerCell) {
   ASSERT_EQ(run.status, RunStatus::kOk) << run.message;
   EXPECT_DOUBLE_EQ(run.metrics->loss_ratio, 0.25 / 70);
   std::filesystem::remove_all(dir);
+}
+
+// The Box cells (torchgfn's test_box): a torchgfn target on the KDE jsd of the final validation
+// (summary.json), judged like the TB cells on the mean over seeds, seed 1 and the spread beside.
+RunOutcome jsd_run(double jsd) {
+  RunOutcome run;
+  run.status = RunStatus::kOk;
+  RunMetrics m;
+  m.l1_exact = m.l1_sampled = m.l1_visited = std::nan("");
+  m.jsd = jsd;
+  m.logz_error = 0.01;
+  m.iterations = 250;
+  m.trajectories = 32000;
+  run.metrics = m;
+  return run;
+}
+
+CellResult box_result(const std::string& id, const std::vector<RunOutcome>& runs) {
+  return bar_result(matrix_cell(id), runs);
+}
+
+TEST(QualityJsd, BoxCellsCarryTestBoxTargetsOnTheJsd) {
+  const std::vector<std::pair<std::string, double>> cells = {{"box_2d_d0.1/tb", 0.10},
+                                                             {"box_2d_d0.1/db", 0.10},
+                                                             {"box_2d_d0.25/tb", 0.09},
+                                                             {"box_2d_d0.25/db", 0.09}};
+  for (const auto& [id, value] : cells) {
+    const Cell c = matrix_cell(id);
+    EXPECT_EQ(c.target.metric, TargetMetric::kJsd) << id;
+    EXPECT_EQ(c.target.source, "test_box") << id;
+    EXPECT_TRUE(c.target.published) << id;
+    EXPECT_DOUBLE_EQ(c.target.value, value) << id;
+    EXPECT_DOUBLE_EQ(c.target.bound(), value + 0.02) << id;
+    EXPECT_FALSE(c.bar.has_value()) << id;
+    EXPECT_FALSE(judged_at_torchgfn_validation(c)) << id;
+    EXPECT_FALSE(enumerable(c)) << id;
+    EXPECT_EQ(c.config, "configs/box.yaml") << id;
+    EXPECT_EQ(c.seeds, (std::vector<std::uint64_t>{1, 2, 3})) << id;
+    EXPECT_EQ(c.validation_samples, 10000) << id;
+    EXPECT_EQ(cell_iterations(c, 0), 250) << id;
+  }
+  // The settings reach gfn-train: the loss and delta of the cell, after the config.
+  const auto args = run_arguments(matrix_cell("box_2d_d0.25/db"), 2, "/tmp/o", {});
+  const std::string joined = fmt::format("{}", fmt::join(args, " "));
+  EXPECT_NE(joined.find("--set train.loss=db --set env.delta=0.25 --set train.seed=2"),
+            std::string::npos)
+      << joined;
+  EXPECT_NE(joined.find("--set validation.n_samples=10000"), std::string::npos) << joined;
+  // The other cells stay on l1_visited at torchgfn's validation.
+  EXPECT_TRUE(judged_at_torchgfn_validation(matrix_cell("hypergrid_2d/tb/none")));
+  EXPECT_FALSE(judged_at_torchgfn_validation(ising_bar_cell()));
+}
+
+TEST(QualityJsd, JudgedOnTheSeedMean) {
+  // 0.107, 0.09, 0.1: mean 0.099, std 0.00854, all within 0.12.
+  EXPECT_EQ(verdict(box_result("box_2d_d0.1/tb", {jsd_run(0.107), jsd_run(0.09), jsd_run(0.1)})),
+            "PASS; mean 0.099 ± 0.00854 over 3 seeds, seed 1 0.107, 3/3 seeds ≤ 0.12");
+  // Seed 1 over 0.11 (delta 0.25) but the mean (0.1) within: PASS on the mean.
+  EXPECT_EQ(verdict(box_result("box_2d_d0.25/db", {jsd_run(0.13), jsd_run(0.08), jsd_run(0.09)})),
+            "PASS; mean 0.1 ± 0.0265 over 3 seeds, seed 1 0.13, 2/3 seeds ≤ 0.11");
+  // Seed 1 within but the mean (0.153) over 0.12: FAIL on the mean, by how much.
+  const std::string fail =
+      verdict(box_result("box_2d_d0.1/db", {jsd_run(0.11), jsd_run(0.2), jsd_run(0.15)}));
+  EXPECT_EQ(fail,
+            "**FAIL** (mean jsd 0.153 > 0.12, +27.8%; mean 0.153 ± 0.0451 over 3 seeds, seed 1 "
+            "0.11, 1/3 seeds ≤ 0.12)");
+  // A mean just over the bar (0.120133): printed with the digits that tell it from the bound.
+  EXPECT_EQ(
+      verdict(box_result("box_2d_d0.1/tb", {jsd_run(0.1066), jsd_run(0.1137), jsd_run(0.1401)})),
+      "**FAIL** (mean jsd 0.1201 > 0.12, +0.1%; mean 0.12 ± 0.0177 over 3 seeds, seed 1 "
+      "0.107, 2/3 seeds ≤ 0.12)");
+  // One seed: judged on it, no seed count.
+  EXPECT_EQ(verdict(box_result("box_2d_d0.25/tb", {jsd_run(0.13)})),
+            "**FAIL** (jsd 0.13 > 0.11, +18.2%)");
+  EXPECT_EQ(verdict(box_result("box_2d_d0.25/tb", {jsd_run(0.05)})), "PASS");
+}
+
+TEST(QualityJsd, TheMetricIsChosenPerCell) {
+  // The same runs: a small jsd and a large l1_visited at torchgfn's validation.
+  RunOutcome run = jsd_run(0.05);
+  MetricsRow row;
+  row.l1_visited = 0.5;
+  run.metrics->judged = row;
+  EXPECT_EQ(verdict(box_result("box_2d_d0.1/tb", {run})), "PASS");
+  CellResult l1 = box_result("box_2d_d0.1/tb", {run});
+  l1.cell.target = {0.08675, 0.01, "test_discreteebm", true};  // kL1Visited
+  EXPECT_EQ(verdict(l1).rfind("**FAIL** (l1_visited 0.5 > 0.09675", 0), 0u) << verdict(l1);
+  run.metrics->jsd = 0.5;
+  run.metrics->judged->l1_visited = 0.05;
+  EXPECT_EQ(verdict(box_result("box_2d_d0.1/tb", {run})).rfind("**FAIL** (jsd 0.5 > 0.12", 0), 0u);
+  l1.runs = {run};
+  EXPECT_EQ(verdict(l1), "PASS");
+}
+
+TEST(QualityJsd, MissingJsdFailsClearly) {
+  // Seed 1 without jsd (validation off): the cell FAILs saying so, with no value to judge.
+  const CellResult none = box_result("box_2d_d0.1/tb", {jsd_run(std::nan("")), jsd_run(0.1)});
+  EXPECT_EQ(verdict(none).rfind("**FAIL** (no jsd in seed 1's summary.json", 0), 0u)
+      << verdict(none);
+  EXPECT_FALSE(judged_value(none).has_value());
+  EXPECT_EQ(cell_goals({none})[0].verdict, harness::Verdict::kFail);
+  // A later seed without jsd is not counted: the mean and the count are over the others.
+  EXPECT_EQ(
+      verdict(box_result("box_2d_d0.1/tb", {jsd_run(0.1), jsd_run(std::nan("")), jsd_run(0.08)})),
+      "PASS; mean 0.09 ± 0.0141 over 2 seeds, seed 1 0.1, 2/2 seeds ≤ 0.12");
+  // Read from summary.json: a number, null and absent.
+  const std::string dir = ::testing::TempDir() + "qm_jsd";
+  std::filesystem::create_directories(dir);
+  const auto write_summary = [&dir](const std::string& jsd_field) {
+    std::ofstream out(dir + "/summary.json");
+    out << "{" << jsd_field
+        << R"("l1_exact": null, "l1_sampled": null, "l1_visited": null, "logz_error": 0.02,
+               "logz": -1.5, "modes_found": 0, "n_modes": 0, "ms_per_iteration": 40.0,
+               "iterations": 250, "trajectories": 32000})";
+  };
+  write_summary(R"("jsd": 0.0713, )");
+  RunOutcome read = read_previous_run(dir, dir + "/run.log", false);
+  ASSERT_EQ(read.status, RunStatus::kOk) << read.message;
+  EXPECT_DOUBLE_EQ(read.metrics->jsd, 0.0713);
+  EXPECT_EQ(verdict(box_result("box_2d_d0.25/tb", {read})), "PASS");
+  for (const std::string field : {R"("jsd": null, )", ""}) {
+    write_summary(field);
+    read = read_previous_run(dir, dir + "/run.log", false);
+    ASSERT_EQ(read.status, RunStatus::kOk) << read.message;
+    EXPECT_TRUE(std::isnan(read.metrics->jsd)) << field;
+    EXPECT_EQ(verdict(box_result("box_2d_d0.25/tb", {read})).rfind("**FAIL** (no jsd", 0), 0u)
+        << field;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(QualityJsd, TableAndJsonShowTheJsd) {
+  const CellResult box =
+      box_result("box_2d_d0.1/tb", {jsd_run(0.107), jsd_run(0.09), jsd_run(0.1)});
+  // An l1_visited cell's summary.json jsd (the exact JSD of an enumerable environment) is not
+  // shown in the jsd column.
+  CellResult l1 = cell_with_runs({0.05});
+  l1.runs[0].metrics->jsd = 0.3;
+  const std::string table = render_table({box, l1}, "cmd");
+  EXPECT_NE(table.find("| box_2d_d0.1/tb | Box 2D delta 0.1 | tb | none | — | end of run, it 250, "
+                       "32000 trajectories (final validation) | — | 0.107 (0.099 ± 0.00854, 3 "
+                       "seeds) | jsd ≤ 0.12 (0.1 ± 2e-02) | PASS; mean 0.099 "),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| discrete_ebm_4d_a1.0/fm |  |  | none | 0.05 | — | 0.05 | — | ≤ 0.09675 "),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| l1_visited end of run | jsd end of run | torchgfn target |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("- Box rows: torchgfn's test_box settings"), std::string::npos) << table;
+  EXPECT_NE(table.find("after the first iteration"), std::string::npos) << table;
+  const auto cases = cell_cases({box, l1});
+  EXPECT_EQ(cases[0].parameters.at("target_metric"), "jsd");
+  ASSERT_TRUE(cases[0].figures.at("jsd").summary.has_value());
+  EXPECT_EQ(cases[0].figures.at("jsd").summary->n, 3u);
+  EXPECT_NEAR(cases[0].figures.at("jsd").summary->mean, 0.099, 1e-12);
+  EXPECT_FALSE(cases[1].figures.at("jsd").summary.has_value());
+  EXPECT_EQ(cases[1].parameters.at("target_metric"), "l1_visited");
+  const auto goals = cell_goals({box, box_result("box_2d_d0.1/tb", {jsd_run(0.2)})});
+  EXPECT_EQ(goals[0].verdict, harness::Verdict::kPass);
+  EXPECT_NEAR(*goals[0].value, 0.099, 1e-12);
+  EXPECT_EQ(goals[0].criterion, "jsd at the end of the run <= 0.12 (test_box)");
+  EXPECT_EQ(goals[1].verdict, harness::Verdict::kFail);
+  EXPECT_DOUBLE_EQ(*goals[1].value, 0.2);
 }
 
 // log Z of the periodic Ising lattice by the transfer matrix against the sum over every state
