@@ -131,8 +131,8 @@ constexpr ContinuousRefusal kContinuousRefusals[] = {
     {"spawn.random_strategies", [](const E& c) { return c.spawn.random_strategies; },
      "random exploration strategies"},
     {"env.reward_model", [](const E& c) { return !c.env.reward_model.empty(); }, "reward models"},
-    {"output.export", [](const E& c) { return c.output.export_model; },
-     "the model export (model.pt is written)"},
+    {"output.export", [](const E& c) { return c.output.export_model && c.env.name != "box"; },
+     "the model export under torchgfn's names (Box only; model.pt is written)"},
 };
 
 /// The check of kContinuousRefusals[i]'s key.
