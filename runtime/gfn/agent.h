@@ -154,9 +154,10 @@ class Agent {
 };
 
 /// The agent env.name calls for: a ContinuousLearner for a continuous environment
-/// (env/catalog.h is_continuous_environment; replay, engine and local_search must then be
-/// the defaults but for engine.optimizer / fused_adam: throws std::invalid_argument naming
-/// the key otherwise), else a Learner. Throws what their constructors throw.
+/// (env/plugin_loader.h is_continuous: a catalogued one or a continuous plugin; replay, engine and
+/// local_search must then be the defaults but for engine.optimizer / fused_adam: throws
+/// std::invalid_argument naming the key otherwise), else a Learner. Throws what their constructors
+/// throw.
 std::unique_ptr<Agent> make_agent(const EnvOptions& env, const ModelOptions& model,
                                   const TrainOptions& train, std::uint64_t seed,
                                   const buffer::ReplayOptions& replay = {},
