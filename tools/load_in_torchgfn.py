@@ -10,9 +10,12 @@ RUN_DIR holds model_state_dict.pt (torchgfn's TBGFlowNet / DBGFlowNet state-dict
 model.json (architecture) and model_check.pt. With torchgfn installed, the PF / PB / logF
 estimators are torchgfn's gfn.utils.modules.MLP; without it, a module with the same
 structure and parameter names (trunk = Sequential of Linear/ReLU, last_layer), so
-load_state_dict(strict=True) checks every name and shape either way.
---check: the PF / PB logits of model_check.pt's states must match gfn-runtime's within
-1e-5 (exit code 1 otherwise). --sample N: PF logits of N initial states, softmax, and the
+load_state_dict(strict=True) checks every name and shape either way. A continuous run (Box)
+names torchgfn's Box estimators in model.json (BoxCartesianPFMLP, BoxCartesianPBMLP: ELU
+trunks on 2 s - 1; BoxStateFlowModule: a ReLU MLP whose value at s0 is its logZ_value);
+without torchgfn, modules of the same names and forward (PlainBoxMLP, PlainStateFlow).
+--check: the PF / PB logits (continuous: raw outputs; and log F) of model_check.pt's states
+must match gfn-runtime's within 1e-5 (exit code 1 otherwise). --sample N: PF logits of N initial states, softmax, and the
 first action sampled (a smoke test of using the policy). Needs Debian's python3-torch.
 """
 
@@ -40,7 +43,62 @@ class PlainMLP(nn.Module):
         return self.last_layer(self.trunk(x))
 
 
+class PlainBoxMLP(nn.Module):
+    """torchgfn's BoxCartesianPFMLP / BoxCartesianPBMLP without torchgfn: its MLP (trunk =
+    Sequential of trunk_linear_layers Linear layers with ELU, last_layer) on 2 s - 1."""
+
+    def __init__(self, input_dim, output_dim, hidden_dim, trunk_linear_layers,
+                 activation=nn.ELU):
+        super().__init__()
+        layers = [nn.Linear(input_dim, hidden_dim), activation()]
+        for _ in range(trunk_linear_layers - 1):
+            layers += [nn.Linear(hidden_dim, hidden_dim), activation()]
+        self.trunk = nn.Sequential(*layers)
+        self.last_layer = nn.Linear(hidden_dim, output_dim)
+
+    def forward(self, states):
+        return self.last_layer(self.trunk(2.0 * states - 1.0))
+
+
+class PlainStateFlow(nn.Module):
+    """torchgfn's BoxStateFlowModule without torchgfn: a ReLU MLP on the states, logZ_value
+    at s0 (the rows of zeros)."""
+
+    def __init__(self, input_dim, output_dim, hidden_dim, trunk_linear_layers):
+        super().__init__()
+        mlp = PlainBoxMLP(input_dim, output_dim, hidden_dim, trunk_linear_layers, nn.ReLU)
+        self.trunk, self.last_layer = mlp.trunk, mlp.last_layer
+        self.logZ_value = nn.Parameter(torch.zeros(()))
+
+    def forward(self, states):
+        out = self.last_layer(self.trunk(states))
+        out[torch.all(states == 0.0, 1)] = self.logZ_value
+        return out
+
+
+def make_box_module(spec):
+    """A continuous model's estimator: torchgfn's class when installed, else its plain twin."""
+    cls = spec["class"].rsplit(".", 1)[-1]
+    dims = {k: spec[k] for k in ("input_dim", "output_dim", "hidden_dim")}
+    try:
+        if cls == "BoxStateFlowModule":
+            from gfn.gym.helpers.box_polar_utils import BoxStateFlowModule
+            return BoxStateFlowModule(logZ_value=torch.zeros(()), activation_fn="relu",
+                                      n_hidden_layers=spec["n_hidden_layers"], **dims)
+        from gfn.gym.helpers import box_cartesian_utils
+        return getattr(box_cartesian_utils, cls)(
+            hidden_dim=spec["hidden_dim"], n_hidden_layers=spec["n_hidden_layers"],
+            n_components=spec["n_components"], n_dim=spec["n_dim"])
+    except ImportError:
+        layers = spec["trunk_linear_layers"]
+        if cls == "BoxStateFlowModule":
+            return PlainStateFlow(trunk_linear_layers=layers, **dims)
+        return PlainBoxMLP(trunk_linear_layers=layers, **dims)
+
+
 def make_mlp(spec):
+    if spec.get("class", "").startswith("gfn.gym."):
+        return make_box_module(spec)
     args = {k: spec[k] for k in ("input_dim", "output_dim", "hidden_dim", "n_hidden_layers")}
     try:
         from gfn.utils.modules import MLP  # torchgfn, when installed
@@ -54,7 +112,8 @@ def load(run_dir):
     with open(os.path.join(run_dir, "model.json")) as f:
         sidecar = json.load(f)
     state = torch.load(os.path.join(run_dir, sidecar["state_dict"]))
-    out = {"logZ": state.get("logZ")}
+    # DB / SubTB on a continuous environment: logZ is BoxStateFlowModule's logZ_value.
+    out = {"logZ": state.get("logZ", state.get("logF.module.logZ_value"))}
     for name in ("pf", "pb", "logF"):
         spec = sidecar.get(name)
         if spec is None:
@@ -73,8 +132,7 @@ def check(run_dir, estimators, sidecar, tol=1e-5):
     ref = torch.load(os.path.join(run_dir, sidecar["check"]))
     worst = 0.0
     with torch.no_grad():
-        for name in ("pf", "pb"):
-            key = f"{name}_logits"
+        for name, key in (("pf", "pf_logits"), ("pb", "pb_logits"), ("logF", "log_flow")):
             if key not in ref:
                 continue
             mine = estimators[name](ref["inputs"])
@@ -103,7 +161,10 @@ def main():
     estimators, sidecar = load(args.run_dir)
     print(f"loaded {', '.join(k for k in ('pf', 'pb', 'logF') if estimators[k] is not None)}"
           f" and logZ = {float(estimators['logZ']):.4f} for {sidecar['env']['name']}")
-    if args.sample:
+    if args.sample and sidecar["env"].get("continuous"):
+        print("--sample: not for a continuous environment (its PF outputs parametrise Beta "
+              "mixtures)")
+    elif args.sample:
         ref = torch.load(os.path.join(args.run_dir, sidecar["check"]))
         x = ref["inputs"][:1].expand(args.sample, -1)
         with torch.no_grad():

@@ -4,11 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <exception>
 #include <functional>
 #include <string>
 
 #include "roles/experiment/experiment.h"
 #include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/plugin_loader.h"
 
 namespace gfn::roles {
 namespace {
@@ -131,14 +133,24 @@ constexpr ContinuousRefusal kContinuousRefusals[] = {
     {"spawn.random_strategies", [](const E& c) { return c.spawn.random_strategies; },
      "random exploration strategies"},
     {"env.reward_model", [](const E& c) { return !c.env.reward_model.empty(); }, "reward models"},
-    {"output.export", [](const E& c) { return c.output.export_model; },
-     "the model export (model.pt is written)"},
+    {"output.export", [](const E& c) { return c.output.export_model && c.env.name != "box"; },
+     "the model export under torchgfn's names (Box only; model.pt is written)"},
 };
+
+/// A continuous environment: catalogued, or a plugin that loads and is continuous (a plugin
+/// that does not load is reported by resolve_environment_plugin, naming the file).
+bool continuous_env(const core::EnvOptions& env) {
+  try {
+    return core::is_continuous(env);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 /// What only the continuous learner does yet (refused on a discrete environment).
 std::function<std::string(const E&)> continuous_only(bool (*set)(const E& c)) {
   return [set](const E& c) -> std::string {
-    if (!set(c) || (c.env.plugin.empty() && core::is_continuous_environment(c.env.name))) {
+    if (!set(c) || continuous_env(c.env)) {
       return "";
     }
     return "only the continuous environments' learner supports it yet (env.name box, box_polar)";
@@ -148,9 +160,7 @@ std::function<std::string(const E&)> continuous_only(bool (*set)(const E& c)) {
 /// The check of kContinuousRefusals[i]'s key.
 std::function<std::string(const E&)> continuous_refusal(const ContinuousRefusal& r) {
   return [r](const E& c) -> std::string {
-    if (!c.env.plugin.empty() || !core::is_continuous_environment(c.env.name) || !r.set(c)) {
-      return "";
-    }
+    if (!r.set(c) || !continuous_env(c.env)) return "";
     return fmt::format("continuous environments (env.name {}) do not support it yet: {}",
                        c.env.name, r.what);
   };

@@ -11,10 +11,12 @@
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
 #include "runtime/gfn/agent.h"
+#include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/estimators.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/validation.h"
+#include "runtime/output/density_csv.h"
 #include "runtime/output/distribution_csv.h"
 #include "transport/gather.h"
 #include "transport/transport.h"
@@ -36,6 +38,14 @@ void write_distribution(core::Learner& learner, const std::string& path) {
   output::write_distribution_csv(path, env.terminating_states(), learned, env.true_distribution());
 }
 
+/// density.csv: the learned density of a continuous run beside the true one (DensityGrid,
+/// runtime/gfn/continuous/validation.h), from validation.n_samples samples of each, at most
+/// 10,000 (train_box.py's count; the KDE's cost grows with it).
+void write_density(core::ContinuousLearner& learner, std::int64_t n, const std::string& path) {
+  const core::DensityGrid g = learner.density(std::min<std::int64_t>(n, 10000));
+  output::write_density_csv(path, g.points, g.learned, g.target, g.true_density);
+}
+
 }  // namespace
 
 void write_final_files(const roles::ExperimentConfig& config, core::Agent& agent) {
@@ -43,8 +53,14 @@ void write_final_files(const roles::ExperimentConfig& config, core::Agent& agent
   if (learner && config.validation.enabled && learner->env().enumerable()) {
     write_distribution(*learner, config.output.dir + "/distribution.csv");
   }
+  core::ContinuousLearner* continuous = agent.continuous();
+  if (continuous && config.validation.enabled && config.validation.n_samples > 0 &&
+      continuous->env().has_target()) {
+    write_density(*continuous, config.validation.n_samples, config.output.dir + "/density.csv");
+  }
   write_final_model(agent, config.output.dir + "/" + kFinalModelFile);
   if (learner && config.output.export_model) export_model(*learner, config);
+  if (continuous && config.output.export_model) export_model(*continuous, config);
 }
 
 std::set<std::int64_t> global_modes_found(transport::Group& trainers,

@@ -26,7 +26,10 @@ namespace gfn::roles {
 /// distribution_csv.h: the exact terminating-state distribution learned vs the true one;
 /// with validation on an enumerable environment), model.pt (roles/trainer/final_model.h)
 /// and, with output.export_model, the export (roles/trainer/model_export.h). A continuous
-/// agent (Agent::discrete() null) writes model.pt only. Blocking I/O.
+/// agent (Agent::continuous()) writes density.csv instead of distribution.csv (runtime/output/
+/// density_csv.h: the learned and the true density on the validation grid; with validation
+/// and an environment with a target), model.pt and the export (under torchgfn's Box
+/// estimator names). Blocking I/O.
 void write_final_files(const roles::ExperimentConfig& config, core::Agent& agent);
 
 /// The union over the trainer group of every trainer's mode ids (Environment::mode_hits ids).

@@ -11,6 +11,16 @@
 //                        else initial states) with the PF / PB logits gfn-runtime computes
 //                        for them, so a Python loader can check it computes the same
 //                        (tools/load_in_torchgfn.py --check).
+// A continuous environment (Box, core::ContinuousLearner) writes the same three files under
+// the names of torchgfn's Box estimators (src/gfn/gym/helpers/box_cartesian_utils.py,
+// re-exported by box_utils.py; tutorials/examples/train_box.py): PF = BoxCartesianPFMLP
+// ("pf.module.trunk.<i>.*", "pf.module.last_layer.*" inside BoxCartesianPFEstimator), PB =
+// BoxCartesianPBMLP ("pb.module.*"; its trunk is PF's when tied; none with model.uniform_pb:
+// torchgfn's UniformModule has no parameters), "logZ" for tb / zvar, and for db / subtb the
+// BoxStateFlowModule ("logF.module.trunk.*", "logF.module.last_layer.*",
+// "logF.module.logZ_value": DBGFlowNet has no logZ of its own). Its check batch is s0 and 63
+// exact samples of R / Z (seed 0) with the raw PF / PB outputs and log F, the modules' inputs
+// being the states themselves (BoxCartesian*MLP map them to 2 s - 1 inside).
 // Not thread-safe (uses the learner's model). Throws std::invalid_argument for a model
 // that cannot be exported (NoisyNet layers), std::runtime_error on a write failure.
 
@@ -19,13 +29,16 @@
 #include "roles/experiment/experiment_config.h"
 
 namespace gfn::core {
+class ContinuousLearner;
 class Learner;
-}
+}  // namespace gfn::core
 
 namespace gfn::roles {
 
 /// Writes the three files above into config.output.dir. Blocking file I/O, < 1 s for
 /// the MLPs of configs/.
 void export_model(core::Learner& learner, const roles::ExperimentConfig& config);
+/// The same for a continuous environment's model (above).
+void export_model(core::ContinuousLearner& learner, const roles::ExperimentConfig& config);
 
 }  // namespace gfn::roles

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "runtime/gfn/continuous/learner.h"
-#include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/plugin_loader.h"
 #include "runtime/gfn/learner.h"
 
 namespace gfn::core {
@@ -13,7 +13,7 @@ std::unique_ptr<Agent> make_agent(const EnvOptions& env, const ModelOptions& mod
                                   const TrainOptions& train, std::uint64_t seed,
                                   const buffer::ReplayOptions& replay, const EngineOptions& engine,
                                   const LocalSearchOptions& local_search) {
-  if (!is_continuous_environment(env.name) || !env.plugin.empty()) {
+  if (!is_continuous(env)) {  // a catalogued name, or a continuous plugin (plugin_loader.h)
     return std::make_unique<Learner>(env, model, train, seed, replay, engine, local_search);
   }
   const char* key = replay.kind != buffer::ReplayKind::kNone ? "replay.kind"

@@ -8,8 +8,9 @@
 //  * core::ContinuousLearner (continuous/learner.h): the continuous environments
 //    (ContinuousEnvironment, env/continuous_registry.h: Box), fresh trajectories only.
 // make_agent builds the one env.name calls for. What only a discrete engine has (its
-// environment, the batch assembly with remote items, distribution.csv, the model export) is
-// reached through discrete(), null for a continuous agent; the experiment's checks refuse
+// environment, the batch assembly with remote items, distribution.csv) is reached through
+// discrete(), null for a continuous agent, and what only a continuous one has (density.csv)
+// through continuous(); the experiment's checks refuse
 // the options that need it on a continuous environment (roles/experiment/experiment_checks.cc).
 //
 // Not thread-safe: one thread owns an agent. Seeding and determinism: each implementation
@@ -42,6 +43,7 @@ class InputArchive;
 
 namespace gfn::core {
 
+class ContinuousLearner;
 class Learner;
 
 /// Wall-clock durations of the phases of one iteration, in seconds.
@@ -147,12 +149,15 @@ class Agent {
   /// The discrete engine, or null for a continuous agent.
   virtual Learner* discrete() { return nullptr; }
   const Learner* discrete() const { return const_cast<Agent*>(this)->discrete(); }
+  /// The continuous engine (its density grid, its export), or null for a discrete agent.
+  virtual ContinuousLearner* continuous() { return nullptr; }
 };
 
 /// The agent env.name calls for: a ContinuousLearner for a continuous environment
-/// (env/catalog.h is_continuous_environment; replay, engine and local_search must then be
-/// the defaults but for engine.optimizer / fused_adam: throws std::invalid_argument naming
-/// the key otherwise), else a Learner. Throws what their constructors throw.
+/// (env/plugin_loader.h is_continuous: a catalogued one or a continuous plugin; replay, engine and
+/// local_search must then be the defaults but for engine.optimizer / fused_adam: throws
+/// std::invalid_argument naming the key otherwise), else a Learner. Throws what their constructors
+/// throw.
 std::unique_ptr<Agent> make_agent(const EnvOptions& env, const ModelOptions& model,
                                   const TrainOptions& train, std::uint64_t seed,
                                   const buffer::ReplayOptions& replay = {},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/gfn/optimizer.h"
+#include "runtime/gfn/validation.h"
 
 namespace gfn::core {
 
@@ -141,6 +142,18 @@ void read_learner_core(InputArchive& archive, torch::nn::Module& model, Optimize
   set_generator_state(validation, read_tensor(archive, "validation_generator"));
   auto default_gen = at::detail::getDefaultCPUGenerator();
   set_generator_state(default_gen, read_tensor(archive, "default_generator"));
+}
+
+void write_modes_found(OutputArchive& archive, const ModeTracker* modes) {
+  const auto found = modes ? modes->found() : std::vector<std::int64_t>{};
+  archive.write("modes_found", at::tensor(found, at::kLong));
+}
+
+void read_modes_found(InputArchive& archive, ModeTracker* modes) {
+  const at::Tensor found = read_tensor(archive, "modes_found").contiguous();
+  if (!modes) return;
+  const auto* p = found.data_ptr<std::int64_t>();
+  modes->restore(std::vector<std::int64_t>(p, p + found.numel()));
 }
 
 }  // namespace gfn::core

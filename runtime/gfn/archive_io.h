@@ -23,6 +23,7 @@ class OutputArchive;
 
 namespace gfn::core {
 
+class ModeTracker;
 class Optimizer;
 
 /// The tensor stored under `key` (as stored: never copied into another tensor).
@@ -59,5 +60,12 @@ void write_learner_core(torch::serialize::OutputArchive& archive, torch::nn::Mod
 /// and read_tensor).
 void read_learner_core(torch::serialize::InputArchive& archive, torch::nn::Module& model,
                        Optimizer& optimizer, at::Generator& sample, at::Generator& validation);
+
+/// The modes found (ModeTracker::found, int64 [K]) as entry "modes_found"; empty for a null
+/// tracker (an environment without modes).
+void write_modes_found(torch::serialize::OutputArchive& archive, const ModeTracker* modes);
+/// The ids of entry "modes_found" become the modes found of `modes` (nothing for a null tracker;
+/// the entry is read either way, so a checkpoint without it is refused).
+void read_modes_found(torch::serialize::InputArchive& archive, ModeTracker* modes);
 
 }  // namespace gfn::core

@@ -28,8 +28,7 @@ void Learner::save_state(OutputArchive& archive) const {
   archive.write("epsilon", c10::IValue(train_.epsilon));
   archive.write("temperature", c10::IValue(train_.temperature));
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
-  const auto found = modes_ ? modes_->found() : std::vector<std::int64_t>{};
-  archive.write("modes_found", at::tensor(found, at::kLong));
+  write_modes_found(archive, modes_.get());
   batches_->save_state(archive);
 }
 
@@ -39,11 +38,7 @@ void Learner::load_state(InputArchive& archive) {
   counts_.reused_logprobs = read_int(archive, "reused_iterations");
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),
                    read_double(archive, "noisy_std_init")});
-  const at::Tensor found = read_tensor(archive, "modes_found").contiguous();
-  if (modes_) {
-    const auto* p = found.data_ptr<std::int64_t>();
-    modes_->restore(std::vector<std::int64_t>(p, p + found.numel()));
-  }
+  read_modes_found(archive, modes_.get());
   batches_->load_state(archive);
 }
 

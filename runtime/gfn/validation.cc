@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/env/environment.h"
@@ -25,16 +26,17 @@
 
 namespace gfn::core {
 
-ModeTracker::ModeTracker(const Environment& env) : env_(&env) {
-  if (env.n_modes() <= 0) {
-    throw std::domain_error("ModeTracker: environment \"" + env.name() + "\" defines no modes");
-  }
+ModeTracker::ModeTracker(const Environment& env)
+    : ModeTracker("environment \"" + env.name() + "\"", env.n_modes(),
+                  [&env](const at::Tensor& states) { return env.mode_hits(states); }) {}
+
+ModeTracker::ModeTracker(const std::string& what, std::int64_t n_total, ModeHits hits)
+    : n_total_(n_total), hits_(std::move(hits)) {
+  if (n_total <= 0) throw std::domain_error("ModeTracker: " + what + " defines no modes");
 }
 
-std::int64_t ModeTracker::n_total() const { return env_->n_modes(); }
-
 std::int64_t ModeTracker::update(const at::Tensor& terminating_states) {
-  const at::Tensor idx = env_->mode_hits(terminating_states).contiguous();
+  const at::Tensor idx = hits_(terminating_states).contiguous();
   const std::size_t before = found_.size();
   const int64_t* p = idx.data_ptr<int64_t>();
   found_.insert(p, p + idx.numel());

@@ -30,6 +30,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <set>
 #include <string>
@@ -44,26 +45,33 @@ class Environment;
 class Preprocessor;
 class VisitedTerminatingStates;
 
-/// Records the distinct modes (Environment::mode_hits) hit by terminating states.
+/// Records the distinct modes hit by terminating states: a mode id per state that lies in a
+/// mode, from a mode_hits function (Environment::mode_hits for a discrete environment,
+/// ContinuousEnvironment::mode_hits for a continuous one). Not thread-safe.
 class ModeTracker {
  public:
+  /// int64 [K]: the mode ids hit by a batch of terminating states (one per hit).
+  using ModeHits = std::function<at::Tensor(const at::Tensor& terminating_states)>;
+
   /// Throws std::domain_error if env defines no modes (n_modes() == 0). Keeps a
   /// reference to env.
   explicit ModeTracker(const Environment& env);
-  /// Adds the modes hit by terminating states int64 [B, state_dim]; returns how many
-  /// are new.
+  /// `n_total` modes (> 0, else std::domain_error naming `what`), found by `hits`.
+  ModeTracker(const std::string& what, std::int64_t n_total, ModeHits hits);
+  /// Adds the modes hit by terminating states (int64 [B, state_dim] discrete, float32
+  /// [B, d] continuous); returns how many are new.
   std::int64_t update(const at::Tensor& terminating_states);
   std::int64_t n_found() const { return static_cast<std::int64_t>(found_.size()); }
-  std::int64_t n_total() const;
-  /// Ids of the modes found (Environment::mode_hits; HyperGrid: state indices), ascending.
+  std::int64_t n_total() const { return n_total_; }
+  /// Ids of the modes found (mode_hits ids; HyperGrid: state indices), ascending.
   std::vector<std::int64_t> found() const { return {found_.begin(), found_.end()}; }
-  /// Checkpoints: marks the mode ids `found` (as found() returned them) as found.
-  void restore(const std::vector<std::int64_t>& found) {
-    found_.insert(found.begin(), found.end());
-  }
+  /// Checkpoints: the mode ids `found` (as found() returned them) become the modes found
+  /// (those found before are forgotten).
+  void restore(const std::vector<std::int64_t>& found) { found_ = {found.begin(), found.end()}; }
 
  private:
-  const Environment* env_;
+  std::int64_t n_total_ = 0;
+  ModeHits hits_;
   std::set<std::int64_t> found_;
 };
 

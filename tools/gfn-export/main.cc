@@ -1,7 +1,8 @@
 // gfn-export: the export of output.export (docs/export.md "Export to PyTorch and torchgfn") for a
 // finished run. Rebuilds the model from the run's config.yaml, copies in the trained
 // parameters the run left in model.pt (roles/trainer/final_model.h) and writes
-// model_state_dict.pt, model.json and model_check.pt (roles/trainer/model_export.h).
+// model_state_dict.pt, model.json and model_check.pt (roles/trainer/model_export.h; a Box run's
+// under torchgfn's Box estimator names).
 //
 //   build/bin/gfn-export runs/hypergrid_2d                 # into the run directory
 //   build/bin/gfn-export runs/hypergrid_2d --out exported  # elsewhere
@@ -18,6 +19,8 @@
 #include "roles/experiment/experiment.h"
 #include "roles/trainer/final_model.h"
 #include "roles/trainer/model_export.h"
+#include "runtime/gfn/agent.h"
+#include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
 
@@ -39,10 +42,15 @@ int main(int argc, char** argv) {
     config.output.dir = out_dir;
     config.model.init_from.clear();  // the run's starting point: model.pt supersedes it
     output::ensure_directory(out_dir);
-    core::Learner learner(config.env, config.model, config.train, config.train.seed, config.replay,
-                          config.engine);
-    roles::read_final_model(learner, run_dir + "/" + roles::kFinalModelFile);
-    roles::export_model(learner, config);
+    // A Learner, or a ContinuousLearner for a continuous environment (Box).
+    const auto agent = core::make_agent(config.env, config.model, config.train, config.train.seed,
+                                        config.replay, config.engine);
+    roles::read_final_model(*agent, run_dir + "/" + roles::kFinalModelFile);
+    if (agent->continuous()) {
+      roles::export_model(*agent->continuous(), config);
+    } else {
+      roles::export_model(*agent->discrete(), config);
+    }
     std::printf("gfn-export: wrote model_state_dict.pt, model.json, model_check.pt into %s\n",
                 out_dir.c_str());
     return 0;

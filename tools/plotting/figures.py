@@ -93,16 +93,85 @@ def _spearman_scatter(run, fig, left, right, path):
     return _save(fig, path)
 
 
+def _density_title(run):
+    """"<name> d = <ndim>", and for d > 2 that the panels are the first two coordinates'
+    marginal."""
+    ndim = run.env.get("ndim")
+    text = f"{run.env.get('name')}"
+    if isinstance(ndim, int):
+        text += f", d = {ndim}"
+        if ndim > 2:
+            text += ": marginal of the first two coordinates (x0, x1)"
+    return text
+
+
+def _continuous_density(run, fig, left, right, path):
+    """Continuous environments (density.csv): the learned sampler's density beside the true
+    one on the validation grid, one colour scale. Left: KDE of the learned samples; right:
+    the same KDE of exact samples of R/Z (what the JSD compares), with the contours of R/Z
+    itself where it is known (d <= 2). d = 1: curves instead of heat maps."""
+    d = run.density
+    learned, target, true = (np.array(d[k]) for k in ("p_learned", "p_target", "p_true"))
+    n = (run.config.get("validation") or {}).get("n_samples")
+    samples = f"{min(int(n), 10000)} " if isinstance(n, int) else ""
+    if "x1" not in d:  # d = 1
+        xs = np.array(d["x0"])
+        top = 1.05 * max(learned.max(), target.max(), np.nanmax(true) if np.isfinite(true).any()
+                         else 0.0)
+        left.plot(xs, learned, label="learned (KDE)")
+        right.plot(xs, target, label="exact samples of R/Z (KDE)")
+        if np.isfinite(true).all():
+            right.plot(xs, true, "k--", linewidth=0.8, label="R(x)/Z")
+        for ax in (left, right):
+            ax.set_ylim(0, top)
+            ax.set_xlabel("x0")
+            ax.set_ylabel("probability per grid point")
+            ax.legend(fontsize="small")
+    else:
+        x0, x1 = np.array(d["x0"]), np.array(d["x1"])
+        g0, g1 = np.unique(x0), np.unique(x1)
+        i0, i1 = np.searchsorted(g0, x0), np.searchsorted(g1, x1)
+        top = max(learned.max(), target.max())
+        for ax, p in ((left, learned), (right, target)):
+            grid = np.full((len(g1), len(g0)), np.nan)
+            grid[i1, i0] = p
+            im = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=top,
+                           extent=(g0[0], g0[-1], g1[0], g1[-1]), aspect="equal")
+            ax.set_xlabel("x0")
+            ax.set_ylabel("x1")
+            fig.colorbar(im, ax=ax, label="probability per grid point")
+        if np.isfinite(true).all():
+            grid = np.zeros((len(g1), len(g0)))
+            grid[i1, i0] = true
+            levels = np.unique(grid)
+            if len(levels) > 1:
+                right.contour(g0, g1, grid, levels=(levels[:-1] + levels[1:]) / 2, colors="white",
+                              linewidths=0.6)
+    left.set_title(f"learned: KDE of {samples}sampled states")
+    note = (" (dashed: R/Z)" if "x1" not in d else " (lines: R/Z levels)") \
+        if np.isfinite(true).all() else ""
+    right.set_title(f"true: KDE of {samples}exact samples{note}")
+    fig.suptitle(f"{run.label}: {_density_title(run)}")
+    return _save(fig, path)
+
+
 def distribution(run, path):
-    """BitSequence with logp_logr.csv: Spearman scatter of log p vs log R; 2-D HyperGrid: two
+    """BitSequence with logp_logr.csv: Spearman scatter of log p vs log R; continuous
+    environments (density.csv): learned and true density side by side; 2-D HyperGrid: two
     heat maps; other HyperGrids: per-coordinate marginals; other environments (DiscreteEBM,
     small BitSequence without the test-set metric): states sorted by P_true, bars of both."""
     fig, axes = _figure("distribution.png")
     left, right = axes[0]
     if run.logp_logr is not None and run.logp_logr["log_p"]:
         return _spearman_scatter(run, fig, left, right, path)
+    if run.density is not None and run.density["p_learned"]:
+        return _continuous_density(run, fig, left, right, path)
     d = run.distribution
     name = run.env.get("name")
+    if d is None and run.continuous:
+        _no_data(left, f"{name}: no density.csv (validation off, or validation.n_samples 0)")
+        _no_data(right, "")
+        return _save(fig, path)
     if d is None:
         _no_data(left, f"{name}: no distribution.csv\n(not enumerable, or validation off)")
         _no_data(right, "")

@@ -6,6 +6,8 @@ A run directory holds, all written by gfn-train (roles/run_job.cc, roles/trainer
   metrics.csv       one row per validation (iteration, trajectories, loss, l1_exact, ...)
   training.csv      one row every output.log_every iterations (loss, logz, modes_found)
   distribution.csv  enumerable environments: x0..x{d-1}, p_learned, p_true
+  density.csv       continuous environments: x0[, x1] (grid of the first two coordinates),
+                    p_learned, p_target (KDEs of learned and exact samples), p_true (R/Z)
   timing.json       the trainers' time and load-imbalance reports (seconds)
   logp_logr.csv     BitSequence: the test set's log p_theta(x), log R(x) (the Spearman pairs)
   modes_timeline.csv  first discoveries per agent (trainer rank) and for the population
@@ -154,10 +156,14 @@ class RunDir:
             raise DataError(f"{path}: not a directory")
         self.path = path
         self.label = os.path.basename(os.path.normpath(path))
-        self.env = self._read_env()
+        self.config = self._read_config()
+        self.env = self.config["env"]
         self.metrics = read_numeric_csv(self._file("metrics.csv"), METRICS_COLUMNS)
         self.training = self._optional_csv("training.csv", TRAINING_COLUMNS)
         self.distribution = self._optional_csv("distribution.csv", ("p_learned", "p_true"))
+        self.density = self._optional_csv("density.csv", ("p_learned", "p_target", "p_true"))
+        summary = self._file("summary.json")
+        self.summary = read_json(summary) if os.path.exists(summary) else None
         timing = self._file("timing.json")
         self.timing = read_json(timing) if os.path.exists(timing) else None
         self.logp_logr = self._optional_csv("logp_logr.csv", ("log_p", "log_r"))
@@ -173,7 +179,13 @@ class RunDir:
         path = self._file(name)
         return read_numeric_csv(path, required) if os.path.exists(path) else None
 
-    def _read_env(self):
+    @property
+    def continuous(self):
+        """True for a continuous environment's run (summary.json engine.evaluator)."""
+        engine = (self.summary or {}).get("engine")
+        return isinstance(engine, dict) and engine.get("evaluator") == "continuous"
+
+    def _read_config(self):
         path = self._file("config.yaml")
         try:
             with open(path) as f:
@@ -185,4 +197,4 @@ class RunDir:
         env = (config or {}).get("env")
         if not isinstance(env, dict) or "name" not in env:
             raise DataError(f"{path}: no env.name")
-        return env
+        return config

@@ -89,6 +89,11 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
   torch::manual_seed(seed);
   model_ = make_model();
   optimizer_ = make_optimizer(plan_, adamw_groups(*model_, train));
+  if (const ContinuousEnvironment* e = parts_.env.get(); e->n_modes() > 0) {
+    modes_ = std::make_unique<ModeTracker>(
+        "environment \"" + e->name() + "\"", e->n_modes(),
+        [e](const at::Tensor& states) { return e->mode_hits(states); });
+  }
 }
 
 ContinuousLearner::~ContinuousLearner() = default;
@@ -123,6 +128,7 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   r.terminating_states = trajs.terminating_states;
   r.log_rewards = trajs.log_rewards;
   r.batch_size = r.n_fresh = batch_size;
+  if (modes_) r.n_new_modes = modes_->update(trajs.terminating_states);
   r.seconds.sample = seconds_since(t);
 
   t = Clock::now();
@@ -168,6 +174,10 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
   v.exact = false;
   v.l1_exact = v.l1_sampled = v.jsd = v.log_z_error = v.log_z_true = kNaN;
   v.log_z = current_log_z();
+  if (modes_) {
+    v.n_modes_found = modes_->n_found();
+    v.n_modes_total = modes_->n_total();
+  }
   const ContinuousEnvironment& env = *parts_.env;
   if (env.has_target()) {
     v.log_z_true = env.log_partition();
@@ -182,6 +192,14 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
   }
   v.seconds = seconds_since(t);
   return v;
+}
+
+DensityGrid ContinuousLearner::density(std::int64_t n) {
+  if (n < 1) throw std::invalid_argument("ContinuousLearner::density: need n >= 1");
+  const ContinuousTrajectories learned =
+      sample_continuous_trajectories(gflownet(), n, {}, validation_gen_);
+  return density_grid(*parts_.env, learned.terminating_states,
+                      parts_.env->sample_target(n, validation_gen_));
 }
 
 void ContinuousLearner::set_exploration(const Exploration& e) {
@@ -208,6 +226,7 @@ void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) con
   archive.write("epsilon", c10::IValue(train_.epsilon));
   archive.write("temperature", c10::IValue(train_.temperature));
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
+  write_modes_found(archive, modes_.get());
 }
 
 void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
@@ -216,6 +235,7 @@ void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
   batch_counts_.sampled = read_int(archive, "sampled");
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),
                    read_double(archive, "noisy_std_init")});
+  read_modes_found(archive, modes_.get());
 }
 
 }  // namespace gfn::core

@@ -22,7 +22,11 @@
 // against as many exact samples of R / Z (ContinuousEnvironment::sample_target), compared by
 // the KDE Jensen-Shannon divergence (validation.h, train_box.py's metric) into
 // ValidationResult::jsd, and |logZ - log Z| (log_partition) into log_z_error; the discrete
-// metrics (L1s, modes, Spearman) are NaN / 0 and ValidationResult::exact is false.
+// metrics (L1s, Spearman) are NaN and ValidationResult::exact is false. Modes: with an
+// environment that defines modes (ContinuousEnvironment::n_modes; Box's 2^d top-reward
+// corners), every iteration's fresh terminating states update the mode tracker
+// (IterationResult::n_new_modes) and validation reports the modes found so far
+// (n_modes_found / n_modes_total), as the discrete Learner does.
 //
 // Not supported yet (refused by the constructor with std::invalid_argument naming the key, and
 // by the experiment's checks before any communication): remote items (a buffer manager), the
@@ -35,8 +39,8 @@
 // seed ^ 0x9E3779B97F4A7C15, so validating never changes the training stream; the same
 // options and seed give the same trajectories and losses (same thread counts). Checkpoints
 // (save_state / load_state): the model, the optimizer, the three generators (LibTorch's
-// default one included), the counters and the exploration; a ContinuousLearner of the same
-// options and seed given load_state continues bit-identically.
+// default one included), the counters, the exploration and the modes found; a ContinuousLearner of
+// the same options and seed given load_state continues bit-identically.
 //
 // Not thread-safe: one thread owns it. Cost per iteration: O(batch_size * trajectory length)
 // MLP rows forward twice (sampling, loss) and once backward.
@@ -50,6 +54,7 @@
 #include "runtime/gfn/agent.h"
 #include "runtime/gfn/continuous/estimators.h"
 #include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/continuous/validation.h"
 #include "runtime/gfn/env/continuous_registry.h"
 
 namespace gfn::core {
@@ -87,8 +92,18 @@ class ContinuousLearner final : public Agent {
   Exploration exploration() const override;
   void reset_optimizer_state() override;
   void reinitialize_parameters(std::uint64_t seed, double momentum = 0.0) override;
-  const ModeTracker* mode_tracker() const override { return nullptr; }
-  std::int64_t n_modes() const override { return 0; }
+  /// The modes the sampled terminating states hit (ContinuousEnvironment::mode_hits; Box: the
+  /// 2^d top-reward corners); null, and n_modes() 0, for an environment without modes.
+  const ModeTracker* mode_tracker() const override { return modes_.get(); }
+  std::int64_t n_modes() const override { return modes_ ? modes_->n_total() : 0; }
+
+  /// The densities of the current PF against the target (density_grid, validation.h) from n
+  /// on-policy terminating states and n exact samples of R / Z, drawn from the validation
+  /// generator (the training stream is unchanged): what density.csv holds. Throws
+  /// std::invalid_argument if n < 1, std::domain_error if the environment has no target.
+  /// Cost: n trajectories plus two KDEs on the grid (10,000 points).
+  DensityGrid density(std::int64_t n);
+  ContinuousLearner* continuous() override { return this; }
 
   ContinuousModel& model() { return *model_; }
   const ContinuousEnvironment& env() const { return *parts_.env; }
@@ -104,6 +119,7 @@ class ContinuousLearner final : public Agent {
   EnginePlan plan_;
   std::shared_ptr<ContinuousModel> model_;
   std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<ModeTracker> modes_;  ///< null without modes
   at::Generator sample_gen_;
   at::Generator validation_gen_;
   IterationCounts counts_;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/gfn/env/continuous_environment.h"
+
 namespace gfn::core {
 namespace {
 
@@ -74,6 +76,33 @@ double kde_jensen_shannon(const at::Tensor& samples_a, const at::Tensor& samples
   const at::Tensor kl_p = (log_p.exp() * (log_p - log_m)).sum();
   const at::Tensor kl_q = (log_q.exp() * (log_q - log_m)).sum();
   return ((kl_p + kl_q) / 2.0).item<double>();
+}
+
+DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
+                         const at::Tensor& target, const KdeJsdOptions& options) {
+  const std::int64_t d = env.dim();
+  for (const at::Tensor* s : {&learned, &target}) {
+    if (!s->defined() || s->dim() != 2 || s->size(0) < 1 || s->size(1) != d) {
+      throw std::invalid_argument("density_grid: need learned and target samples [n >= 1, " +
+                                  std::to_string(d) + "]");
+    }
+  }
+  const std::int64_t k = std::min<std::int64_t>(d, 2);
+  DensityGrid g;
+  g.points = kde_grid(k, options);
+  const auto normalised = [&](const at::Tensor& samples) {
+    const at::Tensor log_p = kde_log_density(samples.narrow(1, 0, k), g.points, options.bandwidth);
+    return (log_p - log_p.logsumexp(0)).exp();
+  };
+  g.learned = normalised(learned);
+  g.target = normalised(target);
+  if (d <= 2) {
+    const at::Tensor log_r = env.log_density(g.points.to(at::kFloat)).to(at::kDouble);
+    g.true_density = (log_r - log_r.logsumexp(0)).exp();
+  } else {
+    g.true_density = at::full({g.points.size(0)}, std::nan(""), at::kDouble);
+  }
+  return g;
 }
 
 }  // namespace gfn::core

@@ -21,6 +21,8 @@
 
 namespace gfn::core {
 
+class ContinuousEnvironment;
+
 struct KdeJsdOptions {
   double bandwidth = 0.1;          ///< > 0
   std::int64_t grid_points = 100;  ///< per coordinate, >= 2
@@ -39,5 +41,27 @@ at::Tensor kde_log_density(const at::Tensor& samples, const at::Tensor& points, 
 /// [n_a, d] and [n_b, d].
 double kde_jensen_shannon(const at::Tensor& samples_a, const at::Tensor& samples_b,
                           const KdeJsdOptions& options = {});
+
+/// The densities tools/gfn-plot draws for a continuous run (density.csv,
+/// runtime/output/density_csv.h), on the grid of the first k = min(d, 2) coordinates
+/// (kde_grid(k, options): train_box.py's 100 x 100 grid for d >= 2), each normalised to sum
+/// 1 over the grid (a probability per grid point, so the three share one colour scale).
+struct DensityGrid {
+  at::Tensor points;        ///< float64 [G, k]
+  at::Tensor learned;       ///< float64 [G]: KDE of the learned sampler's samples (their first k
+                            ///< coordinates: the marginal for d > 2)
+  at::Tensor target;        ///< float64 [G]: the same KDE of exact samples of R / Z (the pair the
+                            ///< JSD compares when d <= 2)
+  at::Tensor true_density;  ///< float64 [G]: R(x) / Z at the points for d <= 2; NaN for d > 2
+                            ///< (no marginal in closed form)
+};
+
+/// DensityGrid of `learned` and `target` samples float32/float64 [n, d] of `env` (which must
+/// have a target: ContinuousEnvironment::has_target). Cost: two kde_log_density calls on
+/// grid_points^k points, plus env.log_density on them. Throws std::invalid_argument for
+/// empty or mismatched sample sets (width != env.dim()), and what kde_grid throws;
+/// std::domain_error from an environment without a target.
+DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
+                         const at::Tensor& target, const KdeJsdOptions& options = {});
 
 }  // namespace gfn::core

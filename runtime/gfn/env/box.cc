@@ -104,6 +104,22 @@ at::Tensor BoxBase::log_reward(const at::Tensor& states) const {
   return reward_unchecked(states).log();
 }
 
+std::int64_t BoxBase::n_modes() const {
+  if (options_.dim > 62 || (options_.R1 == 0 && options_.R2 == 0)) return 0;
+  return std::int64_t{1} << options_.dim;
+}
+
+at::Tensor BoxBase::mode_hits(const at::Tensor& states) const {
+  check_states(states, "box::mode_hits");
+  if (n_modes() == 0) return at::empty({0}, at::kLong);
+  const at::Tensor ax = (states - 0.5).abs();
+  const at::Tensor in_mode =
+      options_.R2 > 0 ? (ax.gt(0.3) & ax.lt(0.4)).all(1) : ax.gt(0.25).all(1);
+  const at::Tensor bits = at::pow(2, at::arange(options_.dim, at::kLong));
+  const at::Tensor ids = (states.gt(0.5).to(at::kLong) * bits).sum(1);
+  return ids.masked_select(in_mode);
+}
+
 at::Tensor Box::policy_inputs(const at::Tensor& states) const { return states * 2.0 - 1.0; }
 
 void BoxBase::check_states(const at::Tensor& states, const char* who) const {

@@ -27,6 +27,12 @@
 // distribution with the bound R0 + R1 + R2 (torchgfn's train_box.py uses R0 + max(R1, R2),
 // which the ring squares exceed, so its "true" samples under-weight them).
 //
+// Modes: the 2^d corner regions of the top reward tier, where R = R0 + R1 + R2 (every
+// 0.3 < a_i < 0.4; if R2 = 0, the outer corner squares, every a_i > 0.25, where R = R0 + R1;
+// none if R1 = R2 = 0, or d > 62). A corner's id has bit i set when x_i > 0.5. torchgfn's
+// train_box.py reports no mode count; these are the regions its reward (and the paper's
+// figure 2) makes the modes.
+//
 // Policy inputs: 2 s - 1 in [-1, 1]^d (torchgfn's _BoxCartesianMLP.forward).
 // The polar variant (torchgfn's BoxPolar dynamics, box_polar.h) shares s0, the domain, the
 // reward and the target through BoxBase.
@@ -61,6 +67,9 @@ class BoxBase : public ContinuousEnvironment {
                                      const at::Tensor& increments) const override;
   at::Tensor log_reward(const at::Tensor& states) const override;
   at::Tensor reward(const at::Tensor& states) const override;
+  std::int64_t n_modes() const override;
+  /// The corner ids (above) of the rows in a top-tier region, int64 [K].
+  at::Tensor mode_hits(const at::Tensor& states) const override;
   /// Also refuses coordinates outside [-epsilon, 1 + epsilon] (float32).
   void check_states(const at::Tensor& states, const char* who) const override;
 

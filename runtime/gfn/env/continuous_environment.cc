@@ -32,6 +32,11 @@ at::Tensor ContinuousEnvironment::is_initial(const at::Tensor& states) const {
   return states.eq(initial_states(1)).all(1);
 }
 
+at::Tensor ContinuousEnvironment::mode_hits(const at::Tensor& states) const {
+  check_states(states, "mode_hits");
+  return at::empty({0}, at::kLong);
+}
+
 at::Tensor ContinuousEnvironment::reward(const at::Tensor& states) const {
   return log_reward(states).exp();
 }

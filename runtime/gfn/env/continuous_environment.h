@@ -20,6 +20,12 @@
 //  * policy_inputs(states): what the policy networks read (torchgfn's Box MLPs map [0, 1] to
 //    [-1, 1]); the state-flow network reads the states themselves.
 //
+// Modes (optional): n_modes() > 0 when the environment defines modes, regions of its state
+// space; mode_hits(x) lists the id in [0, n_modes()) of the mode each terminating state that
+// lies in one hits (Box: the 2^d corner squares of the top reward tier, box.h). The learner
+// counts the distinct ids its sampled terminating states hit (ModeTracker,
+// runtime/gfn/validation.h), as discrete environments' Environment::mode_hits.
+//
 // Validation extras (optional): log_partition() = log Z, log_density(x) = log R(x) - log Z
 // (the density of the target distribution w.r.t. Lebesgue measure on the state space) and
 // sample_target(n, generator): exact samples of R / Z (validation's JSD,
@@ -99,6 +105,14 @@ class ContinuousEnvironment {
   /// `actions` is valid from `states`: exit rows where can_exit, other rows forward_valid.
   void check_forward_actions(const at::Tensor& states, const ContinuousActions& actions,
                              const char* who) const;
+
+  // ---- modes (optional) -----------------------------------------------------------------
+  /// Number of modes; 0 (the default) when the environment defines none.
+  virtual std::int64_t n_modes() const { return 0; }
+  /// int64 [K]: the mode id of every row of the terminating states float32 [B, dim] that
+  /// lies in a mode (K <= B; duplicates possible), in row order. Default: none (int64 [0]).
+  /// Validates the states with check_states().
+  virtual at::Tensor mode_hits(const at::Tensor& states) const;
 
   // ---- the target distribution (optional, for validation) -----------------------------
   /// True if log_partition, log_density and sample_target work.

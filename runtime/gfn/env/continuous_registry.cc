@@ -8,6 +8,7 @@
 #include "runtime/gfn/env/box_polar_policies.h"
 #include "runtime/gfn/env/box_policies.h"
 #include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/plugin_loader.h"
 
 namespace gfn::core {
 namespace {
@@ -58,11 +59,11 @@ ContinuousParts make_box_polar(const BoxPolarEnvOptions& o, bool fixed_pb) {
 }  // namespace
 
 ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb) {
-  if (!options.plugin.empty() || !options.reward_model.empty()) {
-    throw std::invalid_argument(
-        std::string(options.plugin.empty() ? "env.reward_model" : "env.plugin") +
-        ": continuous environments do not support it yet");
+  if (!options.reward_model.empty()) {
+    throw std::invalid_argument("env.reward_model: continuous environments do not support it yet");
   }
+  if (!options.plugin.empty())
+    return load_environment_plugin(options.plugin).make_continuous(options);
   if (options.name == "box") return make_box(options.get<BoxEnvOptions>());
   if (options.name == "box_polar") {
     return make_box_polar(options.get<BoxPolarEnvOptions>(), fixed_pb);

@@ -5,9 +5,13 @@
 // environments are registry.h's; make_environment refuses a continuous name, and this one a
 // discrete name, each saying which kind the name is.
 //
+// With env.plugin, the plugin's continuous environment (plugin.h, GFN_CONTINUOUS_ENVIRONMENT_
+// PLUGIN; plugin_loader.h).
+//
 // Thread-safety: pure factory functions. Errors: std::invalid_argument naming the env.* key
 // for an unknown name, options the environment or its policies refuse, or an option
-// continuous environments do not support (env.plugin, env.reward_model).
+// continuous environments do not support (env.reward_model); config::ConfigError from a
+// plugin.
 
 #include <memory>
 

@@ -133,12 +133,31 @@ void EnvironmentPlugin::check_name(const std::string& env_name, const std::strin
       source, env_name, path_, info_->name, info_->name));
 }
 
+bool EnvironmentPlugin::continuous() const { return static_cast<bool>(info_->make_continuous); }
+
 std::unique_ptr<Environment> EnvironmentPlugin::make(const EnvOptions& options) const {
+  if (continuous()) {
+    throw ConfigError(fmt::format(
+        "env.plugin '{}': its environment '{}' is continuous (a ContinuousEnvironment); the "
+        "discrete engine cannot build it",
+        path_, info_->name));
+  }
   check_name(options.name, "configuration");
   const std::any parsed = parse_options(options.options, "configuration");
   std::unique_ptr<Environment> env = info_->make(parsed);
   env->record_options(values(parsed));
   return env;
+}
+
+ContinuousParts EnvironmentPlugin::make_continuous(const EnvOptions& options) const {
+  if (!continuous()) {
+    throw ConfigError(fmt::format(
+        "env.plugin '{}': its environment '{}' is discrete (GFN_ENVIRONMENT_PLUGIN), not "
+        "continuous",
+        path_, info_->name));
+  }
+  check_name(options.name, "configuration");
+  return info_->make_continuous(parse_options(options.options, "configuration"));
 }
 
 const EnvironmentPlugin& load_environment_plugin(const std::string& path) {
@@ -158,6 +177,11 @@ void resolve_environment_plugin(EnvOptions& env, const std::string& source) {
   const EnvironmentPlugin& plugin = load_environment_plugin(env.plugin);
   plugin.check_name(env.name, source);
   env.options = plugin.values(plugin.parse_options(env.options, source));
+}
+
+bool is_continuous(const EnvOptions& env) {
+  if (env.plugin.empty()) return is_continuous_environment(env.name);
+  return load_environment_plugin(env.plugin).continuous();
 }
 
 }  // namespace gfn::core

@@ -9,7 +9,9 @@
 // option each give one config::ConfigError naming the plugin file (and the option). It also
 // writes every option's value, defaults included, into env.options, so config.yaml records
 // them. make_environment() (registry.h) builds a plugin environment through
-// load_environment_plugin() and works without that first step.
+// load_environment_plugin() and works without that first step; make_continuous_environment()
+// (continuous_registry.h) builds a continuous plugin's (GFN_CONTINUOUS_ENVIRONMENT_PLUGIN),
+// and is_continuous() tells which of the two an env: section names.
 //
 // Thread-safety: loading is serialised by a process-wide mutex; a loaded plugin is immutable
 // and never unloaded. Cost: dlopen once per file and process (~ms); parsing options is
@@ -25,6 +27,7 @@
 namespace gfn::core {
 
 class Environment;
+struct ContinuousParts;
 struct EnvironmentPluginInfo;
 
 /// A loaded, checked plugin.
@@ -45,6 +48,12 @@ class EnvironmentPlugin {
   /// The environment of `options` (its name checked, its options parsed). Throws
   /// config::ConfigError as above, and what the plugin's factory throws.
   std::unique_ptr<Environment> make(const EnvOptions& options) const;
+  /// True for a continuous environment's plugin (GFN_CONTINUOUS_ENVIRONMENT_PLUGIN).
+  bool continuous() const;
+  /// The continuous environment of `options` with its policies (as make). Throws
+  /// config::ConfigError as above, and what the plugin's factory throws. make() refuses a
+  /// continuous plugin and make_continuous() a discrete one, naming the file.
+  ContinuousParts make_continuous(const EnvOptions& options) const;
   /// Throws config::ConfigError unless env.name is the plugin's environment.
   void check_name(const std::string& env_name, const std::string& source) const;
 
@@ -63,5 +72,10 @@ const EnvironmentPlugin& load_environment_plugin(const std::string& path);
 /// configuration came from, for messages) and sets env.options to every option's value.
 /// Without env.plugin: nothing. Throws config::ConfigError.
 void resolve_environment_plugin(EnvOptions& env, const std::string& source);
+
+/// True if `env` names a continuous environment: a catalogued one (catalog.h
+/// is_continuous_environment) or, with env.plugin, a continuous plugin (loads it; throws
+/// config::ConfigError as load_environment_plugin).
+bool is_continuous(const EnvOptions& env);
 
 }  // namespace gfn::core

@@ -515,7 +515,6 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
                            "train.epsilon=0.1",
                            "model.n_noisy_layers=1",
                            "spawn.random_strategies=true",
-                           "output.export=true",
                            "engine.precision=bf16"};
   for (const std::string set : refused) {
     const std::string key = set.substr(0, set.find('='));
@@ -525,6 +524,8 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
         << set;
     EXPECT_NO_THROW(load_config(box, {set, "env.name=hypergrid", "layout.num_buffers=1"})) << set;
   }
+  // Box exports under torchgfn's Box estimator names (roles/trainer/model_export.h).
+  EXPECT_TRUE(load_config(box, {"output.export=true"}).output.export_model);
 }
 
 // env.name box_polar loads its own keys (n_components_s0) with train_box.py's

@@ -1,9 +1,14 @@
 #!/usr/bin/python3
 """Checks a run directory after gfn-train with output.plots=true (docs/outputs.md "Plots"): every
 PNG tools/gfn-plot writes exists, is a non-empty PNG of the expected pixel size, and the
-data files it reads were written.
-Usage: check_pngs.py RUN_DIR [--data FILE ...] (default: DATA_FILES). Exit code 1 on a failure."""
+data files it reads were written. --density (a continuous run): density.csv has the grid
+columns and three densities each summing to 1 (p_true "nan" only beyond 2 dimensions, where
+the grid is 2-D), and distribution.png holds heat maps or curves, not a one-line note.
+Usage: check_pngs.py RUN_DIR [--density] [--data FILE ...] (default: DATA_FILES). Exit code 1
+on a failure."""
 
+import csv
+import math
 import os
 import struct
 import sys
@@ -28,8 +33,33 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-def main(run_dir, data_files):
+def check_density(run_dir):
+    """The failures of density.csv and of the distribution.png drawn from it."""
     failures = []
+    with open(os.path.join(run_dir, "density.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    header, values = rows[0], [[float(v) for v in r] for r in rows[1:] if r]
+    coords = [c for c in header if c.startswith("x")]
+    if header[len(coords):] != ["p_learned", "p_target", "p_true"] or coords not in (
+            ["x0"], ["x0", "x1"]):
+        return [f"density.csv: header {header}"]
+    if len(values) != 100 ** len(coords):
+        failures.append(f"density.csv: {len(values)} rows, expected 100^{len(coords)}")
+    for j, name in enumerate(header[len(coords):], start=len(coords)):
+        column = [r[j] for r in values]
+        if name == "p_true" and all(math.isnan(v) for v in column):
+            continue  # d > 2: no marginal in closed form
+        total = sum(column)
+        if abs(total - 1) > 1e-6 or min(column) < 0:
+            failures.append(f"density.csv: {name} sums to {total} (min {min(column)})")
+    size = os.path.getsize(os.path.join(run_dir, "distribution.png"))
+    if size < 30000:  # a note on white is ~10 kB, two heat maps with colour bars ~60 kB
+        failures.append(f"distribution.png: only {size} bytes (no density drawn?)")
+    return failures
+
+
+def main(run_dir, data_files, density=False):
+    failures = check_density(run_dir) if density else []
     for name in data_files:
         if not os.path.isfile(os.path.join(run_dir, name)):
             failures.append(f"{name} missing")
@@ -57,4 +87,4 @@ def main(run_dir, data_files):
 if __name__ == "__main__":
     args = sys.argv[1:]
     data = args[args.index("--data") + 1:] if "--data" in args else DATA_FILES
-    sys.exit(main(args[0], data))
+    sys.exit(main(args[0], data, density="--density" in args))

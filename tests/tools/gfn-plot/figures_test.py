@@ -2,7 +2,9 @@
 """tools/plotting/figures.py without gfn-train: Spearman's rho (ties averaged, as
 runtime/gfn/rank_correlation.h), and synthetic run directories drawn into PNGs of the
 documented size: a BitSequence run with logp_logr.csv (the Spearman scatter), a spawn run
-with modes_timeline.csv and two buffer managers, and a run with neither (notes, no crash).
+with modes_timeline.csv and two buffer managers, and a run with neither (notes, no crash);
+continuous runs with density.csv (d = 3: the first two coordinates' marginal, said in the
+title; d = 1: curves) and without it (a note, no discrete file looked for).
 Usage: figures_test.py TOOLS_DIR WORK_DIR. Exit code 1 on a failure."""
 
 import math
@@ -47,6 +49,43 @@ def check_png(path, name):
     expect(png_size(path) == figures.SIZES[name], f"{path}: size {png_size(path)}")
 
 
+def density_csv(coords, n=20):
+    """A synthetic density.csv on an n^len(coords) grid: a bump, its twin and R/Z (NaN when
+    `nan_true`, as for d > 2)."""
+    axis = [(i + 0.5) / n for i in range(n)]
+    points = [[x] for x in axis] if coords == 1 else [[x, y] for y in axis for x in axis]
+    bump = [math.exp(-sum((c - 0.3) ** 2 for c in p) / 0.02) for p in points]
+    total = sum(bump)
+    header = ["x0", "x1"][:coords] + ["p_learned", "p_target", "p_true"]
+    lines = [",".join(header)]
+    for p, b in zip(points, bump):
+        true = "nan" if coords == 2 else f"{1.0 / len(points)}"
+        lines.append(",".join([f"{c}" for c in p] + [f"{b / total}", f"{b / total}", true]))
+    return "\n".join(lines) + "\n"
+
+
+def continuous_runs(work):
+    summary = '{"engine": {"evaluator": "continuous"}}'
+    box3 = run_dir(work, "box3", "box\n  ndim: 3", {"density.csv": density_csv(2),
+                                                     "summary.json": summary})
+    expect(box3.continuous and box3.density is not None, "box3: density.csv not read")
+    expect("marginal of the first two coordinates" in figures._density_title(box3),
+           f"d = 3 title: {figures._density_title(box3)}")
+    check_png(figures.distribution(box3, os.path.join(box3.path, "distribution.png")),
+              "distribution.png")
+    box1 = run_dir(work, "box1", "box\n  ndim: 1", {"density.csv": density_csv(1),
+                                                     "summary.json": summary})
+    expect("marginal" not in figures._density_title(box1), "d = 1 title says marginal")
+    check_png(figures.distribution(box1, os.path.join(box1.path, "distribution.png")),
+              "distribution.png")
+    # Validation off: no density.csv, and no distribution.csv looked for.
+    bare = run_dir(work, "box_bare", "box", {"summary.json": summary})
+    expect(bare.continuous and bare.density is None and bare.distribution is None,
+           "box_bare: data read")
+    path = figures.distribution(bare, os.path.join(bare.path, "distribution.png"))
+    expect(png_size(path) == figures.SIZES["distribution.png"], "box_bare distribution.png size")
+
+
 def main(work):
     # Spearman: monotone, reversed, ties (ranks [1, 2.5, 2.5, 4] vs [1, 2, 3, 4]:
     # 4.5 / sqrt(4.5 * 5)), constant.
@@ -85,6 +124,8 @@ def main(work):
            bare.manager_timelines == {}, "bare run has data")
     path = figures.modes_agents(bare, os.path.join(bare.path, "modes_agents.png"))
     expect(png_size(path) == figures.SIZES["modes_agents.png"], "bare modes_agents.png size")
+
+    continuous_runs(work)
 
     # gfn-bench-discovery's curves.csv: two cells, two seeds, the exact sampler.
     os.makedirs(work, exist_ok=True)

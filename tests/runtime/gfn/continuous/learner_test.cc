@@ -99,10 +99,45 @@ TEST(ContinuousLearner, ValidationReportsTheKdeJsdAndTheLogZError) {
   EXPECT_DOUBLE_EQ(r.log_z_true, box.log_partition());
   EXPECT_DOUBLE_EQ(r.log_z_error, std::abs(r.log_z - box.log_partition()));
   EXPECT_EQ(r.log_z, learner.current_log_z());
-  EXPECT_EQ(learner.mode_tracker(), nullptr);
+  EXPECT_EQ(r.n_modes_total, 4);  // Box 2-D's corners
+  EXPECT_EQ(r.n_modes_found, 0);  // nothing sampled in training yet
   // Validation draws from its own generator: the training stream is unchanged.
   ContinuousLearner twin(box_env(), small_model(), TrainOptions{}, 3);
   EXPECT_EQ(losses(learner, 3), losses(twin, 3));
+}
+
+// The mode tracker of Box's 2^d corners (box.h): states in each corner count once each,
+// states outside none; training iterations report the new ones, validation the total.
+TEST(ContinuousLearner, CountsTheModesItsSampledStatesHit) {
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 6);
+  ASSERT_NE(learner.mode_tracker(), nullptr);
+  EXPECT_EQ(learner.n_modes(), 4);
+  ModeTracker tracker = *learner.mode_tracker();  // a copy, to feed by hand
+  const at::Tensor outside = at::tensor({0.5f, 0.5f, 0.05f, 0.95f, 0.2f, 0.8f}).view({3, 2});
+  EXPECT_EQ(tracker.update(outside), 0);
+  const at::Tensor two_corners =
+      at::tensor({0.15f, 0.85f, 0.16f, 0.84f, 0.85f, 0.85f}).view({3, 2});
+  EXPECT_EQ(tracker.update(two_corners), 2);
+  EXPECT_EQ(tracker.update(two_corners), 0);
+  const at::Tensor all = at::tensor({0.15f, 0.15f, 0.85f, 0.15f, 0.15f, 0.85f, 0.85f, 0.85f});
+  EXPECT_EQ(tracker.update(all.view({4, 2})), 2);
+  EXPECT_EQ(tracker.found(), (std::vector<std::int64_t>{0, 1, 2, 3}));
+
+  std::int64_t new_modes = 0, hits = 0;
+  for (int i = 0; i < 30; ++i) {
+    const IterationResult r = learner.train_iteration(32);
+    new_modes += r.n_new_modes;
+    hits += learner.env().mode_hits(r.terminating_states).numel();
+  }
+  const std::int64_t found = learner.mode_tracker()->n_found();
+  EXPECT_EQ(new_modes, found);
+  EXPECT_GE(found, 1) << "no mode in " << hits << " hits of 960 samples";
+  EXPECT_LE(found, std::min<std::int64_t>(hits, 4));
+  ValidationOptions v;
+  v.n_samples = 100;
+  const ValidationResult r = learner.validate(v);
+  EXPECT_EQ(r.n_modes_found, found);
+  EXPECT_EQ(r.n_modes_total, 4);
 }
 
 TEST(ContinuousLearner, SameSeedSameLossesOtherSeedOtherLosses) {
@@ -120,6 +155,7 @@ TEST(ContinuousLearner, SaveAndLoadStateContinueBitIdentically) {
     model.uniform_pb = uniform_pb;
     ContinuousLearner straight(box_env(), model, TrainOptions{}, 11);
     losses(straight, 4);
+    const std::vector<std::int64_t> straight_found = straight.mode_tracker()->found();
     torch::serialize::OutputArchive out;
     straight.save_state(out);
     std::ostringstream bytes;
@@ -133,6 +169,7 @@ TEST(ContinuousLearner, SaveAndLoadStateContinueBitIdentically) {
     in.load_from(read);
     resumed.load_state(in);
     EXPECT_EQ(resumed.counts().iterations, 4);
+    EXPECT_EQ(resumed.mode_tracker()->found(), straight_found);
     EXPECT_EQ(losses(resumed, 4), after) << "uniform_pb " << uniform_pb;
     const auto p = parameters(straight), q = parameters(resumed);
     ASSERT_EQ(p.size(), q.size());

@@ -102,6 +102,42 @@ TEST(Box, TargetSamplesFollowTheReward) {
   }
 }
 
+// Modes: the 2^d corners of the top reward tier, one id per corner (bit i: x_i > 0.5); states
+// outside them (centre, outer square beyond the ring, mixed, the ring's open bounds) hit none.
+TEST(Box, ModesAreTheTopTierCorners) {
+  const Box box{BoxOptions{}};
+  EXPECT_EQ(box.n_modes(), 4);
+  const at::Tensor corners = rows({0.15f, 0.15f, 0.85f, 0.15f, 0.15f, 0.85f, 0.85f, 0.85f});
+  const at::Tensor outside =
+      rows({0.5f, 0.5f, 0.05f, 0.95f, 0.15f, 0.5f, 0.2f, 0.15f, 0.1f, 0.15f, 0.7f, 0.8f});
+  const at::Tensor ids = box.mode_hits(at::cat({outside, corners, outside}));
+  EXPECT_TRUE(at::equal(ids, at::tensor({0, 1, 2, 3}, at::kLong))) << ids;
+  // The hits are where the reward is R0 + R1 + R2.
+  const at::Tensor all = at::cat({outside, corners});
+  EXPECT_EQ(box.reward(all).eq(2.6f).sum().item<std::int64_t>(), box.mode_hits(all).numel());
+  EXPECT_THROW(box.mode_hits(rows({1.5f, 0.5f})), std::invalid_argument);
+
+  BoxOptions three;
+  three.dim = 3;
+  const Box box3(three);
+  EXPECT_EQ(box3.n_modes(), 8);
+  const at::Tensor c3 = rows({0.85f, 0.15f, 0.85f, 0.15f, 0.85f, 0.15f}, 3);
+  EXPECT_TRUE(at::equal(box3.mode_hits(c3), at::tensor({5, 2}, at::kLong))) << box3.mode_hits(c3);
+  EXPECT_EQ(box3.mode_hits(rows({0.85f, 0.15f, 0.5f}, 3)).numel(), 0);
+
+  BoxOptions no_ring;  // R2 = 0: the outer corner squares are the top tier
+  no_ring.R2 = 0;
+  const Box outer(no_ring);
+  EXPECT_EQ(outer.n_modes(), 4);
+  EXPECT_TRUE(at::equal(outer.mode_hits(rows({0.05f, 0.95f, 0.15f, 0.15f, 0.5f, 0.9f})),
+                        at::tensor({2, 0}, at::kLong)));
+  BoxOptions flat;  // constant reward: no modes
+  flat.R1 = flat.R2 = 0;
+  const Box uniform(flat);
+  EXPECT_EQ(uniform.n_modes(), 0);
+  EXPECT_EQ(uniform.mode_hits(corners).numel(), 0);
+}
+
 TEST(Box, ValidityRules) {
   const Box box{BoxOptions{}};
   // From s0: any increment in [0, 1]^2.
