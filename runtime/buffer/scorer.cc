@@ -42,8 +42,8 @@ const T* buffer_row(const ReplayTable& buffer, Slot slot) {
 /// novelty_sum_reference over rows of type T (`rows` = the batch's, [m, d]).
 // Not inlined: GCC 12 inlined into novelty_sum_reference warns a false -Wfree-nonheap-object.
 template <class T>
-[[gnu::noinline]] double reference_sum(const T* rows, std::int64_t m, int d, const ReplayTable& buffer, double p,
-                     std::size_t max_bytes) {
+[[gnu::noinline]] double reference_sum(const T* rows, std::int64_t m, int d,
+                                       const ReplayTable& buffer, double p, std::size_t max_bytes) {
   const std::int64_t n = buffer.size();
   const std::int64_t chunk = std::max<std::int64_t>(
       1, static_cast<std::int64_t>(max_bytes / std::max<std::size_t>(1, m * sizeof(float))));
