@@ -49,7 +49,7 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   baseline_.observe_batch(sub.log_rewards);
   if (options_.store && !sub.scoring_only && sub.size() > 0) {
     if (floats) {
-      replay_.add(sub.float_states, sub.log_rewards, sub.ndim);
+      replay_.add_float(sub.float_states, sub.log_rewards, sub.ndim);
     } else {
       replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.trajectories);
     }

@@ -243,8 +243,9 @@ AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
   return add_rows(states, log_rewards, ndim, trajectories);
 }
 
-AddResult ReplayTable::add(const std::vector<float>& states, const std::vector<float>& log_rewards,
-                           int ndim, const PackedTrajectories& trajectories) {
+AddResult ReplayTable::add_float(const std::vector<float>& states,
+                                 const std::vector<float>& log_rewards, int ndim,
+                                 const PackedTrajectories& trajectories) {
   return add_rows(states, log_rewards, ndim, trajectories);
 }
 

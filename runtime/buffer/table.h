@@ -128,11 +128,12 @@ class ReplayTable {
   /// skip_non_finite) a log reward is NaN.
   AddResult add(const std::vector<std::int64_t>& states, const std::vector<float>& log_rewards,
                 int ndim, const PackedTrajectories& trajectories = {});
-  /// The same for float32 rows (continuous environments). Also throws std::invalid_argument
+  /// The same for float32 rows (continuous environments; named apart so that a braced
+  /// list of integers still means int64 rows). Also throws std::invalid_argument
   /// if a state value is not finite, the table holds int64 rows (state_dtype()), or an insert
   /// filter is set (the diversity filter reads int64 rows).
-  AddResult add(const std::vector<float>& states, const std::vector<float>& log_rewards, int ndim,
-                const PackedTrajectories& trajectories = {});
+  AddResult add_float(const std::vector<float>& states, const std::vector<float>& log_rewards,
+                      int ndim, const PackedTrajectories& trajectories = {});
 
   /// How many of `log_rewards` an insert would retain, with torchgfn's
   /// ModesReplayBufferManager semantics (scored before the insert): all finite items if

@@ -102,6 +102,16 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       inconsistent.states.pop_back();
       expect_refused(t, manager, protocol::encode_as(MessageType::kData, inconsistent),
                      protocol::tags::kData, "state entries");
+      auto nan_state = batch(1, 2);  // float32 rows with a NaN value
+      nan_state.state_dtype = buffer::StateDtype::kFloat32;
+      nan_state.float_states = {0.5f, 0.25f, std::nanf(""), 0.f};
+      nan_state.states.clear();
+      expect_refused(t, manager, protocol::encode_as(MessageType::kData, nan_state),
+                     protocol::tags::kData, "non-finite float32 state");
+      auto unknown_dtype = batch(1, 2);
+      unknown_dtype.state_dtype = static_cast<buffer::StateDtype>(3);
+      expect_refused(t, manager, protocol::encode_as(MessageType::kData, unknown_dtype),
+                     protocol::tags::kData, "unknown state dtype 3");
       protocol::Query bad_query;
       bad_query.kind = 7;
       expect_refused(t, manager, protocol::encode_as(MessageType::kGetMetadata, bad_query),
@@ -124,8 +134,8 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       options.baseline_report_interval = 1;
       options.idle_timeout_s = 60;
       const auto r = run_buffer_manager(t, {0, 1}, options, toy_modes);
-      EXPECT_EQ(r.per_sender.at(1).errors, 6);
-      EXPECT_EQ(r.rejected_messages, 6);
+      EXPECT_EQ(r.per_sender.at(1).errors, 8);
+      EXPECT_EQ(r.rejected_messages, 8);
       EXPECT_EQ(r.exit_mismatches, 0);
       EXPECT_EQ(r.per_sender.at(1).submissions, 1);
       EXPECT_GE(r.per_sender.at(0).submissions, 1);
