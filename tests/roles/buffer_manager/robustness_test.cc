@@ -102,13 +102,15 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       inconsistent.states.pop_back();
       expect_refused(t, manager, protocol::encode_as(MessageType::kData, inconsistent),
                      protocol::tags::kData, "state entries");
-      auto nan_state = batch(1, 2);  // float32 rows with a NaN value
+      protocol::Submission nan_state;  // float32 rows with a NaN value
+      nan_state.ndim = 2;
       nan_state.state_dtype = buffer::StateDtype::kFloat32;
       nan_state.float_states = {0.5f, 0.25f, std::nanf(""), 0.f};
-      nan_state.states.clear();
+      nan_state.log_rewards = {0.f, 0.f};
       expect_refused(t, manager, protocol::encode_as(MessageType::kData, nan_state),
                      protocol::tags::kData, "non-finite float32 state");
-      auto unknown_dtype = batch(1, 2);
+      protocol::Submission unknown_dtype = nan_state;
+      unknown_dtype.float_states = {0.5f, 0.25f, 0.f, 0.f};
       unknown_dtype.state_dtype = static_cast<buffer::StateDtype>(3);
       expect_refused(t, manager, protocol::encode_as(MessageType::kData, unknown_dtype),
                      protocol::tags::kData, "unknown state dtype 3");
