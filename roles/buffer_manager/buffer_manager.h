@@ -48,6 +48,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,9 @@ struct BufferManagerOptions {
   /// Forward actions of the environment (exit = n_actions - 1) for checking the
   /// trajectories of full payloads; 0 = unknown (only their sizes are checked).
   std::int64_t n_actions = 0;
+  /// The replay table's state dtype from the start (kFloat32 for a continuous environment:
+  /// int64 DATA is then refused); nullopt = fixed by the first stored DATA.
+  std::optional<buffer::StateDtype> state_dtype;
   /// BASELINE_REPORT throttle: at most one report per this many DATA messages (>= 1),
   /// and only when the local baseline moved by more than baseline_tolerance.
   int baseline_report_interval = 10;

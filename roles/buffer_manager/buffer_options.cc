@@ -24,7 +24,8 @@ void add_submission_fields(config::Fields<B>& f) {
            AsInvalid{})
       .add("payload", &B::payload,
            "full (terminating states, log rewards and trajectories: the manager may store "
-           "them) or scoring_only (states and rewards, scored, never stored).",
+           "them; a continuous environment's float32 states come without trajectories) or "
+           "scoring_only (states and rewards, scored, never stored).",
            AsInvalid{})
       .add("store", &B::store, "The manager keeps submitted items (false: score only).")
       .add("baseline_filter", &B::baseline_filter,

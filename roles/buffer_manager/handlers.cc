@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "roles/buffer_manager/manager.h"
+#include "roles/protocol/state_payload.h"
 #include "roles/protocol/trajectory_payload.h"
 #include "runtime/timing/timing_table.h"
 
@@ -20,20 +21,14 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   // Decoded straight from the received bytes into the reused submission_ (one copy).
   protocol::decode_into(message, submission_);
   const protocol::Submission& sub = submission_;
-  if (sub.ndim < 1 || sub.states.size() != static_cast<std::size_t>(sub.size()) * sub.ndim ||
-      (replay_.ndim() != 0 && sub.size() > 0 && sub.ndim != replay_.ndim())) {
-    throw transport::MessageError(fmt::format(
-        "DATA of iteration {}: {} state entries for {} items of ndim {} (buffer ndim {})",
-        sub.iteration, sub.states.size(), sub.size(), sub.ndim, replay_.ndim()));
-  }
-  protocol::check_trajectories(sub.trajectories, sub.size(), options_.n_actions,
-                               /*allow_missing=*/false,
-                               fmt::format("DATA of iteration {}", sub.iteration));
+  check_submission(sub);
+  const bool floats = sub.state_dtype == buffer::StateDtype::kFloat32;
   // Modes first (the mode bonus needs them), then the score against the pre-insert buffer.
+  // Float32 states (continuous environments) have no mode predicate: no modes.
   protocol::ModeReport report;
   report.ndim = sub.ndim;
   std::int64_t new_modes = 0;
-  if (sub.size() > 0) {
+  if (sub.size() > 0 && !floats) {
     const auto flags = is_mode_(sub.states, sub.ndim);
     for (std::int64_t i = 0; i < sub.size(); ++i) {
       if (!flags[i]) continue;
@@ -46,13 +41,18 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
       }
     }
   }
-  const auto breakdown =
-      scorer_->score(buffer::BatchView{sub.states, sub.log_rewards, sub.ndim}, replay_, new_modes);
+  const auto breakdown = scorer_->score(buffer::BatchView{sub.states, sub.log_rewards, sub.ndim,
+                                                          floats ? &sub.float_states : nullptr},
+                                        replay_, new_modes);
   const double score_s = seconds_since(t0);
   t0 = Clock::now();
   baseline_.observe_batch(sub.log_rewards);
   if (options_.store && !sub.scoring_only && sub.size() > 0) {
-    replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.trajectories);
+    if (floats) {
+      replay_.add_float(sub.float_states, sub.log_rewards, sub.ndim);
+    } else {
+      replay_.add(sub.states, sub.log_rewards, sub.ndim, sub.trajectories);
+    }
     limiter_.record_insert(sub.size());
   }
   const double add_s = seconds_since(t0);
@@ -95,6 +95,24 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   if (sub.want_baseline) feeds_.try_emplace(src);
   push_baselines();
   if (timing_) timing_->add("reply", seconds_since(t0));
+}
+
+void BufferManager::check_submission(const protocol::Submission& sub) const {
+  const std::string what = fmt::format("DATA of iteration {}", sub.iteration);
+  protocol::check_states(sub.ndim, sub.state_dtype, sub.states, sub.float_states, sub.size(), what);
+  const bool stored = replay_.ndim() != 0 || options_.state_dtype.has_value();
+  if (sub.ndim < 1 || (replay_.ndim() != 0 && sub.size() > 0 && sub.ndim != replay_.ndim()) ||
+      (stored && sub.size() > 0 && sub.state_dtype != replay_.state_dtype())) {
+    throw transport::MessageError(
+        fmt::format("{}: {} items of {} states of ndim {}, the buffer holds {} states of ndim {}",
+                    what, sub.size(), config::enum_name(sub.state_dtype), sub.ndim,
+                    config::enum_name(replay_.state_dtype()), replay_.ndim()));
+  }
+  if (sub.state_dtype == buffer::StateDtype::kFloat32 && !sub.trajectories.empty()) {
+    throw transport::MessageError(what + ": float32 states come without trajectories");
+  }
+  protocol::check_trajectories(sub.trajectories, sub.size(), options_.n_actions,
+                               /*allow_missing=*/false, what);
 }
 
 void BufferManager::on_get_metadata(int src, const transport::MessageView& message) {
@@ -147,6 +165,7 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
   protocol::SampleBatch out;
   out.request = q.request;
   out.ndim = replay_.ndim();
+  out.state_dtype = replay_.state_dtype();
   const auto decision = limiter_.can_sample(q.n, replay_.size());
   out.granted = decision.allowed && replay_.size() > 0;
   if (!out.granted) {
@@ -155,6 +174,7 @@ void BufferManager::on_get_sample(int src, const transport::MessageView& message
   } else {
     auto items = replay_.sample(q.n, sampler);
     out.states = std::move(items.states);
+    out.float_states = std::move(items.float_states);
     out.log_rewards = std::move(items.log_rewards);
     out.trajectories = std::move(items.trajectories);
     for (const std::int32_t len : out.trajectories.lengths) {

@@ -82,8 +82,7 @@ BufferManager::BufferManager(transport::Transport& transport,
       coordinator_(options.coordinator_rank),
       cap_(transport.options().max_message_bytes),
       idle_(options.idle_timeout_s),
-      replay_(
-          buffer::manager_table_options(options.capacity, options.seed, options.priority_exponent)),
+      replay_(manager_table(options)),
       baseline_(options.baseline),
       limiter_(options.rate_limiter),
       scorer_(options.scorer ? options.scorer : std::make_shared<buffer::ModesScorer>()),
@@ -95,6 +94,13 @@ BufferManager::BufferManager(transport::Transport& transport,
 }
 
 BufferManager::~BufferManager() = default;
+
+buffer::TableOptions BufferManager::manager_table(const BufferManagerOptions& options) {
+  auto table =
+      buffer::manager_table_options(options.capacity, options.seed, options.priority_exponent);
+  table.state_dtype = options.state_dtype;
+  return table;
+}
 
 BufferManagerResult BufferManager::run() {
   while (serving()) serve_one();

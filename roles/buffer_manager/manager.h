@@ -111,6 +111,12 @@ class BufferManager {
   /// BASELINE_REPORT to the coordinator, BASELINE_PUSHes on kBaseline. Records the
   /// "recv" (= recv_s), "score", "add" and "reply" steps as one timing iteration.
   void on_data(int src, const transport::MessageView& message, double recv_s);
+  /// The checks of a DATA payload (protocol::check_states, the buffer's ndim and state
+  /// dtype, no trajectories with float32 states, protocol::check_trajectories); throws
+  /// transport::MessageError.
+  void check_submission(const protocol::Submission& sub) const;
+  /// The replay table's options: manager_table_options and options.state_dtype.
+  static buffer::TableOptions manager_table(const BufferManagerOptions& options);
   /// GET_METADATA (Query) -> METADATA on kMetadata; a bad query gets ERROR on kMetadata.
   void on_get_metadata(int src, const transport::MessageView& message);
   /// GET_SAMPLE (SampleRequest) -> SAMPLE on kSample, granted or refused by the rate

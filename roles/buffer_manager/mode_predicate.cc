@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 
@@ -36,6 +37,10 @@ ModePredicate environment_is_mode(std::shared_ptr<core::Environment> env) {
 }  // namespace
 
 ModePredicate environment_mode_predicate(const core::EnvOptions& env_options) {
+  // A continuous environment's states are float32: the manager asks no predicate of them.
+  if (env_options.plugin.empty() && core::is_continuous_environment(env_options.name)) {
+    return flags_none();
+  }
   std::shared_ptr<core::Environment> env = core::make_environment(env_options);
   if (env->n_modes() == 0) return flags_none();
   return memoize_mode_predicate(environment_is_mode(std::move(env)));

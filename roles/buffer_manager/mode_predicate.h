@@ -14,7 +14,9 @@ namespace gfn::roles {
 /// (the reference path, one ATen call per batch, is environment_mode_predicate_reference). An
 /// environment without modes (n_modes() == 0, e.g. a HyperGrid too large to enumerate
 /// with a reward other than "original") gives a predicate that flags none, so its manager
-/// counts no modes.
+/// counts no modes. A continuous environment (env/catalog.h is_continuous_environment, no
+/// plugin) gives that predicate too: its float32 states are never asked (no modes, so
+/// modes_found stays 0 for Box).
 /// Not thread-safe beyond the environment's own guarantees: one thread calls it.
 ModePredicate environment_mode_predicate(const core::EnvOptions& env_options);
 

@@ -3,6 +3,7 @@
 
 #include "roles/buffer_manager/buffer_manager.h"
 #include "runtime/checkpoint/store.h"
+#include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 
@@ -33,7 +34,12 @@ BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& confi
   options.rate_limiter = {b.samples_per_insert, b.min_size_to_sample, b.rate_error_buffer};
   options.seed = config.train.seed + static_cast<std::uint64_t>(rank);
   options.priority_exponent = b.priority_exponent;
-  options.n_actions = core::make_environment(config.env)->n_actions();
+  // A continuous environment (Box): float32 states without trajectories, no actions to check.
+  if (config.env.plugin.empty() && core::is_continuous_environment(config.env.name)) {
+    options.state_dtype = buffer::StateDtype::kFloat32;
+  } else {
+    options.n_actions = core::make_environment(config.env)->n_actions();
+  }
   options.baseline_report_interval = b.baseline_report_interval;
   options.baseline_tolerance = b.baseline_tolerance;
   options.scorer = std::make_shared<buffer::ModesScorer>(modes_scorer_options(b));

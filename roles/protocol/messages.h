@@ -17,10 +17,18 @@
 // Payload kinds of DATA: full (terminating states, log rewards AND the trajectories as
 // forward action sequences; the manager may store all of it and a SAMPLE returns the
 // trajectories) or scoring-only (terminating states and log rewards; never stored).
+//
+// State dtypes of DATA and SAMPLE (Submission::state_dtype, SampleBatch::state_dtype):
+// int64 rows in `states` (discrete environments) or float32 rows in `float_states`
+// (continuous environments such as Box; finite values), the other vector empty. Continuous
+// submissions carry no trajectories: a full one is stored without them (its items are
+// replayed as terminating states only), a scoring-only one as for int64 states.
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <cereal/types/common.hpp>
 
 #include "runtime/buffer/options.h"
 #include "runtime/buffer/packed_trajectories.h"
@@ -46,8 +54,10 @@ GFN_PROTOCOL_TAGS(GFN_PROTOCOL_TAG_CONSTANT)
 #undef GFN_PROTOCOL_TAG_CONSTANT
 }  // namespace tags
 
-/// DATA: one batch of items. `states` is row-major int64 [n, ndim] (terminating
-/// states); `log_rewards` is float32 [n] (natural log).
+/// DATA: one batch of items. The terminating states are row-major [n, ndim]: int64 in
+/// `states` when state_dtype is kInt64, float32 in `float_states` when it is kFloat32 (the
+/// other vector empty; protocol::check_states, state_payload.h, is the receiver's check);
+/// `log_rewards` is float32 [n] (natural log).
 /// Full payloads also carry the trajectories, packed (runtime/buffer/packed_trajectories.h,
 /// the layout the replay table stores): `trajectories.lengths` int32 [n], the number of
 /// forward actions of item i (exit included, >= 1), and `trajectories.actions` int64
@@ -57,7 +67,9 @@ GFN_PROTOCOL_TAGS(GFN_PROTOCOL_TAG_CONSTANT)
 struct Submission {
   std::int64_t iteration = 0;  ///< trainer iteration that produced the batch
   std::int32_t ndim = 0;
-  std::vector<std::int64_t> states;
+  buffer::StateDtype state_dtype = buffer::StateDtype::kInt64;  ///< which vector holds the rows
+  std::vector<std::int64_t> states;                             ///< int64 [n, ndim] or empty
+  std::vector<float> float_states;                              ///< float32 [n, ndim] or empty
   std::vector<float> log_rewards;
   /// Payload kind: false = full (the manager stores the items, with their trajectories,
   /// if it keeps a buffer), true = scoring-only (score, never store).
@@ -76,8 +88,8 @@ struct Submission {
   bool has_trajectories() const { return !trajectories.empty(); }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(iteration, ndim, states, log_rewards, scoring_only, want_score, filtered, trajectories,
-       want_baseline);
+    ar(iteration, ndim, state_dtype, states, float_states, log_rewards, scoring_only, want_score,
+       filtered, trajectories, want_baseline);
   }
 };
 
@@ -153,19 +165,23 @@ struct Metadata {
 /// fresh data. Items stored from full payloads come with their trajectories, packed as in
 /// Submission: `trajectories.lengths` int32 [n] (0 = this item has no trajectory, e.g. it
 /// was submitted without one) and `trajectories.actions` int64 [Σ lengths]; `lengths` is
-/// empty when no item of the batch has a trajectory.
+/// empty when no item of the batch has a trajectory. The states as in Submission: int64
+/// rows in `states` or, from a buffer of float32 rows, in `float_states` (state_dtype says).
 struct SampleBatch {
   std::int64_t request = 0;  ///< echoes SampleRequest::request
   bool granted = false;
   std::string reason;
   std::int32_t ndim = 0;
-  std::vector<std::int64_t> states;         ///< row-major [n, ndim]
-  std::vector<float> log_rewards;           ///< [n]
-  buffer::PackedTrajectories trajectories;  ///< [n] (lengths 0 allowed) or none
+  buffer::StateDtype state_dtype = buffer::StateDtype::kInt64;  ///< which vector holds the rows
+  std::vector<std::int64_t> states;                             ///< row-major int64 [n, ndim]
+  std::vector<float> float_states;                              ///< row-major float32 [n, ndim]
+  std::vector<float> log_rewards;                               ///< [n]
+  buffer::PackedTrajectories trajectories;                      ///< [n] (lengths 0 allowed) or none
   std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(request, granted, reason, ndim, states, log_rewards, trajectories);
+    ar(request, granted, reason, ndim, state_dtype, states, float_states, log_rewards,
+       trajectories);
   }
 };
 

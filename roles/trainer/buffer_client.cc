@@ -15,6 +15,7 @@
 #include "roles/trainer/step_timer.h"
 #include "roles/trainer/trainer_checkpoint.h"
 #include "runtime/checkpoint/store.h"
+#include "runtime/gfn/agent.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectory_ops.h"
@@ -52,31 +53,44 @@ namespace {
 
 using ReplayConsumer = std::function<void(const protocol::SampleBatch&)>;
 
-ReplayConsumer consumer_of(const TrainerSetup& setup, core::Learner& learner, int ndim,
-                           bool backward) {
+ReplayConsumer consumer_of(const TrainerSetup& setup, core::Learner* learner, int ndim,
+                           bool backward, std::int64_t remote_n) {
   if (setup.replay_consumer) return setup.replay_consumer;
-  return [&learner, ndim, backward](const protocol::SampleBatch& b) {
-    queue_remote_items(learner, ndim, backward, b);
+  if (!learner) {
+    if (remote_n > 0) {
+      throw std::logic_error("remote items for a continuous agent (refused by the experiment)");
+    }
+    return {};
+  }
+  return [learner, ndim, backward](const protocol::SampleBatch& b) {
+    queue_remote_items(*learner, ndim, backward, b);
   };
+}
+
+/// A discrete agent's state width (HyperGrid: env.ndim; BitSequence: seq_size / word_size);
+/// 0 for a continuous agent (taken from its first batch).
+int state_width(const core::Learner* learner) {
+  return learner ? static_cast<int>(learner->env().state_dim()) : 0;
+}
+
+std::int64_t remote_items_per_iteration(const BufferOptions& options, std::int64_t local_batch) {
+  return options.remote_batch_size > 0
+             ? options.remote_batch_size
+             : static_cast<std::int64_t>(options.remote_sample_fraction * local_batch + 0.5);
 }
 
 }  // namespace
 
 BufferClient::BufferClient(const roles::ExperimentConfig& config, const TrainerSetup& setup,
-                           core::Learner& learner, std::int64_t local_batch,
-                           std::int64_t iterations)
+                           core::Agent& agent, std::int64_t local_batch, std::int64_t iterations)
     : config_(config),
       setup_(setup),
-      learner_(learner),
+      learner_(agent.discrete()),
       iterations_(iterations),
-      // Width of a state row (HyperGrid: env.ndim; BitSequence: seq_size / word_size).
-      ndim_(static_cast<int>(learner.env().state_dim())),
-      remote_n_(config.buffer.remote_batch_size > 0
-                    ? config.buffer.remote_batch_size
-                    : static_cast<std::int64_t>(config.buffer.remote_sample_fraction * local_batch +
-                                                0.5)),
-      consumer_(
-          consumer_of(setup, learner, ndim_, config.buffer.remote_paths == RemotePaths::kBackward)),
+      ndim_(state_width(learner_)),
+      remote_n_(remote_items_per_iteration(config.buffer, local_batch)),
+      consumer_(consumer_of(setup, learner_, ndim_,
+                            config.buffer.remote_paths == RemotePaths::kBackward, remote_n_)),
       submitter_(*setup.transport, setup.assigned_buffer, submitter_options(config)) {}
 
 void BufferClient::after_step(std::int64_t iteration, const core::IterationResult& step,
@@ -96,12 +110,18 @@ void BufferClient::after_step(std::int64_t iteration, const core::IterationResul
 }
 
 void BufferClient::submit_when_due(std::int64_t iteration, const core::IterationResult& step) {
-  append_terminating_states(step.terminating_states, step.log_rewards, pending_.states,
-                            pending_.log_rewards);
-  // Full payloads: the trajectories of the same items, packed (the one packer,
-  // core::pack_trajectories: Trajectories -> packed, the only layout change before the wire).
-  if (config_.buffer.payload == roles::Payload::kFull) {
-    core::pack_trajectories(step.fresh, pending_.trajectories);
+  if (!learner_) {  // a continuous agent: float32 [F, d] states, no trajectories
+    ndim_ = static_cast<int>(step.terminating_states.size(1));
+    append_float_terminating_states(step.terminating_states, step.log_rewards,
+                                    pending_.float_states, pending_.log_rewards);
+  } else {
+    append_terminating_states(step.terminating_states, step.log_rewards, pending_.states,
+                              pending_.log_rewards);
+    // Full payloads: the trajectories of the same items, packed (the one packer,
+    // core::pack_trajectories: Trajectories -> packed, the only layout change before the wire).
+    if (config_.buffer.payload == roles::Payload::kFull) {
+      core::pack_trajectories(step.fresh, pending_.trajectories);
+    }
   }
   if (++pending_.iterations == config_.buffer.remote_buffer_freq || iteration == iterations_) {
     submitter_.submit(take_pending(iteration));
@@ -113,10 +133,13 @@ protocol::Submission BufferClient::take_pending(std::int64_t iteration) {
   protocol::Submission sub;
   sub.iteration = iteration;
   sub.ndim = ndim_;
+  sub.state_dtype = learner_ ? buffer::StateDtype::kInt64 : buffer::StateDtype::kFloat32;
   sub.states = std::move(pending_.states);
+  sub.float_states = std::move(pending_.float_states);
   sub.log_rewards = std::move(pending_.log_rewards);
   sub.trajectories = std::move(pending_.trajectories);
   pending_.states.clear();
+  pending_.float_states.clear();
   pending_.log_rewards.clear();
   pending_.trajectories.clear();
   return sub;
@@ -174,6 +197,7 @@ std::vector<checkpoint::FileEntry> BufferClient::checkpoint(std::int64_t iterati
   }
   loop.submitter = submitter_.save_state();
   loop.pending_states = pending_.states;
+  loop.pending_float_states = pending_.float_states;
   loop.pending_log_rewards = pending_.log_rewards;
   loop.pending_trajectories = pending_.trajectories;
   loop.pending_iterations = pending_.iterations;
@@ -187,6 +211,10 @@ void BufferClient::restore(const TrainerLoopState& loop) {
   }
   submitter_.restore_state(loop.submitter);
   pending_.states = loop.pending_states;
+  pending_.float_states = loop.pending_float_states;
+  if (!learner_ && !loop.pending_log_rewards.empty()) {
+    ndim_ = static_cast<int>(loop.pending_float_states.size() / loop.pending_log_rewards.size());
+  }
   pending_.log_rewards = loop.pending_log_rewards;
   pending_.trajectories = loop.pending_trajectories;
   pending_.iterations = loop.pending_iterations;

@@ -23,6 +23,7 @@
 #include "runtime/checkpoint/manifest.h"
 
 namespace gfn::core {
+class Agent;
 class Learner;
 struct IterationResult;
 }  // namespace gfn::core
@@ -41,12 +42,16 @@ void queue_remote_items(core::Learner& learner, int state_dim, bool backward,
 
 class BufferClient {
  public:
-  /// The trainer of `setup` (setup.assigned_buffer >= 0) with `learner`, training on
-  /// `local_batch` trajectories per iteration for `iterations` iterations. Remote items go to
-  /// setup.replay_consumer, else to `learner` (trained on at its next iteration). Sends
-  /// nothing.
-  BufferClient(const roles::ExperimentConfig& config, const TrainerSetup& setup,
-               core::Learner& learner, std::int64_t local_batch, std::int64_t iterations);
+  /// The trainer of `setup` (setup.assigned_buffer >= 0) with `agent`, training on
+  /// `local_batch` trajectories per iteration for `iterations` iterations. A discrete agent
+  /// (agent.discrete()) submits int64 states and, with full payloads, trajectories; a
+  /// continuous one float32 states without trajectories (messages.h). Remote items go to
+  /// setup.replay_consumer, else to the discrete learner (trained on at its next iteration);
+  /// a continuous agent has no remote items (the experiment's checks refuse them). Sends
+  /// nothing. Throws std::logic_error for remote items asked for a continuous agent
+  /// without setup.replay_consumer.
+  BufferClient(const roles::ExperimentConfig& config, const TrainerSetup& setup, core::Agent& agent,
+               std::int64_t local_batch, std::int64_t iterations);
 
   /// After iteration `iteration` trained on `step`: accumulate, submit when due, fetch
   /// replayed items, log the population stats when due. Counts remote items in `result`;
@@ -68,10 +73,12 @@ class BufferClient {
   void finish(std::int64_t iteration, TrainerResult& result);
 
  private:
-  /// Terminating states, log rewards and (full payloads) trajectories accumulated between
-  /// two submissions.
+  /// Terminating states (int64 rows, or float32 rows for a continuous agent), log rewards
+  /// and (full payloads of a discrete agent) trajectories accumulated between two
+  /// submissions.
   struct PendingBatch {
     std::vector<std::int64_t> states;
+    std::vector<float> float_states;
     std::vector<float> log_rewards;
     buffer::PackedTrajectories trajectories;  // full payloads (packed_trajectories.h)
     std::int64_t iterations = 0;              // iterations it holds
@@ -86,9 +93,9 @@ class BufferClient {
 
   const roles::ExperimentConfig& config_;
   const TrainerSetup& setup_;
-  core::Learner& learner_;
+  core::Learner* const learner_;  // the discrete engine; null for a continuous agent
   const std::int64_t iterations_;
-  const int ndim_;
+  int ndim_;                     // a state row's width (a continuous agent's: from its first batch)
   const std::int64_t remote_n_;  // replayed items asked for per iteration
   const std::function<void(const protocol::SampleBatch&)> consumer_;
   Submitter submitter_;

@@ -9,6 +9,7 @@
 
 #include "roles/protocol/codec.h"
 #include "roles/protocol/replies.h"
+#include "roles/protocol/state_payload.h"
 #include "roles/protocol/trajectory_payload.h"
 
 namespace gfn::roles {
@@ -56,6 +57,18 @@ void Submitter::wait_data_send(transport::SendHandle& handle, transport::Seconds
   }
 }
 
+namespace {
+
+/// Appends row i of `in` (row-major [n, ndim]) to `out`; nothing when `in` is empty (the
+/// rows of the other state dtype).
+template <class T>
+void append_row(std::vector<T>& out, const std::vector<T>& in, std::int64_t i, int ndim) {
+  if (in.empty()) return;
+  out.insert(out.end(), in.begin() + i * ndim, in.begin() + (i + 1) * ndim);
+}
+
+}  // namespace
+
 void Submitter::filter(protocol::Submission& batch) {
   if (!options_.baseline_filter) return;
   if (feed_wanted()) poll_baseline();
@@ -64,6 +77,7 @@ void Submitter::filter(protocol::Submission& batch) {
   const bool with_trajectories = batch.has_trajectories();
   const buffer::PackedTrajectories& in = batch.trajectories;
   std::vector<std::int64_t> states;
+  std::vector<float> float_states;
   buffer::PackedTrajectories trajectories;
   std::vector<float> rewards;
   std::size_t offset = 0;  // start of item i's actions
@@ -74,8 +88,8 @@ void Submitter::filter(protocol::Submission& batch) {
     offset += static_cast<std::size_t>(len);
     if (!(lr >= b)) continue;  // below the baseline, or NaN
     rewards.push_back(lr);
-    states.insert(states.end(), batch.states.begin() + i * batch.ndim,
-                  batch.states.begin() + (i + 1) * batch.ndim);
+    append_row(states, batch.states, i, batch.ndim);  // the rows of the batch's dtype
+    append_row(float_states, batch.float_states, i, batch.ndim);
     if (with_trajectories) trajectories.append(actions, len);
   }
   if (!rewards.empty()) {
@@ -87,6 +101,7 @@ void Submitter::filter(protocol::Submission& batch) {
   batch.filtered = batch.size() - static_cast<std::int64_t>(rewards.size());
   state_.items_filtered += batch.filtered;
   batch.states = std::move(states);
+  batch.float_states = std::move(float_states);
   batch.log_rewards = std::move(rewards);
   batch.trajectories = std::move(trajectories);
 }
@@ -253,11 +268,8 @@ protocol::SampleBatch Submitter::request_samples(std::int64_t n, buffer::Sampler
     throw transport::MessageError(
         fmt::format("{}: reply is for request {}", context, batch.request));
   }
-  if (batch.states.size() != static_cast<std::size_t>(batch.size()) * std::max(batch.ndim, 0)) {
-    throw transport::MessageError(
-        fmt::format("{}: SAMPLE with {} state entries for {} items of ndim {}", context,
-                    batch.states.size(), batch.size(), batch.ndim));
-  }
+  protocol::check_states(batch.ndim, batch.state_dtype, batch.states, batch.float_states,
+                         batch.size(), context + ": SAMPLE");
   protocol::check_trajectories(batch.trajectories, batch.size(), 0,
                                /*allow_missing=*/true, context + ": SAMPLE");
   return batch;

@@ -4,7 +4,7 @@
 //   1. sample its share of the global batch (train.batch_size / num_trainers)
 //      trajectories from PF, compute the Trajectory Balance loss, backward, Adam step
 //      (a core::Agent, runtime/gfn/agent.h: the discrete Learner, or the ContinuousLearner
-//      on a continuous environment such as Box, which has no buffer manager, step 2);
+//      on a continuous environment such as Box, whose submissions carry float32 states);
 //   2. every buffer.remote_buffer_freq iterations, submit the accumulated terminating
 //      states and log rewards to its buffer manager (DATA on tags::kData) and read the
 //      SCORE reply (buffer.submit_mode: sync, async or fire_and_forget, with optional

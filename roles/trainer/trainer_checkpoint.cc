@@ -121,6 +121,9 @@ std::string encode_trainer_state(const core::Agent& learner, const TrainerLoopSt
   if (!loop.submitter.empty()) {
     root.write("submitter", byte_tensor(loop.submitter));
     root.write("pending_states", at::tensor(loop.pending_states, at::kLong));
+    if (!loop.pending_float_states.empty()) {
+      root.write("pending_float_states", at::tensor(loop.pending_float_states, at::kFloat));
+    }
     root.write("pending_log_rewards", at::tensor(loop.pending_log_rewards, at::kFloat));
     root.write("pending_lengths", at::tensor(loop.pending_trajectories.lengths, at::kInt));
     root.write("pending_actions", at::tensor(loop.pending_trajectories.actions, at::kLong));
@@ -160,6 +163,7 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Agent& lea
   const auto submitter = optional_vector<std::uint8_t>(root, "submitter");
   loop.submitter.assign(submitter.begin(), submitter.end());
   loop.pending_states = optional_vector<std::int64_t>(root, "pending_states");
+  loop.pending_float_states = optional_vector<float>(root, "pending_float_states");
   loop.pending_log_rewards = optional_vector<float>(root, "pending_log_rewards");
   loop.pending_trajectories.lengths = optional_vector<std::int32_t>(root, "pending_lengths");
   loop.pending_trajectories.actions = optional_vector<std::int64_t>(root, "pending_actions");

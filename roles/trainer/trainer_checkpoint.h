@@ -57,10 +57,12 @@ struct TrainerLoopState {
   std::vector<ModeFirst> firsts;                      ///< ModeTimeline::firsts
   std::int64_t remote_items = 0, remote_refused = 0;  ///< TrainerResult's remote sampling
   // With a buffer manager: the batch accumulated since the last submission (terminating
-  // states int64 [n, ndim] row-major, log rewards float32 [n], full payloads' trajectories)
+  // states int64 [n, ndim] row-major, or float32 [n, ndim] in pending_float_states for a
+  // continuous agent; log rewards float32 [n], full payloads' trajectories)
   // and how many iterations it holds; the submitter's state (Submitter::save_state; empty
   // without a manager).
   std::vector<std::int64_t> pending_states;
+  std::vector<float> pending_float_states;
   std::vector<float> pending_log_rewards;
   buffer::PackedTrajectories pending_trajectories;
   std::int64_t pending_iterations = 0;

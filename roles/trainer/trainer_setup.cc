@@ -45,9 +45,8 @@ Trainer::Trainer(const roles::ExperimentConfig& config, const TrainerSetup& setu
   }
   set_up_gradient_averaging();
   if (setup.assigned_buffer >= 0) {
-    // The experiment's checks refuse a buffer manager on a continuous environment.
-    if (!learner_) throw std::logic_error("a buffer manager needs a discrete environment");
-    buffer_.emplace(config, setup, *learner_, local_batch_, iterations_);
+    // A continuous agent submits float32 states (the experiment refuses its remote items).
+    buffer_.emplace(config, setup, *agent_, local_batch_, iterations_);
   }
   const Submitter* submitter = buffer_ ? &buffer_->submitter() : nullptr;
   spawn_ = make_spawn_policy(

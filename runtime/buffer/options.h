@@ -32,6 +32,16 @@ enum class SamplerKind {
 inline constexpr config::EnumName<SamplerKind> kSamplerKindNames[] = {
     {SamplerKind::kPrioritized, "prioritized"}, {SamplerKind::kUniform, "uniform"}};
 
+/// The element type of a replay table's state rows (table.h), fixed by its first insert or
+/// by TableOptions::state_dtype, and of the states of DATA and SAMPLE payloads
+/// (roles/protocol/messages.h Submission::state_dtype; the wire value is the enumerator's).
+enum class StateDtype : std::uint8_t {
+  kInt64 = 0,    ///< discrete environments: int64 [n, ndim]
+  kFloat32 = 1,  ///< continuous environments (Box): float32 [n, ndim], finite values
+};
+inline constexpr config::EnumName<StateDtype> kStateDtypeNames[] = {
+    {StateDtype::kInt64, "int64"}, {StateDtype::kFloat32, "float32"}};
+
 /// buffer.score_novelty: how the ModesScorer's novelty term is computed (scorer.h).
 enum class NoveltyMethod {
   kIndex,       ///< nearest-neighbour index (state_index.h)
@@ -52,6 +62,7 @@ inline constexpr const auto& enum_names(BaselineStrategy) { return kBaselineStra
 inline constexpr const auto& enum_names(SamplerKind) { return kSamplerKindNames; }
 inline constexpr const auto& enum_names(NoveltyMethod) { return kNoveltyMethodNames; }
 inline constexpr const auto& enum_names(ReplayKind) { return kReplayKindNames; }
+inline constexpr const auto& enum_names(StateDtype) { return kStateDtypeNames; }
 
 /// YAML `replay:`: the trainer-local replay buffer, a replay table (table.h
 /// local_table_options) the Learner samples from (runtime/gfn/learner.h).

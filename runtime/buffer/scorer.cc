@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace gfn::buffer {
 
@@ -20,37 +21,49 @@ NoveltyMethod parse_novelty_method(const std::string& name) {
 std::string to_string(NoveltyMethod method) { return config::enum_name(method); }
 
 double novelty_sum(const BatchView& batch, const ReplayTable& buffer, double p) {
+  if (batch.float_states) {
+    return buffer.index().novelty_sum(batch.float_states->data(), batch.size(), batch.ndim, p);
+  }
   return buffer.index().novelty_sum(batch.states.data(), batch.size(), batch.ndim, p);
 }
 
-double novelty_sum_reference(const BatchView& batch, const ReplayTable& buffer, double p,
-                             std::size_t max_bytes) {
-  if (!(p > 0.0)) throw std::invalid_argument(fmt::format("novelty p-norm must be > 0, got {}", p));
-  const std::int64_t m = batch.size();
-  const std::int64_t n = buffer.size();
-  if (n == 0) return static_cast<double>(m);
-  if (m == 0) return 0.0;
-  const int d = batch.ndim;
-  if (buffer.ndim() != d) {
-    throw std::invalid_argument(
-        fmt::format("novelty: batch ndim {} differs from the buffer's {}", d, buffer.ndim()));
+namespace {
+
+/// Row `slot` of the buffer as T (the caller checked the buffer's dtype is T's).
+template <class T>
+const T* buffer_row(const ReplayTable& buffer, Slot slot) {
+  if constexpr (std::is_same_v<T, float>) {
+    return buffer.float_state(slot);
+  } else {
+    return buffer.state(slot);
   }
+}
+
+/// novelty_sum_reference over rows of type T (`rows` = the batch's, [m, d]).
+// Not inlined: GCC 12 inlined into novelty_sum_reference warns a false -Wfree-nonheap-object.
+template <class T>
+[[gnu::noinline]] double reference_sum(const T* rows, std::int64_t m, int d,
+                                       const ReplayTable& buffer, double p, std::size_t max_bytes) {
+  const std::int64_t n = buffer.size();
   const std::int64_t chunk = std::max<std::int64_t>(
       1, static_cast<std::int64_t>(max_bytes / std::max<std::size_t>(1, m * sizeof(float))));
   std::vector<float> block;  // [m, chunk] distances, bounded by max_bytes
-  std::vector<float> min_dist(m, std::numeric_limits<float>::max());
+  std::vector<float> min_dist(static_cast<std::size_t>(m), std::numeric_limits<float>::max());
   const bool euclid = p == 2.0, manhattan = p == 1.0;
   for (std::int64_t start = 0; start < n; start += chunk) {
     const std::int64_t end = std::min(n, start + chunk);
     const std::int64_t c = end - start;
     block.assign(static_cast<std::size_t>(m * c), 0.f);
     for (std::int64_t i = 0; i < m; ++i) {
-      const std::int64_t* a = batch.states.data() + i * d;
+      const T* a = rows + i * d;
       for (std::int64_t j = 0; j < c; ++j) {
-        const std::int64_t* b = buffer.state(start + j);
+        const T* b = buffer_row<T>(buffer, start + j);
         double acc = 0.0;
         for (int k = 0; k < d; ++k) {
-          const double diff = std::abs(static_cast<double>(a[k] - b[k]));
+          // int64: the exact difference, then double; float32: both exact in double.
+          const double diff = std::is_same_v<T, float>
+                                  ? std::abs(static_cast<double>(a[k]) - static_cast<double>(b[k]))
+                                  : std::abs(static_cast<double>(a[k] - b[k]));
           acc += euclid ? diff * diff : manhattan ? diff : std::pow(diff, p);
         }
         block[i * c + j] = static_cast<float>(euclid      ? std::sqrt(acc)
@@ -66,6 +79,31 @@ double novelty_sum_reference(const BatchView& batch, const ReplayTable& buffer, 
   double sum = 0.0;
   for (float v : min_dist) sum += v;
   return sum;
+}
+
+}  // namespace
+
+double novelty_sum_reference(const BatchView& batch, const ReplayTable& buffer, double p,
+                             std::size_t max_bytes) {
+  if (!(p > 0.0)) throw std::invalid_argument(fmt::format("novelty p-norm must be > 0, got {}", p));
+  const std::int64_t m = batch.size();
+  if (buffer.size() == 0) return static_cast<double>(m);
+  if (m == 0) return 0.0;
+  const int d = batch.ndim;
+  if (buffer.ndim() != d) {
+    throw std::invalid_argument(
+        fmt::format("novelty: batch ndim {} differs from the buffer's {}", d, buffer.ndim()));
+  }
+  const StateDtype dtype = batch.float_states ? StateDtype::kFloat32 : StateDtype::kInt64;
+  if (buffer.state_dtype() != dtype) {
+    throw std::invalid_argument(fmt::format("novelty: a batch of {} states, a buffer of {} states",
+                                            config::enum_name(dtype),
+                                            config::enum_name(buffer.state_dtype())));
+  }
+  if (batch.float_states) {
+    return reference_sum(batch.float_states->data(), m, d, buffer, p, max_bytes);
+  }
+  return reference_sum(batch.states.data(), m, d, buffer, p, max_bytes);
 }
 
 ModesScorer::ModesScorer(const ModesScorerOptions& options) : options_(options) {

@@ -32,11 +32,15 @@
 
 namespace gfn::buffer {
 
-/// One submission: row-major int64 states [n, ndim] and float32 log rewards [n].
+/// One submission: row-major int64 states [n, ndim] and float32 log rewards [n]; or, for a
+/// continuous environment, float32 states [n, ndim] in *float_states (`states` then empty).
+/// The novelty of float rows is the same p-norm distance (Euclidean for p = 2) against a
+/// buffer of float rows; a batch of the other dtype than the buffer's is refused.
 struct BatchView {
   const std::vector<std::int64_t>& states;
   const std::vector<float>& log_rewards;
   int ndim;
+  const std::vector<float>* float_states = nullptr;  ///< float32 rows instead of `states`
   std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
 };
 
@@ -88,8 +92,8 @@ struct ModesScorerOptions {
 
 /// Σ_i min_j ||batch_i - buffer_j||_p over the batch through the buffer's index
 /// (ReplayTable::index(), StateIndex::novelty_sum). Returns batch.size() when the buffer
-/// is empty. Throws std::invalid_argument if p <= 0 or the buffer's ndim differs from
-/// the batch's.
+/// is empty. Throws std::invalid_argument if p <= 0 or the buffer's ndim or state dtype
+/// differs from the batch's.
 double novelty_sum(const BatchView& batch, const ReplayTable& buffer, double p);
 /// The same sum by brute force (the reference): every batch row against every stored
 /// row, buffer rows processed in chunks so that one float32 distance block [n, chunk]

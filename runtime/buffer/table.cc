@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "runtime/buffer/diversity_filter.h"
@@ -41,7 +42,21 @@ std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_ke
       fmt::format("replay table: unknown remover '{}' (known: fifo, lowest_reward)", name));
 }
 
+template <class T>
+constexpr StateDtype dtype_of() {
+  return std::is_same_v<T, float> ? StateDtype::kFloat32 : StateDtype::kInt64;
+}
+
 }  // namespace
+
+template <>
+std::vector<std::int64_t>& ReplayTable::rows<std::int64_t>() {
+  return states_;
+}
+template <>
+std::vector<float>& ReplayTable::rows<float>() {
+  return float_states_;
+}
 
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed,
                                    double priority_exponent) {
@@ -132,6 +147,7 @@ ReplayTable::ReplayTable(const TableOptions& options)
       selectors_(std::make_unique<Selectors>()),
       stats_(std::make_unique<Stats>()),
       rng_(options.seed) {
+  dtype_ = options.state_dtype;
   if (options.capacity < 1) {
     throw std::invalid_argument(
         fmt::format("replay table capacity must be >= 1, got {}", options.capacity));
@@ -156,9 +172,9 @@ ReplayTable::~ReplayTable() = default;
 ReplayTable::ReplayTable(ReplayTable&&) noexcept = default;
 ReplayTable& ReplayTable::operator=(ReplayTable&&) noexcept = default;
 
-void ReplayTable::check_batch(const std::vector<std::int64_t>& states,
-                              const std::vector<float>& log_rewards, int ndim,
-                              const PackedTrajectories& trajectories) const {
+template <class T>
+void ReplayTable::check_batch(const std::vector<T>& states, const std::vector<float>& log_rewards,
+                              int ndim, const PackedTrajectories& trajectories) const {
   const auto n = log_rewards.size();
   if (ndim < 1 || states.size() != n * static_cast<std::size_t>(ndim)) {
     throw std::invalid_argument(
@@ -168,6 +184,25 @@ void ReplayTable::check_batch(const std::vector<std::int64_t>& states,
   if (n > 0 && ndim_ != 0 && ndim != ndim_) {
     throw std::invalid_argument(fmt::format(
         "replay table add: ndim {} differs from the stored items' ndim {}", ndim, ndim_));
+  }
+  if (n > 0 && dtype_ && *dtype_ != dtype_of<T>()) {
+    throw std::invalid_argument(
+        fmt::format("replay table add: {} states into a table of {} states (the dtypes do not mix)",
+                    config::enum_name(dtype_of<T>()), config::enum_name(*dtype_)));
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (options_.filter) {
+      throw std::invalid_argument(
+          fmt::format("replay table add: the {} filter takes int64 states, not float32",
+                      options_.filter->name()));
+    }
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      if (!std::isfinite(states[i])) {
+        throw std::invalid_argument(
+            fmt::format("replay table add: item {} has a non-finite state value",
+                        i / static_cast<std::size_t>(ndim)));
+      }
+    }
   }
   if (!trajectories.empty() || !trajectories.actions.empty()) {
     if (trajectories.lengths.size() != n) {
@@ -205,6 +240,18 @@ void ReplayTable::check_batch(const std::vector<std::int64_t>& states,
 AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
                            const std::vector<float>& log_rewards, int ndim,
                            const PackedTrajectories& trajectories) {
+  return add_rows(states, log_rewards, ndim, trajectories);
+}
+
+AddResult ReplayTable::add_float(const std::vector<float>& states,
+                                 const std::vector<float>& log_rewards, int ndim,
+                                 const PackedTrajectories& trajectories) {
+  return add_rows(states, log_rewards, ndim, trajectories);
+}
+
+template <class T>
+AddResult ReplayTable::add_rows(const std::vector<T>& states, const std::vector<float>& log_rewards,
+                                int ndim, const PackedTrajectories& trajectories) {
   check_batch(states, log_rewards, ndim, trajectories);
   AddResult result;
   const auto n = static_cast<std::int64_t>(log_rewards.size());
@@ -214,12 +261,16 @@ AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
   for (std::int64_t i = 0; i < n; ++i) {
     if (!options_.skip_non_finite || std::isfinite(log_rewards[i])) keep.push_back(i);
   }
-  if (options_.filter) {
-    options_.filter->filter(IncomingBatch{states.data(), log_rewards.data(), n, ndim}, *this, keep);
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    if (options_.filter) {
+      options_.filter->filter(IncomingBatch{states.data(), log_rewards.data(), n, ndim}, *this,
+                              keep);
+    }
   }
   result.accepted = static_cast<std::int64_t>(keep.size());
   if (keep.empty()) return result;
   ndim_ = ndim;
+  dtype_ = dtype_of<T>();
   const std::vector<std::size_t> offsets =
       trajectories.empty() ? std::vector<std::size_t>{} : trajectories.offsets();
   const std::uint64_t first_serial = next_serial_;
@@ -234,7 +285,7 @@ AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
       slot = selectors_->scratch.front();
       if (!remover.admits({next_serial_, lr}, {serial(slot), log_reward(slot)})) continue;
       if (serial(slot) >= first_serial) --result.retained;  // evicted one of this batch
-      if (options_.keep_index) index_.erase(state(slot));
+      unindex(slot);
       selectors_->erase(slot);
       live_actions_ -= lengths_[static_cast<std::size_t>(slot)];
     } else {
@@ -254,17 +305,28 @@ AddResult ReplayTable::add(const std::vector<std::int64_t>& states,
   return result;
 }
 
-void ReplayTable::store(Slot slot, const std::int64_t* state_row, float lr,
-                        const std::int64_t* actions, std::int32_t length) {
+void ReplayTable::unindex(Slot slot) {
+  if (!options_.keep_index) return;
+  if (state_dtype() == StateDtype::kFloat32) {
+    index_.erase(float_state(slot));
+  } else {
+    index_.erase(state(slot));
+  }
+}
+
+template <class T>
+void ReplayTable::store(Slot slot, const T* state_row, float lr, const std::int64_t* actions,
+                        std::int32_t length) {
   const auto s = static_cast<std::size_t>(slot);
+  auto& states = rows<T>();
   if (s == log_rewards_.size()) {  // a new row
-    states_.insert(states_.end(), state_row, state_row + ndim_);
+    states.insert(states.end(), state_row, state_row + ndim_);
     log_rewards_.push_back(lr);
     serials_.push_back(next_serial_);
     lengths_.push_back(0);
     offsets_.push_back(0);
   } else {
-    std::copy(state_row, state_row + ndim_, states_.begin() + slot * ndim_);
+    std::copy(state_row, state_row + ndim_, states.begin() + slot * ndim_);
     log_rewards_[s] = lr;
     serials_[s] = next_serial_;
   }
@@ -338,11 +400,22 @@ TableBatch ReplayTable::sample(std::int64_t n, std::optional<SamplerKind> sample
   const std::vector<Slot> slots = sample_slots(n, sampler);
   TableBatch out;
   out.ndim = ndim_;
-  out.states.reserve(slots.size() * static_cast<std::size_t>(ndim_));
+  out.dtype = state_dtype();
+  const bool floats = out.dtype == StateDtype::kFloat32;
+  const auto entries = slots.size() * static_cast<std::size_t>(ndim_);
+  if (floats) {
+    out.float_states.reserve(entries);
+  } else {
+    out.states.reserve(entries);
+  }
   out.log_rewards.reserve(slots.size());
   bool any_trajectory = false;
   for (const Slot s : slots) {
-    out.states.insert(out.states.end(), state(s), state(s) + ndim_);
+    if (floats) {
+      out.float_states.insert(out.float_states.end(), float_state(s), float_state(s) + ndim_);
+    } else {
+      out.states.insert(out.states.end(), state(s), state(s) + ndim_);
+    }
     out.log_rewards.push_back(log_reward(s));
     any_trajectory = any_trajectory || trajectory_length(s) > 0;
   }
@@ -413,7 +486,12 @@ TableState ReplayTable::save_state() const {
   out.remover = selectors_->remover->name();
   out.ndim = ndim_;
   out.next_serial = next_serial_;
-  out.states.assign(states_.begin(), states_.begin() + size_ * ndim_);
+  out.state_dtype = state_dtype();
+  if (out.state_dtype == StateDtype::kFloat32) {
+    out.float_states.assign(float_states_.begin(), float_states_.begin() + size_ * ndim_);
+  } else {
+    out.states.assign(states_.begin(), states_.begin() + size_ * ndim_);
+  }
   out.log_rewards.assign(log_rewards_.begin(), log_rewards_.begin() + size_);
   out.serials.assign(serials_.begin(), serials_.begin() + size_);
   for (Slot s = 0; s < size_; ++s) {
@@ -450,14 +528,25 @@ void check_state(const TableState& s, const TableOptions& options,
                      fmt::join(s.samplers, ", "), s.remover, fmt::join(samplers, ", "), remover));
   }
   const auto n = static_cast<std::size_t>(s.size());
+  const bool floats = s.state_dtype == StateDtype::kFloat32;
+  const std::size_t rows = floats ? s.float_states.size() : s.states.size();
+  const std::size_t other = floats ? s.states.size() : s.float_states.size();
   if (s.size() > s.capacity || (n > 0 && s.ndim < 1) || s.ndim < 0 ||
-      s.states.size() != n * static_cast<std::size_t>(s.ndim) || s.serials.size() != n ||
+      rows != n * static_cast<std::size_t>(s.ndim) || other != 0 || s.serials.size() != n ||
       s.trajectories.lengths.size() != n || s.sampler_orders.size() != samplers.size()) {
     fail(
-        fmt::format("inconsistent sizes ({} items, ndim {}, {} state entries, {} serials, {} "
-                    "trajectory lengths, {} sampler orders)",
-                    n, s.ndim, s.states.size(), s.serials.size(), s.trajectories.lengths.size(),
-                    s.sampler_orders.size()));
+        fmt::format("inconsistent sizes ({} items, ndim {}, {} {} state entries, {} of the other "
+                    "dtype, {} serials, {} trajectory lengths, {} sampler orders)",
+                    n, s.ndim, rows, config::enum_name(s.state_dtype), other, s.serials.size(),
+                    s.trajectories.lengths.size(), s.sampler_orders.size()));
+  }
+  if (options.state_dtype && s.ndim > 0 && *options.state_dtype != s.state_dtype) {
+    fail(fmt::format("the state holds {} rows, this table takes {} rows",
+                     config::enum_name(s.state_dtype), config::enum_name(*options.state_dtype)));
+  }
+  if (floats && options.filter) fail("a table with an insert filter takes int64 rows only");
+  for (const float v : s.float_states) {
+    if (!std::isfinite(v)) fail("a stored float32 state value is not finite");
   }
   std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -483,6 +572,8 @@ void ReplayTable::restore_state(const TableState& s) {
   check_state(s, options_, sampler_names(), selectors_->remover->name());
   ReplayTable fresh(options_);  // built whole, then swapped in: nothing changes on error
   fresh.ndim_ = s.ndim;
+  if (s.ndim > 0) fresh.dtype_ = s.state_dtype;
+  const bool floats = s.state_dtype == StateDtype::kFloat32;
   const std::vector<std::size_t> offsets = s.trajectories.offsets();
   std::set<std::uint64_t> serials;
   for (Slot slot = 0; slot < s.size(); ++slot) {
@@ -493,8 +584,15 @@ void ReplayTable::restore_state(const TableState& s) {
     }
     fresh.size_ = slot + 1;
     fresh.next_serial_ = s.serials[i];
-    fresh.store(slot, s.states.data() + i * static_cast<std::size_t>(s.ndim), s.log_rewards[i],
-                s.trajectories.actions.data() + offsets[i], s.trajectories.lengths[i]);
+    const std::size_t row = i * static_cast<std::size_t>(s.ndim);
+    const std::int64_t* actions = s.trajectories.actions.data() + offsets[i];
+    if (floats) {
+      fresh.store(slot, s.float_states.data() + row, s.log_rewards[i], actions,
+                  s.trajectories.lengths[i]);
+    } else {
+      fresh.store(slot, s.states.data() + row, s.log_rewards[i], actions,
+                  s.trajectories.lengths[i]);
+    }
   }
   fresh.next_serial_ = s.next_serial;
   for (std::size_t k = 0; k < s.sampler_orders.size(); ++k) {

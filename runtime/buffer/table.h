@@ -11,7 +11,10 @@
 //     without replacement when n <= size (torchgfn's ReplayBuffer).
 //
 // Storage (structure of arrays, one row per slot, slots [0, size) used):
-//   states       int64   [capacity, ndim]  contiguous, row-major
+//   states       int64   [capacity, ndim]  contiguous, row-major; or, in a table of float32
+//                rows (continuous environments), float32 [capacity, ndim] — the table's
+//                state dtype is TableOptions::state_dtype, or fixed by its first stored
+//                item; an add of the other dtype is refused (std::invalid_argument)
 //   log_rewards  float32 [capacity]
 //   serials      uint64  [capacity]        insertion order (ItemKey::serial)
 //   trajectories packed: lengths int32 [capacity] (0 = none), offsets int64 [capacity] into
@@ -76,6 +79,8 @@ struct TableOptions {
   /// Optional insert filter (shared by copies of these options; needs keep_index).
   std::shared_ptr<InsertFilter> filter;
   std::uint64_t seed = 0;  ///< of the sampling generator
+  /// The rows' dtype from the start; nullopt = fixed by the first stored item.
+  std::optional<StateDtype> state_dtype;
 };
 
 /// The buffer manager's store (docs/protocol.md "Replay-buffer protocol"): see the header comment.
@@ -97,8 +102,10 @@ struct AddResult {
 /// Items drawn from a table (a copy).
 struct TableBatch {
   int ndim = 0;
-  std::vector<std::int64_t> states;  ///< row-major [n, ndim]
-  std::vector<float> log_rewards;    ///< [n]
+  StateDtype dtype = StateDtype::kInt64;  ///< the table's: which of the two holds the rows
+  std::vector<std::int64_t> states;       ///< row-major [n, ndim] (int64 rows)
+  std::vector<float> float_states;        ///< row-major [n, ndim] (float32 rows)
+  std::vector<float> log_rewards;         ///< [n]
   /// lengths [n] (0 = an item stored without trajectory), or empty when no drawn item has one.
   PackedTrajectories trajectories;
   std::int64_t size() const { return static_cast<std::int64_t>(log_rewards.size()); }
@@ -121,6 +128,12 @@ class ReplayTable {
   /// skip_non_finite) a log reward is NaN.
   AddResult add(const std::vector<std::int64_t>& states, const std::vector<float>& log_rewards,
                 int ndim, const PackedTrajectories& trajectories = {});
+  /// The same for float32 rows (continuous environments; named apart so that a braced
+  /// list of integers still means int64 rows). Also throws std::invalid_argument
+  /// if a state value is not finite, the table holds int64 rows (state_dtype()), or an insert
+  /// filter is set (the diversity filter reads int64 rows).
+  AddResult add_float(const std::vector<float>& states, const std::vector<float>& log_rewards,
+                      int ndim, const PackedTrajectories& trajectories = {});
 
   /// How many of `log_rewards` an insert would retain, with torchgfn's
   /// ModesReplayBufferManager semantics (scored before the insert): all finite items if
@@ -145,6 +158,9 @@ class ReplayTable {
   bool empty() const { return size_ == 0; }
   /// State width of the stored items (0 before the first stored item).
   int ndim() const { return ndim_; }
+  /// dtype of the rows: TableOptions::state_dtype, else the first stored item's (kInt64
+  /// while nothing was stored).
+  StateDtype state_dtype() const { return dtype_.value_or(StateDtype::kInt64); }
 
   /// Lowest / highest stored log reward; 0 when empty. The lowest: O(1) with the
   /// lowest-reward remover (the buffer manager's table, whose order holds it), else O(size)
@@ -158,7 +174,9 @@ class ReplayTable {
 
   /// Item in `slot` (0 <= slot < size()): its state (ndim() values), log reward, serial and
   /// trajectory (length 0 = none). Unchecked, O(1).
+  /// state(): int64 rows only; float_state(): float32 rows only.
   const std::int64_t* state(Slot slot) const { return states_.data() + slot * ndim_; }
+  const float* float_state(Slot slot) const { return float_states_.data() + slot * ndim_; }
   float log_reward(Slot slot) const { return log_rewards_[static_cast<std::size_t>(slot)]; }
   std::uint64_t serial(Slot slot) const { return serials_[static_cast<std::size_t>(slot)]; }
   std::int32_t trajectory_length(Slot slot) const {
@@ -190,18 +208,29 @@ class ReplayTable {
  private:
   struct Selectors;
   struct Stats;
-  void check_batch(const std::vector<std::int64_t>& states, const std::vector<float>& log_rewards,
-                   int ndim, const PackedTrajectories& trajectories) const;
-  void store(Slot slot, const std::int64_t* state, float log_reward, const std::int64_t* actions,
+  template <class T>
+  void check_batch(const std::vector<T>& states, const std::vector<float>& log_rewards, int ndim,
+                   const PackedTrajectories& trajectories) const;
+  template <class T>
+  AddResult add_rows(const std::vector<T>& states, const std::vector<float>& log_rewards, int ndim,
+                     const PackedTrajectories& trajectories);
+  template <class T>
+  void store(Slot slot, const T* state, float log_reward, const std::int64_t* actions,
              std::int32_t length);
+  /// Removes the stored row of `slot` from the index.
+  void unindex(Slot slot);
+  template <class T>
+  std::vector<T>& rows();
   void select_into(std::optional<SamplerKind> sampler, std::int64_t n, std::vector<Slot>& out);
   void changed();
 
   TableOptions options_;
   int ndim_ = 0;
+  std::optional<StateDtype> dtype_;
   std::int64_t size_ = 0;
   std::uint64_t next_serial_ = 0;
   std::vector<std::int64_t> states_;
+  std::vector<float> float_states_;
   std::vector<float> log_rewards_;
   std::vector<std::uint64_t> serials_;
   std::vector<std::int32_t> lengths_;

@@ -59,5 +59,13 @@ int main(int argc, char** argv) {
   sub.trajectories = gfn::buffer::PackedTrajectories({2, 3, 1}, {0, 4, 1, 1, 4, 4});
   const std::uint8_t prefix[2] = {5, 0};  // n_actions 5 (exit 4), no missing trajectories
   write(dir / "submission" / "valid", prefix, 2, protocol::encode(sub), header);
+  // A continuous environment's DATA: float32 rows, no trajectories.
+  protocol::Submission box;
+  box.iteration = 3;
+  box.ndim = 2;
+  box.state_dtype = gfn::buffer::StateDtype::kFloat32;
+  box.float_states = {0.25f, 0.5f, 0.75f, 0.125f};
+  box.log_rewards = {-1.0f, -0.25f};
+  write(dir / "submission" / "valid_float32", prefix, 2, protocol::encode(box), header);
   return 0;
 }

@@ -105,8 +105,10 @@ TEST_F(ManagerUnitTest, MalformedDataThrowsMessageErrorAndChangesNothing) {
     data(kTrainer, inconsistent);
     ADD_FAILURE() << "expected a MessageError";
   } catch (const transport::MessageError& e) {
-    EXPECT_NE(std::string(e.what()).find("DATA of iteration 3: 7 state entries for 4 items"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "DATA of iteration 3: 7 int64 state entries and 0 of the other dtype for 4 items"),
+        std::string::npos)
         << e.what();
   }
   auto bad_exit = submission(4, 2);

@@ -129,3 +129,68 @@ TEST_F(ManagerUnitTest, StateRestoreRefusesAnotherCapacityAndBadBytes) {
 
 }  // namespace
 }  // namespace gfn::roles::testing
+
+namespace gfn::roles::testing {
+namespace {
+
+/// A continuous environment's DATA: n float32 rows of ndim 2 that vary with the iteration.
+protocol::Submission float_rows(std::int64_t iteration, int n) {
+  protocol::Submission s;
+  s.iteration = iteration;
+  s.ndim = 2;
+  s.state_dtype = buffer::StateDtype::kFloat32;
+  for (int i = 0; i < n; ++i) {
+    s.float_states.push_back(0.1f * static_cast<float>((i + iteration) % 7));
+    s.float_states.push_back(0.05f * static_cast<float>((i * iteration) % 11));
+    s.log_rewards.push_back(0.25f * static_cast<float>((i + 2 * iteration) % 5));
+  }
+  return s;
+}
+
+TEST_F(ManagerUnitTest, FloatRowsAreScoredStoredSampledAndRestoredExactly) {
+  options_.capacity = 6;
+  options_.state_dtype = buffer::StateDtype::kFloat32;  // as for Box (buffer_manager_options)
+  data_to(manager(), float_rows(1, 3));
+  const auto first = reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore);
+  EXPECT_DOUBLE_EQ(first.novelty_sum, 3.0);  // empty buffer: the batch size
+  EXPECT_EQ(first.new_modes, 0);             // float rows: no mode predicate
+  data_to(manager(), float_rows(2, 2));
+  const auto second = reply<protocol::Score>(kTrainer, tags::kData, MessageType::kScore);
+  // Stored: (0.1, 0), (0.2, 0.05), (0.3, 0.1); the batch (0.2, 0), at Euclidean distance
+  // 0.05 from (0.2, 0.05), and (0.3, 0.1), a stored duplicate (0).
+  EXPECT_NEAR(second.novelty_sum, 0.05, 1e-6);
+  EXPECT_EQ(manager().replay().state_dtype(), buffer::StateDtype::kFloat32);
+  EXPECT_EQ(manager().replay().size(), 5);
+
+  sample_from(manager(), 4, "uniform");
+  const auto sample = reply<protocol::SampleBatch>(kTrainer, tags::kSample, MessageType::kSample);
+  ASSERT_TRUE(sample.granted);
+  EXPECT_EQ(sample.state_dtype, buffer::StateDtype::kFloat32);
+  EXPECT_EQ(sample.float_states.size(), 8u);
+  EXPECT_TRUE(sample.states.empty());
+
+  // int64 DATA to a float32 manager: refused, nothing stored.
+  EXPECT_THROW(data_to(manager(), varied(3, 2)), transport::MessageError);
+  EXPECT_EQ(manager().replay().size(), 5);
+
+  const std::string bytes = manager().save_state();
+  gfn::testing::LoopbackWorld other_world(5);
+  BufferManager copy(other_world.rank(kManager), {kTrainer, kTrainer2}, options_, toy_modes);
+  copy.restore_state(bytes);
+  EXPECT_EQ(copy.save_state(), bytes);
+  for (std::int64_t it = 4; it <= 9; ++it) {  // evicts (capacity 6)
+    data_to(manager(), float_rows(it, 3));
+    data_to(copy, float_rows(it, 3));
+    sample_from(manager(), 3, "prioritized");
+    sample_from(copy, 3, "prioritized");
+  }
+  for (int tag : {tags::kData, tags::kSample}) {
+    const auto a = replies(world_, tag);
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, replies(other_world, tag)) << "the replies on tag " << tag << " differ";
+  }
+  EXPECT_EQ(manager().replay().save_state(), copy.replay().save_state());
+}
+
+}  // namespace
+}  // namespace gfn::roles::testing

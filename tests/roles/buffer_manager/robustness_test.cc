@@ -102,6 +102,18 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       inconsistent.states.pop_back();
       expect_refused(t, manager, protocol::encode_as(MessageType::kData, inconsistent),
                      protocol::tags::kData, "state entries");
+      protocol::Submission nan_state;  // float32 rows with a NaN value
+      nan_state.ndim = 2;
+      nan_state.state_dtype = buffer::StateDtype::kFloat32;
+      nan_state.float_states = {0.5f, 0.25f, std::nanf(""), 0.f};
+      nan_state.log_rewards = {0.f, 0.f};
+      expect_refused(t, manager, protocol::encode_as(MessageType::kData, nan_state),
+                     protocol::tags::kData, "non-finite float32 state");
+      protocol::Submission unknown_dtype = nan_state;
+      unknown_dtype.float_states = {0.5f, 0.25f, 0.f, 0.f};
+      unknown_dtype.state_dtype = static_cast<buffer::StateDtype>(3);
+      expect_refused(t, manager, protocol::encode_as(MessageType::kData, unknown_dtype),
+                     protocol::tags::kData, "unknown state dtype 3");
       protocol::Query bad_query;
       bad_query.kind = 7;
       expect_refused(t, manager, protocol::encode_as(MessageType::kGetMetadata, bad_query),
@@ -124,8 +136,8 @@ TEST(ProtocolRobustness, BadMessagesGetErrorsAndTheManagerKeepsServing) {
       options.baseline_report_interval = 1;
       options.idle_timeout_s = 60;
       const auto r = run_buffer_manager(t, {0, 1}, options, toy_modes);
-      EXPECT_EQ(r.per_sender.at(1).errors, 6);
-      EXPECT_EQ(r.rejected_messages, 6);
+      EXPECT_EQ(r.per_sender.at(1).errors, 8);
+      EXPECT_EQ(r.rejected_messages, 8);
       EXPECT_EQ(r.exit_mismatches, 0);
       EXPECT_EQ(r.per_sender.at(1).submissions, 1);
       EXPECT_GE(r.per_sender.at(0).submissions, 1);

@@ -508,7 +508,7 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   EXPECT_EQ(o.max_concentration, 50);
   EXPECT_THAT(to_yaml(c), AllOf(HasSubstr("name: box"), HasSubstr("delta: 0.2")));
   EXPECT_THAT(error_of(box, {"env.delta=0"}), HasSubstr("env.delta = 0 is invalid"));
-  const char* refused[] = {"layout.num_buffers=1",
+  const char* refused[] = {"buffer.remote_sample_fraction=0.5",
                            "replay.kind=prioritized",
                            "local_search.loops=2",
                            "train.loss=fm",
@@ -526,6 +526,11 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   }
   // Box exports under torchgfn's Box estimator names (roles/trainer/model_export.h).
   EXPECT_TRUE(load_config(box, {"output.export=true"}).output.export_model);
+  // Buffer managers are supported (float32 states); their remote replay is not.
+  EXPECT_NO_THROW(load_config(box, {"layout.num_buffers=1", "layout.coordinator=true"}));
+  EXPECT_THAT(error_of(box, {"layout.num_buffers=1", "buffer.remote_batch_size=8"}),
+              AllOf(HasSubstr("buffer.remote_batch_size"),
+                    HasSubstr("continuous environments (env.name box) do not support it yet")));
 }
 
 // env.name box_polar loads its own keys (n_components_s0) with train_box.py's
