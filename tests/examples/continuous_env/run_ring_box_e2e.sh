@@ -2,7 +2,7 @@
 # examples/continuous_env/ring_box.yaml with gfn-train, shortened to 5 iterations of batch 16
 # (world of one), its plugin given on the command line: the run ends with summary.json
 # (5 iterations, 80 trajectories, the continuous engine, a finite logZ) and model.pt; a
-# refused option (a buffer manager) is named before any training.
+# refused option (the local replay buffer) is named before any training.
 #   run_ring_box_e2e.sh GFN_TRAIN RING_BOX_PLUGIN OUT_DIR
 set -euo pipefail
 train=$1 plugin=$2 out=$3
@@ -25,10 +25,10 @@ problems = [what for what, ok in (
 print("summary:", "ok" if not problems else "FAILED: " + ", ".join(problems))
 sys.exit(1 if problems else 0)
 PY
-if "$train" "${args[@]}" --set layout.num_buffers=1 --set output.dir="$out/refused" \
+if "$train" "${args[@]}" --set replay.kind=prioritized --set output.dir="$out/refused" \
   >"$out/refused.log" 2>&1; then
-  echo "a buffer manager was accepted with a continuous plugin"; exit 1
+  echo "a local replay buffer was accepted with a continuous plugin"; exit 1
 fi
-grep -q "layout.num_buffers.*continuous environments (env.name ring_box) do not support it" \
+grep -q "replay.kind.*continuous environments (env.name ring_box) do not support it" \
   "$out/refused.log" || { cat "$out/refused.log"; exit 1; }
 echo "ring_box e2e: ok"
