@@ -107,13 +107,6 @@ struct ContinuousRefusal {
 };
 
 constexpr ContinuousRefusal kContinuousRefusals[] = {
-    {"buffer.remote_batch_size", [](const E& c) { return c.buffer.remote_batch_size > 0; },
-     "remote replay from the buffer manager (trainers submit float32 states; replaying them "
-     "is not implemented)"},
-    {"buffer.remote_sample_fraction",
-     [](const E& c) { return c.buffer.remote_sample_fraction > 0; },
-     "remote replay from the buffer manager (trainers submit float32 states; replaying them "
-     "is not implemented)"},
     {"replay.kind", [](const E& c) { return c.replay.kind != buffer::ReplayKind::kNone; },
      "the trainer-local replay buffer"},
     {"local_search.loops", [](const E& c) { return c.local_search.loops > 0; }, "local search"},

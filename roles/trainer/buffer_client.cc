@@ -16,6 +16,7 @@
 #include "roles/trainer/trainer_checkpoint.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/gfn/agent.h"
+#include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/trajectory_ops.h"
@@ -49,18 +50,29 @@ void queue_remote_items(core::Learner& learner, int ndim, bool backward,
   }
 }
 
+void queue_remote_states(core::ContinuousLearner& learner, const protocol::SampleBatch& batch) {
+  if (batch.size() == 0) return;
+  if (batch.state_dtype != buffer::StateDtype::kFloat32 || batch.ndim != learner.env().dim() ||
+      batch.float_states.size() != static_cast<std::size_t>(batch.size() * batch.ndim)) {
+    throw std::invalid_argument(fmt::format(
+        "remote items for a continuous agent: need float32 states of width {}, got {} of width {}",
+        learner.env().dim(),
+        batch.state_dtype == buffer::StateDtype::kFloat32 ? "float32" : "int64", batch.ndim));
+  }
+  // A copy: the learner keeps the rows, the batch's vector is the reply's.
+  learner.queue_states(at::tensor(batch.float_states, at::kFloat).view({batch.size(), batch.ndim}));
+}
+
 namespace {
 
 using ReplayConsumer = std::function<void(const protocol::SampleBatch&)>;
 
-ReplayConsumer consumer_of(const TrainerSetup& setup, core::Learner* learner, int ndim,
-                           bool backward, std::int64_t remote_n) {
+ReplayConsumer consumer_of(const TrainerSetup& setup, core::Agent& agent, int ndim, bool backward) {
   if (setup.replay_consumer) return setup.replay_consumer;
+  core::Learner* learner = agent.discrete();
   if (!learner) {
-    if (remote_n > 0) {
-      throw std::logic_error("remote items for a continuous agent (refused by the experiment)");
-    }
-    return {};
+    core::ContinuousLearner* continuous = agent.continuous();
+    return [continuous](const protocol::SampleBatch& b) { queue_remote_states(*continuous, b); };
   }
   return [learner, ndim, backward](const protocol::SampleBatch& b) {
     queue_remote_items(*learner, ndim, backward, b);
@@ -89,8 +101,8 @@ BufferClient::BufferClient(const roles::ExperimentConfig& config, const TrainerS
       iterations_(iterations),
       ndim_(state_width(learner_)),
       remote_n_(remote_items_per_iteration(config.buffer, local_batch)),
-      consumer_(consumer_of(setup, learner_, ndim_,
-                            config.buffer.remote_paths == RemotePaths::kBackward, remote_n_)),
+      consumer_(
+          consumer_of(setup, agent, ndim_, config.buffer.remote_paths == RemotePaths::kBackward)),
       submitter_(*setup.transport, setup.assigned_buffer, submitter_options(config)) {}
 
 void BufferClient::after_step(std::int64_t iteration, const core::IterationResult& step,

@@ -24,6 +24,7 @@
 
 namespace gfn::core {
 class Agent;
+class ContinuousLearner;
 class Learner;
 struct IterationResult;
 }  // namespace gfn::core
@@ -40,16 +41,21 @@ struct TrainerLoopState;  // roles/trainer/trainer_checkpoint.h
 void queue_remote_items(core::Learner& learner, int state_dim, bool backward,
                         const protocol::SampleBatch& batch);
 
+/// The consumer of a SAMPLE for a continuous agent: the items' float32 states, queued on
+/// `learner` (ContinuousLearner::queue_states), which samples them backward with PB at its
+/// next iteration (buffer.remote_paths does not apply: a continuous buffer stores states
+/// only). Throws std::invalid_argument (nothing queued) for int64 states, another width or
+/// states the environment refuses.
+void queue_remote_states(core::ContinuousLearner& learner, const protocol::SampleBatch& batch);
+
 class BufferClient {
  public:
   /// The trainer of `setup` (setup.assigned_buffer >= 0) with `agent`, training on
   /// `local_batch` trajectories per iteration for `iterations` iterations. A discrete agent
   /// (agent.discrete()) submits int64 states and, with full payloads, trajectories; a
   /// continuous one float32 states without trajectories (messages.h). Remote items go to
-  /// setup.replay_consumer, else to the discrete learner (trained on at its next iteration);
-  /// a continuous agent has no remote items (the experiment's checks refuse them). Sends
-  /// nothing. Throws std::logic_error for remote items asked for a continuous agent
-  /// without setup.replay_consumer.
+  /// setup.replay_consumer, else to the agent (queue_remote_items, queue_remote_states;
+  /// trained on at its next iteration). Sends nothing.
   BufferClient(const roles::ExperimentConfig& config, const TrainerSetup& setup, core::Agent& agent,
                std::int64_t local_batch, std::int64_t iterations);
 

@@ -5,6 +5,7 @@
 #include <torch/serialize/archive.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "runtime/config/fields.h"
 #include "runtime/gfn/archive_io.h"
 #include "runtime/gfn/continuous/loss.h"
+#include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/continuous/validation.h"
 #include "runtime/gfn/exploration.h"
 #include "runtime/gfn/fast/flat_adam.h"
@@ -89,6 +91,7 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
   torch::manual_seed(seed);
   model_ = make_model();
   optimizer_ = make_optimizer(plan_, adamw_groups(*model_, train));
+  queued_ = at::zeros({0, parts_.env->dim()}, at::kFloat);
   if (const ContinuousEnvironment* e = parts_.env.get(); e->n_modes() > 0) {
     modes_ = std::make_unique<ModeTracker>(
         "environment \"" + e->name() + "\"", e->n_modes(),
@@ -111,24 +114,62 @@ std::shared_ptr<ContinuousModel> ContinuousLearner::make_model() const {
                                            parts_.pb->n_outputs(), o);
 }
 
+ContinuousTrajectories ContinuousLearner::sample_batch(std::int64_t batch_size,
+                                                       std::int64_t extra_remote,
+                                                       IterationResult& r) {
+  const std::int64_t queued = queued_.size(0);
+  const std::int64_t total = batch_size + std::min(queued, extra_remote);
+  const std::int64_t n_remote = std::min(queued, total);
+  const ContinuousGFlowNet gfn = gflownet();
+  ContinuousSamplerOptions sampling;
+  sampling.temperature = train_.sampling_temperature(counts_.iterations);
+  const ContinuousTrajectories fresh =
+      sample_continuous_trajectories(gfn, total - n_remote, sampling, sample_gen_);
+  r.terminating_states = fresh.terminating_states;
+  r.log_rewards = fresh.log_rewards;
+  r.batch_size = total;
+  r.n_fresh = total - n_remote;
+  r.n_remote = n_remote;
+  if (modes_ && r.n_fresh > 0) r.n_new_modes = modes_->update(fresh.terminating_states);
+  batch_counts_.sampled += r.n_fresh;
+  if (n_remote == 0) return fresh;
+  // PB itself (temperature 1) walks back from the replayed states.
+  const ContinuousTrajectories remote =
+      sample_backward_continuous_trajectories(gfn, queued_.narrow(0, 0, n_remote), {}, sample_gen_);
+  queued_ = at::zeros({0, parts_.env->dim()}, at::kFloat);
+  batch_counts_.remote += n_remote;
+  return concat_continuous_trajectories(fresh, remote);
+}
+
+void ContinuousLearner::queue_states(const at::Tensor& states) {
+  const std::int64_t d = parts_.env->dim();
+  if (states.dim() != 2 || states.size(1) != d || states.scalar_type() != at::kFloat) {
+    throw std::invalid_argument("ContinuousLearner::queue_states: need float32 [n, " +
+                                std::to_string(d) + "] states");
+  }
+  const ContinuousEnvironment& env = *parts_.env;
+  env.check_states(states, "ContinuousLearner::queue_states");
+  const at::Tensor bad = env.is_initial(states) | env.can_exit(states).logical_not();
+  if (bad.any().item<bool>()) {
+    const std::int64_t row = at::nonzero(bad)[0][0].item<std::int64_t>();
+    throw std::invalid_argument("ContinuousLearner::queue_states: row " + std::to_string(row) +
+                                " " + row_string(states, row) + " is not a terminating state of " +
+                                env.name());
+  }
+  queued_ = at::cat({queued_, states.contiguous()});
+}
+
 IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
                                                    std::int64_t extra_remote) {
-  if (batch_size < 1 || extra_remote != 0) {
+  if (batch_size < 1 || extra_remote < 0) {
     throw std::invalid_argument(
-        "ContinuousLearner::train_iteration: need batch_size >= 1 and no remote items, got " +
+        "ContinuousLearner::train_iteration: need batch_size >= 1 and extra_remote >= 0, got " +
         std::to_string(batch_size) + " and " + std::to_string(extra_remote));
   }
   IterationResult r;
   const ContinuousGFlowNet gfn = gflownet();
   auto t = Clock::now();
-  ContinuousSamplerOptions sampling;
-  sampling.temperature = train_.sampling_temperature(counts_.iterations);
-  const ContinuousTrajectories trajs =
-      sample_continuous_trajectories(gfn, batch_size, sampling, sample_gen_);
-  r.terminating_states = trajs.terminating_states;
-  r.log_rewards = trajs.log_rewards;
-  r.batch_size = r.n_fresh = batch_size;
-  if (modes_) r.n_new_modes = modes_->update(trajs.terminating_states);
+  const ContinuousTrajectories trajs = sample_batch(batch_size, extra_remote, r);
   r.seconds.sample = seconds_since(t);
 
   t = Clock::now();
@@ -158,7 +199,6 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   r.loss = value.loss.item<double>();
   r.log_z = model_->log_z().item<double>();
   ++counts_.iterations;
-  batch_counts_.sampled += batch_size;
   return r;
 }
 
@@ -223,6 +263,8 @@ void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) con
   write_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   archive.write("iterations", c10::IValue(counts_.iterations));
   archive.write("sampled", c10::IValue(batch_counts_.sampled));
+  archive.write("remote", c10::IValue(batch_counts_.remote));
+  archive.write("queued_states", queued_.clone());
   archive.write("epsilon", c10::IValue(train_.epsilon));
   archive.write("temperature", c10::IValue(train_.temperature));
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
@@ -233,6 +275,16 @@ void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
   read_learner_core(archive, *model_, *optimizer_, sample_gen_, validation_gen_);
   counts_.iterations = read_int(archive, "iterations");
   batch_counts_.sampled = read_int(archive, "sampled");
+  // Checkpoints written before remote replay have neither: no remote items, none queued.
+  batch_counts_.remote = read_int_or(archive, "remote", 0);
+  at::Tensor queued;
+  if (!archive.try_read("queued_states", queued)) {
+    queued = at::zeros({0, parts_.env->dim()}, at::kFloat);
+  } else if (queued.dim() != 2 || queued.size(1) != parts_.env->dim() ||
+             queued.scalar_type() != at::kFloat) {
+    throw std::runtime_error("checkpoint: queued_states of the continuous learner is damaged");
+  }
+  queued_ = queued;
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),
                    read_double(archive, "noisy_std_init")});
   read_modes_found(archive, modes_.get());

@@ -28,22 +28,29 @@
 // (IterationResult::n_new_modes) and validation reports the modes found so far
 // (n_modes_found / n_modes_total), as the discrete Learner does.
 //
+// Remote items (a buffer manager's replayed terminating states; queue_states): the next
+// iteration trains on batch_size + min(queued, extra_remote) trajectories, the first
+// min(queued, that total) of them sampled BACKWARD with PB from queued states
+// (sample_backward_continuous_trajectories, sampler.h), the rest fresh, as the discrete
+// Learner's BatchAssembly::shares; the queued rest is dropped.
+//
 // Not supported yet (refused by the constructor with std::invalid_argument naming the key, and
-// by the experiment's checks before any communication): remote items (a buffer manager), the
-// local replay buffer, local search, epsilon-greedy exploration (train.epsilon), NoisyNet
-// layers, model.init_from, train.reward_exponent != 1, engine.split_batch with several
-// threads and engine.precision bf16 (the discrete fast paths).
+// by the experiment's checks before any communication): the local replay buffer, local search,
+// epsilon-greedy exploration (train.epsilon), NoisyNet layers, model.init_from,
+// train.reward_exponent != 1, engine.split_batch with several threads and engine.precision bf16
+// (the discrete fast paths).
 //
 // Seeding: as the Learner: torch::manual_seed(seed) before building the model, a private
 // sampling generator seeded with `seed`, and a validation generator seeded with
 // seed ^ 0x9E3779B97F4A7C15, so validating never changes the training stream; the same
 // options and seed give the same trajectories and losses (same thread counts). Checkpoints
 // (save_state / load_state): the model, the optimizer, the three generators (LibTorch's
-// default one included), the counters, the exploration and the modes found; a ContinuousLearner of
+// default one included), the counters, the exploration, the modes found and the queued
+// remote states; a ContinuousLearner of
 // the same options and seed given load_state continues bit-identically.
 //
 // Not thread-safe: one thread owns it. Cost per iteration: O(batch_size * trajectory length)
-// MLP rows forward twice (sampling, loss) and once backward.
+// MLP rows forward twice (sampling forward or backward, loss) and once backward.
 
 #include <ATen/core/Generator.h>
 
@@ -72,9 +79,15 @@ class ContinuousLearner final : public Agent {
   ContinuousLearner(const ContinuousLearner&) = delete;
   ContinuousLearner& operator=(const ContinuousLearner&) = delete;
 
-  /// One iteration on batch_size fresh trajectories. Throws std::invalid_argument if
-  /// batch_size < 1 or extra_remote != 0 (no remote items on a continuous environment).
+  /// One iteration on batch_size trajectories plus min(queued states, extra_remote) remote
+  /// ones (above). Throws std::invalid_argument if batch_size < 1 or extra_remote < 0.
   IterationResult train_iteration(std::int64_t batch_size, std::int64_t extra_remote = 0) override;
+  /// Queues remote terminating states float32 [n, d] (d = env().dim()) for the next
+  /// iteration; multiple calls accumulate. Throws std::invalid_argument (nothing queued) for
+  /// another shape or dtype, states the environment refuses (check_states: Box outside
+  /// [0, 1]^d, non-finite) or a row that cannot be a terminating state (s0).
+  void queue_states(const at::Tensor& states);
+  std::int64_t queued_states() const { return queued_.size(0); }
   void set_gradient_hook(std::function<void()> hook) override { gradient_hook_ = std::move(hook); }
 
   torch::nn::Module& module() override;
@@ -112,6 +125,10 @@ class ContinuousLearner final : public Agent {
 
  private:
   std::shared_ptr<ContinuousModel> make_model() const;
+  /// The batch of one iteration: fresh trajectories and the queued remote states' backward
+  /// ones (consumed); fills r's batch make-up, fresh terminating states and modes.
+  ContinuousTrajectories sample_batch(std::int64_t batch_size, std::int64_t extra_remote,
+                                      IterationResult& r);
 
   TrainOptions train_;
   ModelOptions model_options_;
@@ -120,6 +137,7 @@ class ContinuousLearner final : public Agent {
   std::shared_ptr<ContinuousModel> model_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<ModeTracker> modes_;  ///< null without modes
+  at::Tensor queued_;                   ///< float32 [q, d]: remote states for the next iteration
   at::Generator sample_gen_;
   at::Generator validation_gen_;
   IterationCounts counts_;

@@ -8,6 +8,7 @@
 
 #include "runtime/gfn/continuous/estimators.h"
 #include "runtime/gfn/continuous/policy.h"
+#include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/env/continuous_environment.h"
 
 namespace gfn::core {
@@ -61,6 +62,104 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   out.lengths = lengths;
   out.terminating_states = terminating;
   out.log_rewards = env.log_reward(terminating);
+  return out;
+}
+
+namespace {
+
+/// What walking back from the terminating states recorded: one row per backward step
+/// (child state, the increment PB drew, its trajectory, the backward step number).
+struct BackwardWalk {
+  at::Tensor child, increment, traj, back_step;
+  at::Tensor n_steps;  ///< int64 [n]: backward steps of each trajectory to s0 (>= 1)
+};
+
+void check_terminating(const ContinuousEnvironment& env, const at::Tensor& states) {
+  env.check_states(states, "sample_backward_continuous_trajectories");
+  const at::Tensor bad = (env.is_initial(states) | env.can_exit(states).logical_not());
+  if (bad.any().item<bool>()) {
+    const std::int64_t row = at::nonzero(bad)[0][0].item<std::int64_t>();
+    throw std::invalid_argument("sample_backward_continuous_trajectories: row " +
+                                std::to_string(row) + " " + row_string(states, row) +
+                                " is not a terminating state of " + env.name() +
+                                " (s0, or a state that cannot exit)");
+  }
+}
+
+BackwardWalk walk_back(const ContinuousGFlowNet& gfn, const at::Tensor& terminating,
+                       const ContinuousSamplerOptions& options, at::Generator& generator) {
+  const ContinuousEnvironment& env = gfn.env;
+  const std::int64_t n = terminating.size(0);
+  std::vector<at::Tensor> child, increment, traj, back_step;
+  BackwardWalk w;
+  w.n_steps = at::zeros({n}, at::kLong);
+  at::Tensor states = terminating;
+  at::Tensor running = at::arange(n, at::kLong);
+  for (std::int64_t t = 0; running.size(0) > 0; ++t) {
+    if (t == options.max_length) {
+      throw std::runtime_error(
+          "sample_backward_continuous_trajectories: " + std::to_string(running.size(0)) +
+          " states of " + env.name() + " did not reach s0 within max_length = " +
+          std::to_string(options.max_length) + " backward actions");
+    }
+    const at::Tensor outputs = gfn.model.forward(env.policy_inputs(states), 0).pb;
+    const ContinuousActions back = gfn.pb.sample(states, outputs, options.temperature, generator);
+    child.push_back(states);
+    increment.push_back(back.increments);
+    traj.push_back(running);
+    back_step.push_back(at::full({running.size(0)}, t, at::kLong));
+    w.n_steps.index_fill_(0, running, t + 1);
+    const at::Tensor parents = env.backward_step_unchecked(states, back.increments);
+    const at::Tensor on = at::nonzero(env.is_initial(parents).logical_not()).squeeze(1);
+    states = parents.index_select(0, on);
+    running = running.index_select(0, on);
+  }
+  w.child = at::cat(child);
+  w.increment = at::cat(increment);
+  w.traj = at::cat(traj);
+  w.back_step = at::cat(back_step);
+  return w;
+}
+
+}  // namespace
+
+ContinuousTrajectories sample_backward_continuous_trajectories(
+    const ContinuousGFlowNet& gfn, const at::Tensor& terminating_states,
+    const ContinuousSamplerOptions& options, at::Generator& generator) {
+  if (!(options.temperature > 0) || options.max_length < 1) {
+    throw std::invalid_argument(
+        "sample_backward_continuous_trajectories: need temperature > 0 and max_length >= 1");
+  }
+  const ContinuousEnvironment& env = gfn.env;
+  check_terminating(env, terminating_states);
+  const std::int64_t n = terminating_states.size(0);
+  const std::int64_t d = env.dim();
+  if (n == 0) return sample_continuous_trajectories(gfn, 0, options, generator);
+  at::NoGradGuard no_grad;
+  const BackwardWalk w = walk_back(gfn, terminating_states, options, generator);
+  // record[j, t]: the row of trajectory j's backward step t.
+  const std::int64_t k_max = w.n_steps.max().item<std::int64_t>();
+  const at::Tensor record = at::full({n, k_max + 1}, -1, at::kLong);
+  record.index_put_({w.traj, w.back_step}, at::arange(w.traj.size(0), at::kLong));
+  const at::Tensor k = w.n_steps.index_select(0, w.traj);
+  // The child of backward step t is forward state k - t; its forward action is the increment
+  // of backward step t - 1 (the exit when t == 0); PB's action back from it is its own.
+  const at::Tensor leaves = w.back_step.eq(0);
+  const at::Tensor next = record.index({w.traj, (w.back_step - 1).clamp_min(0)});
+  const at::Tensor forward_inc = at::where(leaves.unsqueeze(1), at::zeros({1, d}, at::kFloat),
+                                           w.increment.index_select(0, next));
+  // Step 0: s0, whose action is the increment of the last backward step.
+  const at::Tensor all = at::arange(n, at::kLong);
+  const at::Tensor first = record.index({all, w.n_steps - 1});
+  ContinuousTrajectories out = order_step_major(
+      at::cat({env.initial_states(n), w.child}),
+      at::cat({w.increment.index_select(0, first), forward_inc}),
+      at::cat({at::zeros({n}, at::kBool), leaves}),
+      at::cat({at::zeros({n, d}, at::kFloat), w.increment}), at::cat({all, w.traj}),
+      at::cat({at::zeros({n}, at::kLong), k - w.back_step}), n);
+  out.lengths = w.n_steps + 1;
+  out.terminating_states = terminating_states;
+  out.log_rewards = env.log_reward(terminating_states);
   return out;
 }
 

@@ -46,6 +46,20 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
                                                       const ContinuousSamplerOptions& options,
                                                       at::Generator& generator);
 
+/// Complete trajectories that end in the given terminating states float32 [n, d], sampled
+/// BACKWARD with PB from each state until its parent is s0 and returned as forward
+/// trajectories (torchgfn's backward Sampler, then reversed; the remote items of a buffer
+/// manager, which stores terminating states only): step 0 is s0, the last action exits from
+/// the given state, and row B + k's pb_increments is the backward action PB drew. log_rewards
+/// = env.log_reward(states). Per backward step one PB forward pass on the rows not yet at s0,
+/// one pb.sample (options.temperature) and one env.backward_step_unchecked. Throws
+/// std::invalid_argument for states env.check_states refuses or a row that cannot be a
+/// terminating state (s0, or !env.can_exit), and std::runtime_error naming max_length when a
+/// row does not reach s0 within it.
+ContinuousTrajectories sample_backward_continuous_trajectories(
+    const ContinuousGFlowNet& gfn, const at::Tensor& terminating_states,
+    const ContinuousSamplerOptions& options, at::Generator& generator);
+
 /// log PF of every row (of its increment, or of exit on exit rows), log PB of every row
 /// B + k (of pb_increments[k], back to its parent) and, with a log F network, log F of every
 /// row, with autograd, from one forward pass of the model; log_pf_exit stays undefined.

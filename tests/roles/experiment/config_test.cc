@@ -526,11 +526,12 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   }
   // Box exports under torchgfn's Box estimator names (roles/trainer/model_export.h).
   EXPECT_TRUE(load_config(box, {"output.export=true"}).output.export_model);
-  // Buffer managers are supported (float32 states); their remote replay is not.
+  // Buffer managers are supported (float32 states), their remote replay too (backward
+  // trajectories from the replayed states).
   EXPECT_NO_THROW(load_config(box, {"layout.num_buffers=1", "layout.coordinator=true"}));
-  EXPECT_THAT(error_of(box, {"layout.num_buffers=1", "buffer.remote_batch_size=8"}),
-              AllOf(HasSubstr("buffer.remote_batch_size"),
-                    HasSubstr("continuous environments (env.name box) do not support it yet")));
+  EXPECT_EQ(load_config(box, {"layout.num_buffers=1", "buffer.remote_batch_size=8"})
+                .buffer.remote_batch_size,
+            8);
 }
 
 // env.name box_polar loads its own keys (n_components_s0) with train_box.py's

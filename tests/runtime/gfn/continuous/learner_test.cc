@@ -61,6 +61,15 @@ double mean(const std::vector<double>& v, std::size_t begin, std::size_t end) {
          static_cast<double>(end - begin);
 }
 
+void expect_refused(const std::string& key, const std::function<void()>& make) {
+  try {
+    make();
+    ADD_FAILURE() << key << " was not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  }
+}
+
 // The tb_box_2d settings (h 256, 2 hidden layers, tied PB, Adam 1e-3 / 0.1, batch 16) for 1000
 // iterations, as training_test.cc's loop, through the Agent the trainer role drives.
 TEST(ContinuousLearner, TrainingLowersLossAndJsd) {
@@ -177,6 +186,65 @@ TEST(ContinuousLearner, SaveAndLoadStateContinueBitIdentically) {
   }
 }
 
+// Remote states (a buffer manager's replayed terminating states) join the next batch as
+// backward trajectories: batch_size + min(queued, extra_remote), remote first; the rest of the
+// queue is dropped; invalid states are refused and nothing is queued.
+TEST(ContinuousLearner, QueuedRemoteStatesJoinTheNextBatch) {
+  ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 3);
+  const at::Tensor states = at::rand({10, 2}) * 0.8 + 0.1;
+  learner.queue_states(states.narrow(0, 0, 2));
+  learner.queue_states(states.narrow(0, 2, 2));
+  EXPECT_EQ(learner.queued_states(), 4);
+  IterationResult r = learner.train_iteration(8, 4);
+  EXPECT_EQ(r.batch_size, 12);
+  EXPECT_EQ(r.n_fresh, 8);
+  EXPECT_EQ(r.n_remote, 4);
+  EXPECT_EQ(r.terminating_states.size(0), 8) << "only the fresh states are submitted";
+  EXPECT_TRUE(std::isfinite(r.loss));
+  EXPECT_EQ(learner.queued_states(), 0);
+  learner.queue_states(states.narrow(0, 0, 3));
+  r = learner.train_iteration(8);  // remote_sample_fraction: remote items replace fresh ones
+  EXPECT_EQ(r.batch_size, 8);
+  EXPECT_EQ(r.n_fresh, 5);
+  EXPECT_EQ(r.n_remote, 3);
+  learner.queue_states(states);  // more than the batch: all remote, the rest dropped
+  r = learner.train_iteration(4, 2);
+  EXPECT_EQ(r.batch_size, 6);
+  EXPECT_EQ(r.n_fresh, 0);
+  EXPECT_EQ(r.n_remote, 6);
+  EXPECT_EQ(r.terminating_states.size(0), 0);
+  EXPECT_EQ(learner.queued_states(), 0) << "the unused rest is dropped";
+  EXPECT_EQ(learner.batch_counts().remote, 13);
+  EXPECT_EQ(learner.batch_counts().sampled, 13);
+  const at::Tensor with_s0 = at::cat({states.narrow(0, 0, 2), at::zeros({1, 2})});
+  expect_refused("row 2", [&] { learner.queue_states(with_s0); });
+  expect_refused("queue_states", [&] { learner.queue_states(at::full({2, 2}, 1.5f)); });
+  expect_refused("float32 [n, 2]", [&] { learner.queue_states(at::full({2, 3}, 0.5f)); });
+  EXPECT_EQ(learner.queued_states(), 0);
+}
+
+TEST(ContinuousLearner, QueuedRemoteStatesSurviveACheckpoint) {
+  ContinuousLearner straight(box_env(), small_model(), TrainOptions{}, 12);
+  losses(straight, 2);
+  straight.queue_states(at::rand({5, 2}) * 0.8 + 0.1);
+  torch::serialize::OutputArchive out;
+  straight.save_state(out);
+  std::ostringstream bytes;
+  out.save_to(bytes);
+  const double after = straight.train_iteration(8, 5).loss;
+
+  ContinuousLearner resumed(box_env(), small_model(), TrainOptions{}, 12);
+  torch::serialize::InputArchive in;
+  std::istringstream read(bytes.str());
+  in.load_from(read);
+  resumed.load_state(in);
+  EXPECT_EQ(resumed.queued_states(), 5);
+  const IterationResult r = resumed.train_iteration(8, 5);
+  EXPECT_EQ(r.n_remote, 5);
+  EXPECT_EQ(r.loss, after);
+  EXPECT_EQ(resumed.batch_counts().remote, 5);
+}
+
 TEST(ContinuousLearner, LoadStateRefusesAnotherModel) {
   ContinuousLearner a(box_env(), small_model(), TrainOptions{}, 1);
   torch::serialize::OutputArchive out;
@@ -249,15 +317,6 @@ TEST(ContinuousLearner, ReinitializeParametersBlends) {
   EXPECT_TRUE(std::isfinite(learner.train_iteration(4).loss));
 }
 
-void expect_refused(const std::string& key, const std::function<void()>& make) {
-  try {
-    make();
-    ADD_FAILURE() << key << " was not refused";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
-  }
-}
-
 TEST(ContinuousLearner, RefusesWhatContinuousEnvironmentsDoNotSupportNamingTheKey) {
   TrainOptions epsilon;
   epsilon.epsilon = 0.1;
@@ -286,7 +345,7 @@ TEST(ContinuousLearner, RefusesWhatContinuousEnvironmentsDoNotSupportNamingTheKe
   expect_refused("env.max_concentration",
                  [&] { ContinuousLearner(concentration, small_model(), TrainOptions{}, 0); });
   ContinuousLearner learner(box_env(), small_model(), TrainOptions{}, 0);
-  expect_refused("remote", [&] { learner.train_iteration(4, 2); });
+  expect_refused("extra_remote", [&] { learner.train_iteration(4, -1); });
   expect_refused("train.epsilon", [&] { learner.set_exploration({0.5, 1.0, 0.1}); });
 }
 
