@@ -59,8 +59,10 @@ Trainer::Trainer(const roles::ExperimentConfig& config, const TrainerSetup& setu
   t_start_ = TrainerClock::now();
 }
 
-// train.average gradients: the members' models made identical once, then the gradients
-// averaged every iteration between backward and the optimizer step (as DDP does). With the
+// train.average gradients: the members' models made identical once (the group's first
+// member's initial parameters broadcast, as DDP does: an average of independent
+// initialisations would be a narrower one), then the gradients averaged every iteration
+// between backward and the optimizer step. With the
 // flat optimizer (runtime/gfn/fast/flat_adam.h) both all-reduce its one parameter / gradient
 // buffer in place (runtime/distributed/model_averaging.h). train.average models is the
 // spawn policy's (roles/trainer/spawn/average_all.h).
@@ -68,7 +70,7 @@ void Trainer::set_up_gradient_averaging() {
   average_gradients_ =
       config_.train.average == core::TrainAverage::kGradients && agents_.size() > 1;
   if (!average_gradients_) return;
-  dist::average_models(agent_->module(), agents_);
+  dist::broadcast_model(agent_->module(), agents_);
   agent_->set_gradient_hook([this] { dist::average_gradients(agent_->module(), agents_); });
 }
 

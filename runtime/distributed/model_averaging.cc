@@ -101,6 +101,23 @@ void average_models(torch::nn::Module& model, Group& group) {
   average_models(model.parameters(), group);
 }
 
+void broadcast_model(torch::nn::Module& model, Group& group, int root) {
+  require_member(group, "broadcast_model");
+  c10::AutoGradMode no_grad(false);
+  for (const at::Tensor& p : model.parameters()) {
+    const bool f32 = p.scalar_type() == at::kFloat;
+    if ((!f32 && p.scalar_type() != at::kDouble) || !p.device().is_cpu()) {
+      throw TransportError(fmt::format("broadcast_model: a parameter of dtype {} on {}",
+                                       c10::toString(p.scalar_type()), p.device().str()));
+    }
+    at::Tensor buffer = p.detach().contiguous();
+    group.broadcast(buffer.data_ptr(), static_cast<std::size_t>(buffer.numel()),
+                    f32 ? DType::kFloat32 : DType::kFloat64, root);
+    if (!buffer.is_same(p)) p.detach().copy_(buffer);
+    p.unsafeGetTensorImpl()->bump_version();
+  }
+}
+
 void average_gradients(torch::nn::Module& model, Group& group) {
   average_gradients(model.parameters(), group);
 }

@@ -44,6 +44,14 @@ namespace gfn::dist {
 /// Replaces every parameter of `model` by its mean over the group members.
 void average_models(torch::nn::Module& model, transport::Group& group);
 
+/// Replaces every parameter of `model` by group rank `root`'s (float32 or float64, in place;
+/// one broadcast per parameter): how train.average gradients makes the members' models
+/// identical before the first step, as torch DistributedDataParallel broadcasts rank 0's
+/// parameters at construction. (Averaging independent initialisations instead would shrink
+/// the weights' spread by sqrt(group size).) Blocking, collective over the members; throws
+/// TransportError on a non-member, another dtype or a non-CPU tensor.
+void broadcast_model(torch::nn::Module& model, transport::Group& group, int root = 0);
+
 /// Replaces the gradient of every parameter of `model` by its mean over the group
 /// members. Parameters without a gradient (undefined grad) are skipped: they must
 /// be the same on every member.

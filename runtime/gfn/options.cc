@@ -95,7 +95,8 @@ const config::Fields<TrainOptions>& train_fields() {
                config::at_least(1), {"iterations"})
           .add("average", &T::average,
                "What an agent group averages: models (parameters, every train.average_every "
-               "iterations) or gradients (every iteration, as DDP).",
+               "iterations) or gradients (every iteration, from the first agent's initial "
+               "parameters, as DDP).",
                config::AsInvalid{})
           .add("epsilon", &T::epsilon,
                "Off-policy sampling: share of uniformly random actions (epsilon-greedy).",

@@ -2,7 +2,7 @@
 // backends, 1 / 2 / 4 ranks): model and gradient averaging within a group, divided by the
 // GROUP size, in one all-reduce; in place on the flat buffer of
 // runtime/gfn/fast/flat_adam.h FlatAdamW, bit-identical to the reference (concatenating)
-// path.
+// path; broadcast_model copies the first member's parameters.
 
 #include "runtime/distributed/model_averaging.h"
 
@@ -120,6 +120,31 @@ TEST_F(Averaging, ModelsAreAveragedOverTheGroupOnly) {
     float sum = 0.f;
     for (int m : members) sum += static_cast<float>(-10 * m - p);
     EXPECT_TRUE(torch::equal(param.grad(), torch::full_like(param, sum / 2.f))) << "grad " << p;
+    ++p;
+  }
+}
+
+// train.average gradients' start: every member gets the group's first member's parameters
+// (not their mean); non-members are refused and untouched.
+TEST_F(Averaging, BroadcastModelCopiesTheFirstMembersParameters) {
+  if (world() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const auto members = trainers(world());
+  auto group = default_transport().new_group(members);
+  torch::nn::Linear model(torch::nn::LinearOptions(3, 5));
+  fill(model, rank(), /*grads=*/false);
+  if (!group->is_member()) {
+    EXPECT_THROW(broadcast_model(*model, *group), TransportError);
+    EXPECT_EQ(model->weight.view({-1})[1].item<float>(), value(rank(), 0, 1));
+    return;
+  }
+  broadcast_model(*model, *group);
+  int p = 0;
+  for (auto& param : model->parameters()) {
+    auto flat = param.view({-1});
+    for (int i = 0; i < flat.numel(); ++i) {
+      EXPECT_EQ(flat[i].item<float>(), value(members.front(), p, i)) << p << " " << i;
+    }
+    EXPECT_TRUE(param.requires_grad());
     ++p;
   }
 }
