@@ -64,12 +64,17 @@ def run(args, name, np_, extra, seed):
     if done.returncode != 0:
         sys.exit(f"{name} seed {seed} failed:\n{done.stderr[-3000:]}")
     with open(os.path.join(out, "metrics.csv")) as f:
-        return [(int(r["trajectories"]), float(r["jsd"])) for r in csv.DictReader(f)]
+        return [(int(r["trajectories"]), float(r["jsd"]), int(r["modes_found"]))
+                for r in csv.DictReader(f)]
 
 
 def mean_curve(curves):
-    xs = [x for x, _ in curves[0]]
+    xs = [x for x, _, _ in curves[0]]
     return xs, [sum(c[i][1] for c in curves) / len(curves) for i in range(len(xs))]
+
+
+def final_modes(curves):
+    return sum(c[-1][2] for c in curves) / len(curves)
 
 
 def first_reaching(xs, ys, target):
@@ -100,21 +105,23 @@ def main():
         for name, (np_, extra) in vs.items():
             curve = run(args, name, np_, extra, seed)
             curves[name].append(curve)
-            rows += [(name, seed, x, y) for x, y in curve]
+            rows += [(name, seed, x, y, m) for x, y, m in curve]
             print(f"{name} seed {seed}: final jsd {curve[-1][1]:.4f}", file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"box_replay_r0_{args.r0}")
     with open(stem + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["variant", "seed", "trajectories_sampled", "jsd"])
+        w.writerow(["variant", "seed", "trajectories_sampled", "jsd", "modes_found"])
         w.writerows(rows)
     means = {name: mean_curve(c) for name, c in curves.items()}
     target = means["one"][1][-1]
-    print(f"| variant | final JSD (mean of {args.seeds}) | sampled until JSD <= {target:.4f} |")
-    print("| --- | --- | --- |")
+    print(f"| variant | final JSD (mean of {args.seeds}) | modes found (of 4, mean) "
+          f"| sampled until JSD <= {target:.4f} |")
+    print("| --- | --- | --- | --- |")
     for name, (xs, ys) in means.items():
         reached = first_reaching(xs, ys, target)
-        print(f"| {name} | {ys[-1]:.4f} | {reached if reached is not None else 'not reached'} |")
+        print(f"| {name} | {ys[-1]:.4f} | {final_modes(curves[name]):.1f} "
+              f"| {reached if reached is not None else 'not reached'} |")
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, (xs, ys) in means.items():
         ax.plot(xs, ys, label=name)
