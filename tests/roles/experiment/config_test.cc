@@ -508,13 +508,9 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   EXPECT_EQ(o.max_concentration, 50);
   EXPECT_THAT(to_yaml(c), AllOf(HasSubstr("name: box"), HasSubstr("delta: 0.2")));
   EXPECT_THAT(error_of(box, {"env.delta=0"}), HasSubstr("env.delta = 0 is invalid"));
-  const char* refused[] = {"buffer.remote_sample_fraction=0.5",
-                           "replay.kind=prioritized",
-                           "local_search.loops=2",
-                           "train.loss=fm",
-                           "train.epsilon=0.1",
-                           "model.n_noisy_layers=1",
-                           "spawn.random_strategies=true",
+  const char* refused[] = {"replay.kind=prioritized", "local_search.loops=2",
+                           "train.loss=fm",           "train.epsilon=0.1",
+                           "model.n_noisy_layers=1",  "spawn.random_strategies=true",
                            "engine.precision=bf16"};
   for (const std::string set : refused) {
     const std::string key = set.substr(0, set.find('='));
@@ -532,6 +528,9 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
   EXPECT_EQ(load_config(box, {"layout.num_buffers=1", "buffer.remote_batch_size=8"})
                 .buffer.remote_batch_size,
             8);
+  EXPECT_EQ(load_config(box, {"layout.num_buffers=1", "buffer.remote_sample_fraction=0.5"})
+                .buffer.remote_sample_fraction,
+            0.5);
 }
 
 // env.name box_polar loads its own keys (n_components_s0) with train_box.py's
