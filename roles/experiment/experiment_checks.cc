@@ -177,7 +177,9 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
       .cross_check("train.gradient_clamp",
                    continuous_only([](const E& c) { return c.train.gradient_clamp > 0; }))
       .cross_check("train.temperature_start",
-                   continuous_only([](const E& c) { return c.train.temperature_start > 0; }));
+                   continuous_only([](const E& c) { return c.train.temperature_start > 0; }))
+      .cross_check("train.lr_decay",
+                   continuous_only([](const E& c) { return c.train.lr_decay != 1.0; }));
   for (const auto& refusal : kContinuousRefusals) {
     schema.cross_check(refusal.key, continuous_refusal(refusal));
   }

@@ -41,7 +41,15 @@ TorchAdamW::TorchAdamW(const AdamWGroups& g) {
   groups.emplace_back(std::vector<at::Tensor>{g.log_z},
                       std::make_unique<torch::optim::AdamWOptions>(
                           torch::optim::AdamWOptions(g.lr_log_z).weight_decay(0.0)));
+  for (const auto& group : groups) base_lr_.push_back(group.options().get_lr());
   adam_ = std::make_unique<torch::optim::AdamW>(std::move(groups));
+}
+
+void TorchAdamW::set_learning_rate_scale(double scale) {
+  auto& groups = adam_->param_groups();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    static_cast<torch::optim::AdamWOptions&>(groups[i].options()).lr(base_lr_[i] * scale);
+  }
 }
 
 TorchAdamW::~TorchAdamW() = default;

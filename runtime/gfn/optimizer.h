@@ -65,6 +65,10 @@ class Optimizer {
   /// Restores what save_state wrote. Throws std::runtime_error naming the entry when the
   /// archive lacks one or a shape differs (another model).
   virtual void load_state(torch::serialize::InputArchive& archive) = 0;
+  /// Sets every group's learning rate to the one it was built with times `scale` (> 0): a
+  /// learning-rate schedule (TrainOptions::learning_rate_scale) set before each step, so a
+  /// resumed run needs no schedule state. O(groups).
+  virtual void set_learning_rate_scale(double scale) = 0;
 };
 
 /// The reference implementation: torch::optim::AdamW with `groups`.
@@ -78,9 +82,11 @@ class TorchAdamW final : public Optimizer {
   /// torch::optim::AdamW::save's entries.
   void save_state(torch::serialize::OutputArchive& archive) const override;
   void load_state(torch::serialize::InputArchive& archive) override;
+  void set_learning_rate_scale(double scale) override;
 
  private:
   std::unique_ptr<torch::optim::AdamW> adam_;
+  std::vector<double> base_lr_;  ///< each param group's learning rate as built
 };
 
 }  // namespace gfn::core

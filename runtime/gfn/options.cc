@@ -108,6 +108,15 @@ const config::Fields<TrainOptions>& train_fields() {
                "train.temperature over the first half of the iterations (torchgfn's "
                "train_box.py temperature_start); 0: off. Continuous environments only.",
                config::non_negative())
+          .add("lr_decay", &T::lr_decay,
+               "< 1: every learning rate is multiplied by it every train.lr_decay_every "
+               "iterations (torchgfn's train_box.py MultiStepLR, gamma_scheduler 0.5); 1: off. "
+               "Continuous environments only.",
+               config::in_half_open_unit_interval())
+          .add("lr_decay_every", &T::lr_decay_every,
+               "Iterations between two train.lr_decay steps; 0: a third of the run's "
+               "iterations (train_box.py scheduler_milestone 0: three decays).",
+               config::at_least(0), {"iterations"})
           .add("reward_exponent", &T::reward_exponent,
                "beta: the loss trains PF towards R^beta (the log rewards times beta; the "
                "rewards reported, submitted to the managers and validated stay R). Not with "

@@ -6,6 +6,7 @@
 // no LibTorch.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -69,6 +70,13 @@ struct TrainOptions {
   /// first half of iterations(), then stays (torchgfn's train_box.py temperature_start);
   /// 0: off. Continuous learner only.
   double temperature_start = 0.0;
+  /// < 1: every learning rate is multiplied by it every lr_decay_every iterations
+  /// (torchgfn's train_box.py MultiStepLR, gamma_scheduler 0.5); 1: off. Continuous
+  /// learner only.
+  double lr_decay = 1.0;
+  /// Iterations between two decays; 0: iterations() / 3 (train_box.py scheduler_milestone 0:
+  /// three decays spread over the run).
+  std::int64_t lr_decay_every = 0;
   std::uint64_t seed = 1;  ///< trainer rank r uses seed + r
   int num_threads = 1;  ///< threads per rank (LibTorch intra-op; engine.split_rows / split_batch)
 
@@ -84,6 +92,17 @@ struct TrainOptions {
     const double total = static_cast<double>(iterations() > 0 ? iterations() : 1);
     const double f = std::min(1.0, 2.0 * static_cast<double>(iteration) / total);
     return temperature_start + f * (temperature - temperature_start);
+  }
+  /// The factor on every learning rate for the optimizer step of iteration `iteration`
+  /// (0-based): lr_decay^k with k = the milestones m, 2m, ... <= iteration, at most
+  /// iterations() / m of them (m = lr_decay_every, or max(1, iterations() / 3)), as
+  /// torch.optim.lr_scheduler.MultiStepLR stepped after every optimizer step.
+  double learning_rate_scale(std::int64_t iteration) const {
+    if (lr_decay == 1.0) return 1.0;
+    const std::int64_t m =
+        lr_decay_every > 0 ? lr_decay_every : std::max<std::int64_t>(1, iterations() / 3);
+    const std::int64_t k = std::min(iteration / m, iterations() / m);
+    return std::pow(lr_decay, static_cast<double>(k));
   }
 };
 

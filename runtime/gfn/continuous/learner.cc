@@ -188,6 +188,7 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   }
   t = Clock::now();
   if (train_.gradient_clamp > 0) clamp_gradients(*model_, train_.gradient_clamp);
+  optimizer_->set_learning_rate_scale(train_.learning_rate_scale(counts_.iterations));
   optimizer_->step();
   // zvar: logZ has no gradient and carries the loss' estimate. db, subtb: logZ is log F(s0)
   // of the log F network (estimators.h), learned, so it keeps its step.

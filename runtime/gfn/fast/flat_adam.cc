@@ -265,9 +265,14 @@ FlatAdamW::FlatAdamW(std::vector<Group> groups, FlatAdamPaths paths, double beta
       offset += k;
     }
     f.group = std::move(g);
+    f.base_lr = f.group.lr;
     flat_.push_back(std::move(f));
   }
   kernel_ = detect_kernel(paths, beta1_, beta2_);
+}
+
+void FlatAdamW::set_learning_rate_scale(double scale) {
+  for (Flat& f : flat_) f.group.lr = f.base_lr * scale;
 }
 
 void FlatAdamW::zero_grad() { all_grads_.zero_(); }

@@ -91,6 +91,8 @@ class FlatAdamW final : public Optimizer {
   void save_state(torch::serialize::OutputArchive& archive) const override;
   /// Restores them through load_state(step, exp_avg, exp_avg_sq).
   void load_state(torch::serialize::InputArchive& archive) override;
+  /// Every group's lr = its Group::lr as constructed times `scale`.
+  void set_learning_rate_scale(double scale) override;
 
   /// How step() computes: a fused loop with ATen's roundings, or ATen's own ops.
   enum class Kernel { kFusedFma, kFusedSeparate, kAtenOps };
@@ -121,6 +123,7 @@ class FlatAdamW final : public Optimizer {
  private:
   struct Flat {
     Group group;
+    double base_lr = 0;  ///< group.lr as constructed (set_learning_rate_scale)
     at::Tensor params, grads, exp_avg, exp_avg_sq;   ///< float32 [numel] each
     std::vector<const void*> param_ptrs, grad_ptrs;  ///< to detect a replaced tensor
   };

@@ -90,6 +90,34 @@ TEST(Optimizer, LogFlowGroupHasItsOwnRate) {
   }
 }
 
+// set_learning_rate_scale: every group's rate is the built one times the scale (both
+// implementations), so a step at scale 0.5 equals a step of an optimizer built at half the
+// rates, and scale 1 restores the built rates.
+TEST(Optimizer, LearningRateScaleMultipliesEveryGroupsRate) {
+  for (const OptimizerKind kind : {OptimizerKind::kFlat, OptimizerKind::kTorch}) {
+    Params scaled_params, half_params;
+    auto scaled = make(kind, scaled_params);
+    AdamWGroups g = half_params.groups();
+    g.lr /= 2;
+    g.lr_log_z /= 2;
+    EngineOptions engine;
+    engine.optimizer = kind;
+    auto half = make_optimizer(plan_engine(engine, EngineFacts{}), g);
+    scaled->set_learning_rate_scale(0.5);
+    run(*scaled, scaled_params, 0, 3);
+    run(*half, half_params, 0, 3);
+    expect_equal(scaled_params, half_params);
+    Params unscaled_params;
+    auto unscaled = make(kind, unscaled_params);
+    scaled->set_learning_rate_scale(1.0);
+    run(*scaled, scaled_params, 3, 4);
+    run(*unscaled, unscaled_params, 0, 4);
+    EXPECT_FALSE(torch::equal(scaled_params.network[0], half_params.network[0]));
+    EXPECT_FALSE(torch::equal(scaled_params.network[0], unscaled_params.network[0]))
+        << "three steps at half the rate are not undone";
+  }
+}
+
 std::string saved(const Optimizer& o) {
   torch::serialize::OutputArchive out;
   o.save_state(out);

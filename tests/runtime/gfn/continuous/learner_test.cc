@@ -435,6 +435,41 @@ TEST(TrainOptions, TemperatureStartAnnealsOverTheFirstHalf) {
   EXPECT_DOUBLE_EQ(t.sampling_temperature(99), 1.0);
 }
 
+// train.lr_decay: torch.optim.lr_scheduler.MultiStepLR with train_box.py's milestones (a third
+// of the run each, at most iterations() / m of them), stepped after every optimizer step.
+TEST(TrainOptions, LearningRateScaleFollowsTrainBoxMilestones) {
+  TrainOptions t;
+  t.n_iterations = 250;
+  EXPECT_EQ(t.learning_rate_scale(200), 1.0) << "off by default";
+  t.lr_decay = 0.5;
+  EXPECT_EQ(t.learning_rate_scale(0), 1.0);
+  EXPECT_EQ(t.learning_rate_scale(82), 1.0);
+  EXPECT_EQ(t.learning_rate_scale(83), 0.5);
+  EXPECT_EQ(t.learning_rate_scale(166), 0.25);
+  EXPECT_EQ(t.learning_rate_scale(249), 0.125);
+  EXPECT_EQ(t.learning_rate_scale(400), 0.125) << "no milestone past the run";
+  t.lr_decay_every = 100;
+  EXPECT_EQ(t.learning_rate_scale(99), 1.0);
+  EXPECT_EQ(t.learning_rate_scale(249), 0.25);
+}
+
+// A learner with train.lr_decay trains as one without until the first milestone, then
+// differently; the discrete learner refuses the key.
+TEST(ContinuousLearner, LearningRateDecayActsFromTheFirstMilestone) {
+  TrainOptions decayed;
+  decayed.n_iterations = 6;
+  decayed.lr_decay = 0.1;
+  decayed.lr_decay_every = 3;
+  TrainOptions plain;
+  plain.n_iterations = 6;
+  ContinuousLearner a(box_env(), small_model(), decayed, 4);
+  ContinuousLearner b(box_env(), small_model(), plain, 4);
+  EXPECT_EQ(losses(a, 4), losses(b, 4)) << "the 4th loss reads the parameters of step 3";
+  EXPECT_NE(losses(a, 1), losses(b, 1));
+  EnvOptions grid;  // hypergrid
+  expect_refused("train.lr_decay", [&] { make_agent(grid, small_model(), decayed, 0); });
+}
+
 // train.gradient_clamp: the gradients the optimizer step read (left in place after it) are
 // within [-c, c], where unclamped ones are not; the discrete learner refuses it and
 // train.temperature_start, naming the key.
