@@ -545,7 +545,8 @@ TEST_F(ConfigFileTest, BoxPolarKeysAndContinuousOnlyTrainKeys) {
   EXPECT_EQ(o.n_components_s0, 3);
   EXPECT_EQ(o.max_concentration, 5.1);
   EXPECT_EQ(c.train.gradient_clamp, 10);
-  for (const std::string set : {"train.gradient_clamp=10", "train.temperature_start=2"}) {
+  for (const std::string set :
+       {"train.gradient_clamp=10", "train.temperature_start=2", "train.lr_decay=0.5"}) {
     EXPECT_NO_THROW(load_config(polar, {set})) << set;
     EXPECT_THAT(error_of(polar, {set, "env.name=hypergrid"}),
                 AllOf(HasSubstr(set.substr(0, set.find('='))),
