@@ -5,7 +5,9 @@
 #     cannot bind the port, or its other ranks find A's store with another job token,
 #     whichever comes first);
 #  2. a stray rank of another job (explicit launch values, rank 1 of 3 at A's port, another
-#     token or none) is refused by the job token, and A finishes every iteration;
+#     token of another length, another token of the same length, or none) is refused by the
+#     job token, and A finishes every iteration; each stray run has its own time limit
+#     ($stray_limit s), so a stray rank that gets in fails this test in seconds, by name;
 #  3. while A runs, a raw TCP client sends garbage to the store port: A is not disturbed;
 #  4. transport.interface: lo works, an interface that does not exist is refused naming it.
 #   job_token_e2e.sh GFN_LAUNCH GFN_TRAIN OUT_DIR
@@ -17,7 +19,9 @@ fail() { echo "FAILED: $*"; for f in "$out"/*.log; do echo "--- $f"; tail -8 "$f
 port=$((20000 + RANDOM % 20000))
 args=(--config configs/hypergrid_demo.yaml --set transport.backend=torch --set layout.num_buffers=1
       --set layout.coordinator=false --set output.progress=off --set validation.n_samples=2000)
-"$launch" -n 3 --master-port $port -- "$train" "${args[@]}" --set train.n_iterations=600 \
+token_a=jobAtoken0123456789
+"$launch" -n 3 --master-port $port --job-token $token_a -- "$train" "${args[@]}" \
+  --set train.n_iterations=600 \
   --set output.dir="$out/a" >"$out/a.log" 2>&1 &
 a=$!
 for _ in $(seq 300); do [ -f "$out/a/training.csv" ] && break; sleep 0.1; done
@@ -30,14 +34,26 @@ grep -qE "belongs to another job|Another job on this port\?" "$out/b.log" || fai
 [ -f "$out/b/summary.json" ] && fail "job B wrote a summary"
 stray=(--set launch.rank=1 --set launch.world_size=3 --set launch.master_addr=127.0.0.1
        --set launch.master_port=$port --set train.n_iterations=10)
-GFN_JOB_TOKEN=another "$train" "${args[@]}" "${stray[@]}" --set output.dir="$out/s1" >"$out/s1.log" 2>&1 &&
-  fail "a stray rank with another token joined"
-"$train" "${args[@]}" "${stray[@]}" --set output.dir="$out/s2" >"$out/s2.log" 2>&1 &&
-  fail "a stray rank without token joined"
-for f in s1 s2; do
-  grep -q "refused the TCPStore at 127.0.0.1: it belongs to another job" "$out/$f.log" ||
-    fail "stray rank $f not refused by the job token"
-done
+stray_limit=30
+# Runs one stray rank under its own time limit: it must exit non-zero, refused by the token.
+run_stray() {
+  local name=$1 what=$2
+  shift 2
+  timeout -k 5 $stray_limit env "$@" "$train" "${args[@]}" "${stray[@]}" \
+    --set output.dir="$out/$name" >"$out/$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] &&
+    fail "a stray rank with $what got in: still running after ${stray_limit} s"
+  [ $rc -ne 0 ] || fail "a stray rank with $what joined"
+  grep -q "refused the TCPStore at 127.0.0.1: it belongs to another job" "$out/$name.log" ||
+    fail "stray rank $name ($what) not refused by the job token"
+}
+run_stray s1 "another token of another length" GFN_JOB_TOKEN=another
+run_stray s2 "no token" -u GFN_JOB_TOKEN
+same_length=jobBtoken9876543210
+[ ${#same_length} -eq ${#token_a} ] && [ "$same_length" != "$token_a" ] ||
+  fail "the same-length token is not of the same length as job A's"
+run_stray s3 "another token of the same length" GFN_JOB_TOKEN=$same_length
 (head -c 65536 /dev/urandom >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
 (printf 'GET / HTTP/1.0\r\n\r\n' >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
 wait $a || fail "job A failed"
