@@ -20,8 +20,8 @@ const config::Fields<OutputOptions>& output_fields() {
                "(matplotlib).")
           .add("progress", &O::progress,
                "Trainer rank 0's progress display: bar (one line redrawn on stderr), lines (a "
-               "log line every output.progress_every_s), auto (bar on a terminal, else lines), "
-               "off.",
+               "log line every output.progress_every_s), auto (bar on a terminal, else lines; "
+               "bar off a terminal is lines too), off.",
                config::AsInvalid{}, {"", true})
           .add("progress_every_s", &O::progress_every_s,
                "Seconds between progress lines (progress: lines).", config::positive(), {"s", true})

@@ -53,8 +53,11 @@ std::string format_bar(std::int64_t done, std::int64_t total, int width) {
 }
 
 ProgressMode resolve_progress_mode(ProgressMode mode, bool stderr_is_terminal) {
-  if (mode != ProgressMode::kAuto) return mode;
-  return stderr_is_terminal ? ProgressMode::kBar : ProgressMode::kLines;
+  // The bar redraws with terminal escape codes: never into a file or a pipe.
+  if (mode == ProgressMode::kAuto || mode == ProgressMode::kBar) {
+    return stderr_is_terminal ? ProgressMode::kBar : ProgressMode::kLines;
+  }
+  return mode;
 }
 
 ProgressReporter::ProgressReporter(ProgressMode mode, double every_s, std::FILE* out)

@@ -41,7 +41,8 @@ std::string format_progress(const ProgressSnapshot& s);
 /// A `width`-character bar, e.g. width 10 at 48 %: "[####      ]" (2 + width chars).
 std::string format_bar(std::int64_t done, std::int64_t total, int width);
 
-/// `auto` resolved: bar when `stderr_is_terminal`, else lines; other modes unchanged.
+/// `auto` and `bar` resolved: bar when `stderr_is_terminal`, else lines (the bar's escape
+/// codes never go into a file or a pipe); lines and off unchanged.
 ProgressMode resolve_progress_mode(ProgressMode mode, bool stderr_is_terminal);
 
 class ProgressReporter {

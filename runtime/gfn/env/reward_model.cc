@@ -16,6 +16,14 @@
 namespace gfn::core {
 namespace {
 
+/// The path as error messages print it: absolute and normalised (as the plugin loader's),
+/// whatever the working directory it was given relative to.
+std::string shown(const std::string& path) {
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+  return ec ? path : absolute;
+}
+
 constexpr std::int64_t kChunk = 65536;  // states per module call when enumerating
 
 /// The gist of an error of LibTorch: a c10::Error's message without its backtrace (first
@@ -101,7 +109,7 @@ class RewardModelEnvironment final : public Environment {
 
  private:
   [[noreturn]] void fail(const std::string& problem) const {
-    throw std::runtime_error(fmt::format("env.reward_model '{}': {}", path_, problem));
+    throw std::runtime_error(fmt::format("env.reward_model '{}': {}", shown(path_), problem));
   }
 
   /// log R of `states` (int64 [B, state_dim]) as float32 [B]: one call of the module.
@@ -168,7 +176,7 @@ class RewardModelEnvironment final : public Environment {
 torch::jit::Module load_module(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    throw config::ConfigError(fmt::format("env.reward_model '{}': no such file", path));
+    throw config::ConfigError(fmt::format("env.reward_model '{}': no such file", shown(path)));
   }
   torch::jit::Module module;
   try {
@@ -176,7 +184,7 @@ torch::jit::Module load_module(const std::string& path) {
   } catch (const std::exception& e) {
     throw config::ConfigError(
         fmt::format("env.reward_model '{}': not a TorchScript module saved with torch.jit.save: {}",
-                    path, brief(e)));
+                    shown(path), brief(e)));
   }
   return module;
 }

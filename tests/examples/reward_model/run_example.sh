@@ -22,7 +22,7 @@ mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 "$train" "${shor
   { echo "FAIL: 3 ranks"; cat three.log; exit 1; }
 "$train" "${short[@]}" --set env.reward_model=missing.pt --set output.dir=missing >missing.log 2>&1
 rc=$?
-if [ $rc -ne 2 ] || ! grep -q "env.reward_model 'missing.pt': no such file" missing.log; then
+if [ $rc -ne 2 ] || ! grep -qF "env.reward_model '$PWD/missing.pt': no such file" missing.log; then
   echo "FAIL: a missing module: exit $rc"; cat missing.log; exit 1
 fi
 /usr/bin/python3 - <<'PY' || exit 1

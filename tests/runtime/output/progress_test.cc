@@ -66,6 +66,9 @@ TEST(ProgressMode, AutoIsBarOnATerminalElseLines) {
   EXPECT_EQ(resolve_progress_mode(ProgressMode::kAuto, false), ProgressMode::kLines);
   EXPECT_EQ(resolve_progress_mode(ProgressMode::kOff, true), ProgressMode::kOff);
   EXPECT_EQ(resolve_progress_mode(ProgressMode::kLines, true), ProgressMode::kLines);
+  EXPECT_EQ(resolve_progress_mode(ProgressMode::kBar, true), ProgressMode::kBar);
+  EXPECT_EQ(resolve_progress_mode(ProgressMode::kBar, false), ProgressMode::kLines)
+      << "no escape codes into a file";
 }
 
 std::string contents(std::FILE* f) {

@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,6 +137,22 @@ TEST(RewardModel, ModulesThatCannotServeAreRefusedNamingTheFile) {
     const std::string file = name.front() == '/' ? name : model(name);
     EXPECT_NE(message.find("env.reward_model '" + file + "'"), std::string::npos) << message;
     EXPECT_NE(message.find(reason), std::string::npos) << name << ": " << message;
+  }
+}
+
+// A relative path is printed absolute, as the plugin loader prints its file.
+TEST(RewardModel, ErrorsPrintThePathAbsolute) {
+  EnvOptions o = hypergrid();
+  o.reward_model = "no/such/dir/../proxy.pt";
+  const std::string absolute =
+      (std::filesystem::current_path() / "no/such/proxy.pt").lexically_normal().string();
+  try {
+    make_environment(o);
+    ADD_FAILURE() << "a missing reward model was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("env.reward_model '" + absolute + "': no such file"),
+              std::string::npos)
+        << e.what();
   }
 }
 
