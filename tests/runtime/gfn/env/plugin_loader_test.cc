@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -78,6 +81,22 @@ TEST(EnvironmentPlugin, LoadsAndFollowsTheContract) {
     EXPECT_TRUE(at::allclose(lr.masked_select(is_mode), at::full({modes}, 3.0f)));
     EXPECT_NEAR(*env->mode_probability(), std::exp(3.0 - env->log_partition()), 1e-12);
   }
+}
+
+// The numbers in examples/custom_env/coins.yaml's comments are the plugin's: its state count
+// for the options the file sets.
+TEST(EnvironmentPlugin, TheExampleConfigStatesTheStateCountOfItsOptions) {
+  std::ifstream file(GFN_COINS_YAML);
+  ASSERT_TRUE(file) << GFN_COINS_YAML;
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::smatch stated, options;
+  ASSERT_TRUE(std::regex_search(text, stated, std::regex(R"(over its (\d+) states)")));
+  ASSERT_TRUE(std::regex_search(
+      text, options,
+      std::regex(R"(options: \{coin_types: (\d+), capacity: (\d+), beta: [0-9.]+\})")));
+  const auto env =
+      make_environment(coins({{"coin_types", options[1].str()}, {"capacity", options[2].str()}}));
+  EXPECT_EQ(env->n_states(), std::stoll(stated[1])) << "coins.yaml's first line";
 }
 
 TEST(EnvironmentPlugin, LoadedOncePerProcess) {
