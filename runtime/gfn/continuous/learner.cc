@@ -147,15 +147,7 @@ void ContinuousLearner::queue_states(const at::Tensor& states) {
     throw std::invalid_argument("ContinuousLearner::queue_states: need float32 [n, " +
                                 std::to_string(d) + "] states");
   }
-  const ContinuousEnvironment& env = *parts_.env;
-  env.check_states(states, "ContinuousLearner::queue_states");
-  const at::Tensor bad = env.is_initial(states) | env.can_exit(states).logical_not();
-  if (bad.any().item<bool>()) {
-    const std::int64_t row = at::nonzero(bad)[0][0].item<std::int64_t>();
-    throw std::invalid_argument("ContinuousLearner::queue_states: row " + std::to_string(row) +
-                                " " + row_string(states, row) + " is not a terminating state of " +
-                                env.name());
-  }
+  check_terminating_states(*parts_.env, states, "ContinuousLearner::queue_states");
   queued_ = at::cat({queued_, states.contiguous()});
 }
 

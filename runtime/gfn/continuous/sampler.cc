@@ -74,18 +74,6 @@ struct BackwardWalk {
   at::Tensor n_steps;  ///< int64 [n]: backward steps of each trajectory to s0 (>= 1)
 };
 
-void check_terminating(const ContinuousEnvironment& env, const at::Tensor& states) {
-  env.check_states(states, "sample_backward_continuous_trajectories");
-  const at::Tensor bad = (env.is_initial(states) | env.can_exit(states).logical_not());
-  if (bad.any().item<bool>()) {
-    const std::int64_t row = at::nonzero(bad)[0][0].item<std::int64_t>();
-    throw std::invalid_argument("sample_backward_continuous_trajectories: row " +
-                                std::to_string(row) + " " + row_string(states, row) +
-                                " is not a terminating state of " + env.name() +
-                                " (s0, or a state that cannot exit)");
-  }
-}
-
 BackwardWalk walk_back(const ContinuousGFlowNet& gfn, const at::Tensor& terminating,
                        const ContinuousSamplerOptions& options, at::Generator& generator) {
   const ContinuousEnvironment& env = gfn.env;
@@ -123,6 +111,18 @@ BackwardWalk walk_back(const ContinuousGFlowNet& gfn, const at::Tensor& terminat
 
 }  // namespace
 
+void check_terminating_states(const ContinuousEnvironment& env, const at::Tensor& states,
+                              const char* who) {
+  env.check_states(states, who);
+  const at::Tensor bad = env.is_initial(states) | env.can_exit(states).logical_not();
+  if (bad.any().item<bool>()) {
+    const std::int64_t row = at::nonzero(bad)[0][0].item<std::int64_t>();
+    throw std::invalid_argument(std::string(who) + ": row " + std::to_string(row) + " " +
+                                row_string(states, row) + " is not a terminating state of " +
+                                env.name() + " (s0, or a state that cannot exit)");
+  }
+}
+
 ContinuousTrajectories sample_backward_continuous_trajectories(
     const ContinuousGFlowNet& gfn, const at::Tensor& terminating_states,
     const ContinuousSamplerOptions& options, at::Generator& generator) {
@@ -131,7 +131,7 @@ ContinuousTrajectories sample_backward_continuous_trajectories(
         "sample_backward_continuous_trajectories: need temperature > 0 and max_length >= 1");
   }
   const ContinuousEnvironment& env = gfn.env;
-  check_terminating(env, terminating_states);
+  check_terminating_states(env, terminating_states, "sample_backward_continuous_trajectories");
   const std::int64_t n = terminating_states.size(0);
   const std::int64_t d = env.dim();
   if (n == 0) return sample_continuous_trajectories(gfn, 0, options, generator);

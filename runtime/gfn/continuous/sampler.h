@@ -46,6 +46,12 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
                                                       const ContinuousSamplerOptions& options,
                                                       at::Generator& generator);
 
+/// Throws std::invalid_argument naming `who` unless `states` are terminating states of `env`:
+/// env.check_states passes (float32 [n, d], finite, in the domain) and no row is s0 or a
+/// state that cannot exit (the first such row is named). O(n * d); thread-safe.
+void check_terminating_states(const ContinuousEnvironment& env, const at::Tensor& states,
+                              const char* who);
+
 /// Complete trajectories that end in the given terminating states float32 [n, d], sampled
 /// BACKWARD with PB from each state until its parent is s0 and returned as forward
 /// trajectories (torchgfn's backward Sampler, then reversed; the remote items of a buffer
