@@ -12,8 +12,10 @@ estimators are torchgfn's gfn.utils.modules.MLP; without it, a module with the s
 structure and parameter names (trunk = Sequential of Linear/ReLU, last_layer), so
 load_state_dict(strict=True) checks every name and shape either way. A continuous run (Box)
 names torchgfn's Box estimators in model.json (BoxCartesianPFMLP, BoxCartesianPBMLP: ELU
-trunks on 2 s - 1; BoxStateFlowModule: a ReLU MLP whose value at s0 is its logZ_value);
-without torchgfn, modules of the same names and forward (PlainBoxMLP, PlainStateFlow).
+trunks on 2 s - 1; BoxStateFlowModule: a ReLU MLP whose value at s0 is its logZ_value), a
+polar Box run its polar ones (box_polar_utils.py BoxPFMLP with PFs0, BoxPBMLP: ELU trunks on
+the states); without torchgfn, modules of the same names and forward (PlainBoxMLP,
+PlainBoxPolarMLP, PlainStateFlow).
 --check: the PF / PB logits (continuous: raw outputs; and log F) of model_check.pt's states
 must match gfn-runtime's within 1e-5 (exit code 1 otherwise). --sample N: PF logits of N initial states, softmax, and the
 first action sampled (a smoke test of using the policy). Needs Debian's python3-torch.
@@ -60,6 +62,32 @@ class PlainBoxMLP(nn.Module):
         return self.last_layer(self.trunk(2.0 * states - 1.0))
 
 
+class PlainBoxPolarMLP(nn.Module):
+    """torchgfn's polar BoxPFMLP / BoxPBMLP (box_polar_utils.py) without torchgfn: an ELU MLP
+    on the states themselves; PF also holds PFs0, the s0 distribution's 5 K0 parameters. Its
+    forward gives the raw outputs: last_layer's, then PFs0 on every row (PF)."""
+
+    def __init__(self, input_dim, output_dim, hidden_dim, trunk_linear_layers, n_s0=0):
+        super().__init__()
+        mlp = PlainBoxMLP(input_dim, output_dim, hidden_dim, trunk_linear_layers)
+        self.trunk, self.last_layer = mlp.trunk, mlp.last_layer
+        if n_s0:
+            self.PFs0 = nn.Parameter(torch.zeros(1, 5 * n_s0))
+
+    def forward(self, states):
+        return raw_polar_outputs(self, states)
+
+
+def raw_polar_outputs(module, states):
+    """The raw outputs gfn-runtime checks of a polar Box module (torchgfn's or its twin): its
+    MLP on the states, then PFs0 on every row if it has one (torchgfn's own forward applies
+    the sigmoids and pads to 1 + 5 max(K, K0) columns)."""
+    out = module.last_layer(module.trunk(states))
+    if hasattr(module, "PFs0"):
+        out = torch.cat([out, module.PFs0.expand(states.shape[0], -1)], dim=1)
+    return out
+
+
 class PlainStateFlow(nn.Module):
     """torchgfn's BoxStateFlowModule without torchgfn: a ReLU MLP on the states, logZ_value
     at s0 (the rows of zeros)."""
@@ -85,6 +113,15 @@ def make_box_module(spec):
             from gfn.gym.helpers.box_polar_utils import BoxStateFlowModule
             return BoxStateFlowModule(logZ_value=torch.zeros(()), activation_fn="relu",
                                       n_hidden_layers=spec["n_hidden_layers"], **dims)
+        if cls == "BoxPFMLP":
+            from gfn.gym.helpers.box_polar_utils import BoxPFMLP
+            return BoxPFMLP(hidden_dim=spec["hidden_dim"], n_hidden_layers=spec["n_hidden_layers"],
+                            n_components_s0=spec["n_components_s0"],
+                            n_components=spec["n_components"])
+        if cls == "BoxPBMLP":
+            from gfn.gym.helpers.box_polar_utils import BoxPBMLP
+            return BoxPBMLP(hidden_dim=spec["hidden_dim"], n_hidden_layers=spec["n_hidden_layers"],
+                            n_components=spec["n_components"])
         from gfn.gym.helpers import box_cartesian_utils
         return getattr(box_cartesian_utils, cls)(
             hidden_dim=spec["hidden_dim"], n_hidden_layers=spec["n_hidden_layers"],
@@ -93,6 +130,9 @@ def make_box_module(spec):
         layers = spec["trunk_linear_layers"]
         if cls == "BoxStateFlowModule":
             return PlainStateFlow(trunk_linear_layers=layers, **dims)
+        if cls in ("BoxPFMLP", "BoxPBMLP"):
+            return PlainBoxPolarMLP(trunk_linear_layers=layers,
+                                    n_s0=spec.get("n_components_s0", 0), **dims)
         return PlainBoxMLP(trunk_linear_layers=layers, **dims)
 
 
@@ -135,7 +175,9 @@ def check(run_dir, estimators, sidecar, tol=1e-5):
         for name, key in (("pf", "pf_logits"), ("pb", "pb_logits"), ("logF", "log_flow")):
             if key not in ref:
                 continue
-            mine = estimators[name](ref["inputs"])
+            module = estimators[name]
+            polar = sidecar[name]["class"].rsplit(".", 1)[-1] in ("BoxPFMLP", "BoxPBMLP")
+            mine = raw_polar_outputs(module, ref["inputs"]) if polar else module(ref["inputs"])
             if mine.shape != ref[key].shape:
                 print(f"{key}: shape {tuple(mine.shape)} != {tuple(ref[key].shape)}")
                 return False

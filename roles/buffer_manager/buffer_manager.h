@@ -69,6 +69,12 @@ namespace gfn::roles {
 using ModePredicate =
     std::function<std::vector<bool>(const std::vector<std::int64_t>& states, int ndim)>;
 
+/// The modes that float32 terminating states (row-major [n, ndim], a continuous
+/// environment's) hit: the id of every row lying in a mode, in row order, duplicates possible
+/// (core::ContinuousEnvironment::mode_hits; Box: its 2^d corner regions).
+using FloatModeHits =
+    std::function<std::vector<std::int64_t>(const std::vector<float>& states, int ndim)>;
+
 struct BufferManagerOptions {
   std::int64_t capacity = 10000;  ///< replay-table capacity (items)
   bool store = true;              ///< keep submitted items (false: score only)
@@ -89,6 +95,10 @@ struct BufferManagerOptions {
   /// The replay table's state dtype from the start (kFloat32 for a continuous environment:
   /// int64 DATA is then refused); nullopt = fixed by the first stored DATA.
   std::optional<buffer::StateDtype> state_dtype;
+  /// Modes of float32 DATA (mode_predicate.h environment_float_mode_hits): the manager counts
+  /// distinct mode ids and reports each new one as a one-column MODE_REPORT row; null: float32
+  /// states count no modes.
+  FloatModeHits float_mode_hits;
   /// BASELINE_REPORT throttle: at most one report per this many DATA messages (>= 1),
   /// and only when the local baseline moved by more than baseline_tolerance.
   int baseline_report_interval = 10;

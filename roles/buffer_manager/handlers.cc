@@ -24,23 +24,8 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   check_submission(sub);
   const bool floats = sub.state_dtype == buffer::StateDtype::kFloat32;
   // Modes first (the mode bonus needs them), then the score against the pre-insert buffer.
-  // Float32 states (continuous environments) have no mode predicate: no modes.
   protocol::ModeReport report;
-  report.ndim = sub.ndim;
-  std::int64_t new_modes = 0;
-  if (sub.size() > 0 && !floats) {
-    const auto flags = is_mode_(sub.states, sub.ndim);
-    for (std::int64_t i = 0; i < sub.size(); ++i) {
-      if (!flags[i]) continue;
-      std::vector<std::int64_t> s(sub.states.begin() + i * sub.ndim,
-                                  sub.states.begin() + (i + 1) * sub.ndim);
-      if (modes_seen_.insert(s).second) {
-        ++new_modes;
-        report.states.insert(report.states.end(), s.begin(), s.end());
-        report.trainer_ranks.push_back(src);
-      }
-    }
-  }
+  const std::int64_t new_modes = collect_new_modes(src, sub, report);
   const auto breakdown = scorer_->score(buffer::BatchView{sub.states, sub.log_rewards, sub.ndim,
                                                           floats ? &sub.float_states : nullptr},
                                         replay_, new_modes);
@@ -95,6 +80,38 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   if (sub.want_baseline) feeds_.try_emplace(src);
   push_baselines();
   if (timing_) timing_->add("reply", seconds_since(t0));
+}
+
+std::int64_t BufferManager::collect_new_modes(int src, const protocol::Submission& sub,
+                                              protocol::ModeReport& report) {
+  std::int64_t new_modes = 0;
+  if (sub.size() == 0) return 0;
+  if (sub.state_dtype == buffer::StateDtype::kFloat32) {
+    // A continuous environment's modes are regions: a row of the report is a mode id.
+    report.ndim = 1;
+    if (!options_.float_mode_hits) return 0;
+    for (const std::int64_t id : options_.float_mode_hits(sub.float_states, sub.ndim)) {
+      if (modes_seen_.insert({id}).second) {
+        ++new_modes;
+        report.states.push_back(id);
+        report.trainer_ranks.push_back(src);
+      }
+    }
+    return new_modes;
+  }
+  report.ndim = sub.ndim;
+  const auto flags = is_mode_(sub.states, sub.ndim);
+  for (std::int64_t i = 0; i < sub.size(); ++i) {
+    if (!flags[i]) continue;
+    std::vector<std::int64_t> s(sub.states.begin() + i * sub.ndim,
+                                sub.states.begin() + (i + 1) * sub.ndim);
+    if (modes_seen_.insert(s).second) {
+      ++new_modes;
+      report.states.insert(report.states.end(), s.begin(), s.end());
+      report.trainer_ranks.push_back(src);
+    }
+  }
+  return new_modes;
 }
 
 void BufferManager::check_submission(const protocol::Submission& sub) const {

@@ -115,6 +115,11 @@ class BufferManager {
   /// dtype, no trajectories with float32 states, protocol::check_trajectories); throws
   /// transport::MessageError.
   void check_submission(const protocol::Submission& sub) const;
+  /// The modes of `sub` not seen before: recorded in modes_seen_ and appended to `report`
+  /// (rows of terminating states, or of one mode id for float32 states:
+  /// BufferManagerOptions::float_mode_hits). Returns how many.
+  std::int64_t collect_new_modes(int src, const protocol::Submission& sub,
+                                 protocol::ModeReport& report);
   /// The replay table's options: manager_table_options and options.state_dtype.
   static buffer::TableOptions manager_table(const BufferManagerOptions& options);
   /// GET_METADATA (Query) -> METADATA on kMetadata; a bad query gets ERROR on kMetadata.

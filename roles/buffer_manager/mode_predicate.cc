@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 
@@ -44,6 +45,19 @@ ModePredicate environment_mode_predicate(const core::EnvOptions& env_options) {
   std::shared_ptr<core::Environment> env = core::make_environment(env_options);
   if (env->n_modes() == 0) return flags_none();
   return memoize_mode_predicate(environment_is_mode(std::move(env)));
+}
+
+FloatModeHits environment_float_mode_hits(const core::EnvOptions& env_options) {
+  std::shared_ptr<core::ContinuousEnvironment> env =
+      core::make_continuous_environment(env_options).env;
+  if (env->n_modes() == 0) return nullptr;
+  return [env](const std::vector<float>& states, int ndim) {
+    const auto n = static_cast<std::int64_t>(states.size()) / ndim;
+    auto t = at::from_blob(const_cast<float*>(states.data()), {n, ndim}, at::kFloat);
+    const auto ids = env->mode_hits(t).contiguous();
+    const std::int64_t* p = ids.data_ptr<std::int64_t>();
+    return std::vector<std::int64_t>(p, p + ids.size(0));
+  };
 }
 
 ModePredicate environment_mode_predicate_reference(const core::EnvOptions& env_options) {

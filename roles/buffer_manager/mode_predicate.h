@@ -15,10 +15,18 @@ namespace gfn::roles {
 /// environment without modes (n_modes() == 0, e.g. a HyperGrid too large to enumerate
 /// with a reward other than "original") gives a predicate that flags none, so its manager
 /// counts no modes. A continuous environment (env/catalog.h is_continuous_environment, no
-/// plugin) gives that predicate too: its float32 states are never asked (no modes, so
-/// modes_found stays 0 for Box).
+/// plugin) gives that predicate too: its float32 states are never asked (their modes are
+/// environment_float_mode_hits').
 /// Not thread-safe beyond the environment's own guarantees: one thread calls it.
 ModePredicate environment_mode_predicate(const core::EnvOptions& env_options);
+
+/// The modes of a continuous environment's float32 terminating states (catalogued or a
+/// continuous plugin; core::make_continuous_environment builds it once): a FloatModeHits
+/// over core::ContinuousEnvironment::mode_hits, the states read without copying. Null for an
+/// environment without modes (n_modes() == 0). Throws as make_continuous_environment for
+/// invalid env.* options. Cost: a few ATen operations per batch (Box: O(n · ndim)). Not
+/// thread-safe beyond the environment's own guarantees: one thread calls it.
+FloatModeHits environment_float_mode_hits(const core::EnvOptions& env_options);
 
 /// The reference: core::Environment::is_mode on every call (about ten ATen operations on
 /// a [n, ndim] tensor for HyperGrid, ~25 us per 128-item batch, most of it dispatch).

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "roles/buffer_manager/buffer_manager.h"
+#include "roles/buffer_manager/mode_predicate.h"
 #include "runtime/checkpoint/store.h"
 #include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/environment.h"
@@ -37,6 +38,7 @@ BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& confi
   // A continuous environment (Box): float32 states without trajectories, no actions to check.
   if (config.env.plugin.empty() && core::is_continuous_environment(config.env.name)) {
     options.state_dtype = buffer::StateDtype::kFloat32;
+    options.float_mode_hits = environment_float_mode_hits(config.env);
   } else {
     options.n_actions = core::make_environment(config.env)->n_actions();
   }

@@ -131,8 +131,11 @@ constexpr ContinuousRefusal kContinuousRefusals[] = {
     {"spawn.random_strategies", [](const E& c) { return c.spawn.random_strategies; },
      "random exploration strategies"},
     {"env.reward_model", [](const E& c) { return !c.env.reward_model.empty(); }, "reward models"},
-    {"output.export", [](const E& c) { return c.output.export_model && c.env.name != "box"; },
-     "the model export under torchgfn's names (Box only; model.pt is written)"},
+    {"output.export",
+     [](const E& c) {
+       return c.output.export_model && c.env.name != "box" && c.env.name != "box_polar";
+     },
+     "the model export under torchgfn's names (box and box_polar only; model.pt is written)"},
 };
 
 /// A continuous environment: catalogued, or a plugin that loads and is continuous (a plugin
@@ -179,7 +182,10 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
       .cross_check("train.temperature_start",
                    continuous_only([](const E& c) { return c.train.temperature_start > 0; }))
       .cross_check("train.lr_decay",
-                   continuous_only([](const E& c) { return c.train.lr_decay != 1.0; }));
+                   continuous_only([](const E& c) { return c.train.lr_decay != 1.0; }))
+      .cross_check("train.loss_at_sampling_temperature", continuous_only([](const E& c) {
+                     return c.train.loss_at_sampling_temperature;
+                   }));
   for (const auto& refusal : kContinuousRefusals) {
     schema.cross_check(refusal.key, continuous_refusal(refusal));
   }

@@ -259,7 +259,9 @@ struct CoordinatorCheckpointDone {
 };
 
 /// MODE_REPORT (manager -> coordinator): modes newly found by a manager.
-/// `states` is row-major int64 [n, ndim]; `trainer_ranks` [n] names who submitted each.
+/// `states` is row-major int64 [n, ndim]; `trainer_ranks` [n] names who submitted each. A
+/// continuous environment's modes are regions: ndim 1 and one mode id per row
+/// (ContinuousEnvironment::mode_hits).
 struct ModeReport {
   std::int32_t ndim = 0;
   std::vector<std::int64_t> states;

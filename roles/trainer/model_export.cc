@@ -93,17 +93,56 @@ output::NamedTensors continuous_check(core::ContinuousLearner& learner) {
   return check;
 }
 
-// Our names -> torchgfn's; with a log F network, logZ is BoxStateFlowModule's logZ_value.
+// Our names -> torchgfn's; with a log F network, logZ is BoxStateFlowModule's logZ_value; PF's
+// constant outputs (the polar Box's s0 parameters) are BoxPFMLP's PFs0, of shape [1, 5 K0], in
+// the order torchgfn's BoxPFEstimator reads them (mixture logits, alpha_theta, beta_theta,
+// alpha_r, beta_r; box_polar_policies.h).
 output::NamedTensors continuous_state_dict(core::ContinuousLearner& learner) {
   output::NamedTensors ours;
-  for (const auto& p : learner.module().named_parameters()) ours.emplace_back(p.key(), p.value());
+  at::Tensor pfs0;
+  for (const auto& p : learner.module().named_parameters()) {
+    if (p.key() == "pf_constant") {
+      pfs0 = p.value().detach().unsqueeze(0).contiguous().clone();
+    } else {
+      ours.emplace_back(p.key(), p.value());
+    }
+  }
   output::NamedTensors entries = output::torchgfn_state_dict(ours);
   if (learner.model().has_log_flow()) {
     for (auto& e : entries) {
       if (e.first == "logZ") e.first = "logF.module.logZ_value";
     }
   }
+  if (pfs0.defined()) entries.emplace_back("pf.module.PFs0", pfs0);
   return entries;
+}
+
+// torchgfn's PF and PB estimator modules of the environment, with their own arguments:
+// box_cartesian_utils.py's for the Cartesian Box, box_polar_utils.py's for the polar one.
+std::pair<nlohmann::json, nlohmann::json> box_policy_json(core::ContinuousLearner& learner,
+                                                          const roles::ExperimentConfig& config) {
+  const auto& m = config.model;
+  const std::int64_t d = learner.env().dim();
+  const std::int64_t pf_out = learner.gflownet().pf.n_outputs();
+  const std::int64_t pb_out = learner.gflownet().pb.n_outputs();
+  if (config.env.name == "box_polar") {
+    const auto& o = config.env.get<core::BoxPolarEnvOptions>();
+    const std::int64_t pf_head = pf_out - learner.model().options().pf_constant_outputs;
+    const std::string polar = "gfn.gym.helpers.box_polar_utils.";
+    nlohmann::json pf = box_mlp_json(polar + "BoxPFMLP", d, pf_head, m, "elu");
+    nlohmann::json pb = box_mlp_json(polar + "BoxPBMLP", d, pb_out, m, "elu");
+    pf["n_components"] = pb["n_components"] = o.n_components;
+    pf["n_components_s0"] = o.n_components_s0;
+    pf["input"] = pb["input"] = "states";
+    pf["outputs"] = "last_layer's 1 + 3 K columns, then PFs0's 5 K0 (raw, before any sigmoid)";
+    return {pf, pb};
+  }
+  const std::string cartesian = "gfn.gym.helpers.box_cartesian_utils.";
+  nlohmann::json pf = box_mlp_json(cartesian + "BoxCartesianPFMLP", d, pf_out, m, "elu");
+  nlohmann::json pb = box_mlp_json(cartesian + "BoxCartesianPBMLP", d, pb_out, m, "elu");
+  pf["n_components"] = pb["n_components"] = config.env.get<core::BoxEnvOptions>().n_components;
+  pf["n_dim"] = pb["n_dim"] = d;
+  return {pf, pb};
 }
 
 }  // namespace
@@ -118,16 +157,12 @@ void export_model(core::ContinuousLearner& learner, const roles::ExperimentConfi
   const auto& m = config.model;
   core::ContinuousModel& model = learner.model();
   const std::int64_t d = learner.env().dim();
-  const std::int64_t pf_out = learner.gflownet().pf.n_outputs();
-  const std::int64_t pb_out = learner.gflownet().pb.n_outputs();
-  const std::string cartesian = "gfn.gym.helpers.box_cartesian_utils.";
-  nlohmann::json pf = box_mlp_json(cartesian + "BoxCartesianPFMLP", d, pf_out, m, "elu");
-  nlohmann::json pb = box_mlp_json(cartesian + "BoxCartesianPBMLP", d, pb_out, m, "elu");
-  const int n_components = config.env.get<core::BoxEnvOptions>().n_components;
-  pf["n_components"] = pb["n_components"] = n_components;
-  pf["n_dim"] = pb["n_dim"] = d;
+  const auto [pf, pb] = box_policy_json(learner, config);
   nlohmann::json sidecar = sidecar_common(entries, config, model.log_z().item<double>());
-  sidecar["names"] = "torchgfn TBGFlowNet / DBGFlowNet state dict over its Box estimators";
+  sidecar["names"] = config.env.name == "box_polar"
+                         ? "torchgfn TBGFlowNet / DBGFlowNet state dict over its polar Box "
+                           "estimators (BoxPFEstimator, BoxPBEstimator)"
+                         : "torchgfn TBGFlowNet / DBGFlowNet state dict over its Box estimators";
   sidecar["env"] = {{"name", learner.env().name()},
                     {"options", options_json(config.env.option_values(config.env.name))},
                     {"state_dim", d},

@@ -20,7 +20,11 @@
 // BoxStateFlowModule ("logF.module.trunk.*", "logF.module.last_layer.*",
 // "logF.module.logZ_value": DBGFlowNet has no logZ of its own). Its check batch is s0 and 63
 // exact samples of R / Z (seed 0) with the raw PF / PB outputs and log F, the modules' inputs
-// being the states themselves (BoxCartesian*MLP map them to 2 s - 1 inside).
+// being the states themselves (BoxCartesian*MLP map them to 2 s - 1 inside). The polar Box
+// (env.name box_polar) writes torchgfn's polar estimators (box_polar_utils.py): PF = BoxPFMLP
+// ("pf.module.trunk.<i>.*", "pf.module.last_layer.*" with 1 + 3 K outputs, "pf.module.PFs0"
+// [1, 5 K0], the s0 parameters), PB = BoxPBMLP (3 K outputs), both on the states themselves;
+// its check's pf_logits are the last layer's raw outputs followed by PFs0 on every row.
 // Not thread-safe (uses the learner's model). Throws std::invalid_argument for a model
 // that cannot be exported (NoisyNet layers), std::runtime_error on a write failure.
 

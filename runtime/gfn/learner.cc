@@ -44,9 +44,11 @@ void check_options(const ModelOptions& model, const TrainOptions& train,
   config::check_values(buffer::replay_fields(), replay, "replay");
   config::check_values(engine_fields(), engine, "engine");
   config::check_values(local_search_fields(), local_search, "local_search");
-  for (const auto& [key, set] : {std::pair{"train.gradient_clamp", train.gradient_clamp > 0},
-                                 std::pair{"train.temperature_start", train.temperature_start > 0},
-                                 std::pair{"train.lr_decay", train.lr_decay != 1.0}}) {
+  for (const auto& [key, set] :
+       {std::pair{"train.gradient_clamp", train.gradient_clamp > 0},
+        std::pair{"train.temperature_start", train.temperature_start > 0},
+        std::pair{"train.lr_decay", train.lr_decay != 1.0},
+        std::pair{"train.loss_at_sampling_temperature", train.loss_at_sampling_temperature}}) {
     if (set) {
       throw std::invalid_argument(std::string(key) +
                                   ": only the continuous environments' learner supports it yet");

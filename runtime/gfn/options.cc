@@ -108,6 +108,11 @@ const config::Fields<TrainOptions>& train_fields() {
                "train.temperature over the first half of the iterations (torchgfn's "
                "train_box.py temperature_start); 0: off. Continuous environments only.",
                config::non_negative())
+          .add("loss_at_sampling_temperature", &T::loss_at_sampling_temperature,
+               "true: the loss reads log PF and log PB at the iteration's sampling temperature "
+               "(train.temperature, train.temperature_start), as torchgfn's train_box.py does "
+               "with save_logprobs; false: at the policies themselves (temperature 1). "
+               "Continuous environments only.")
           .add("lr_decay", &T::lr_decay,
                "< 1: every learning rate is multiplied by it every train.lr_decay_every "
                "iterations (torchgfn's train_box.py MultiStepLR, gamma_scheduler 0.5); 1: off. "

@@ -70,6 +70,10 @@ struct TrainOptions {
   /// first half of iterations(), then stays (torchgfn's train_box.py temperature_start);
   /// 0: off. Continuous learner only.
   double temperature_start = 0.0;
+  /// true: the loss reads log PF and log PB at the iteration's sampling temperature, as
+  /// torchgfn's train_box.py does (save_logprobs under its estimators' temperature, which PB
+  /// shares); false: at the policies themselves (temperature 1). Continuous learner only.
+  bool loss_at_sampling_temperature = false;
   /// < 1: every learning rate is multiplied by it every lr_decay_every iterations
   /// (torchgfn's train_box.py MultiStepLR, gamma_scheduler 0.5); 1: off. Continuous
   /// learner only.

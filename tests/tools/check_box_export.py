@@ -10,8 +10,11 @@ without torchgfn, with Debian's python3-torch:
   * a tiny re-implementation of their forward (torch.nn.functional: ELU MLP on 2 s - 1 for PF
     and PB, ReLU MLP with logZ_value at s0 for log F) on model_check.pt's states matches the
     outputs gfn-runtime computed within 1e-5.
+A polar Box run (N_COMPONENTS_S0 given): torchgfn's polar BoxPFMLP (last layer 1 + 3 K, and
+PFs0 [1, 5 K0]) and BoxPBMLP (3 K), ELU MLPs on the states themselves, PF's raw outputs being
+its last layer's and then PFs0 on every row.
 Usage: check_box_export.py RUN_DIR HIDDEN_DIM N_HIDDEN N_COMPONENTS TIED UNIFORM_PB LOSS
-(TIED, UNIFORM_PB: 0 or 1). Exit code 1 on a failure.
+[N_COMPONENTS_S0] (TIED, UNIFORM_PB: 0 or 1). Exit code 1 on a failure.
 """
 
 import os
@@ -40,11 +43,17 @@ def mlp_shapes(prefix, d, h, n_hidden, out, trunk=True):
     return shapes
 
 
-def expected_shapes(d, h, n_hidden, k, tied, uniform_pb, loss):
-    out = 1 + 3 * d * k  # exit / back-to-source logit, then k mixture logits, alphas, betas
-    shapes = mlp_shapes("pf.module", d, h, n_hidden, out)
+def expected_shapes(d, h, n_hidden, k, tied, uniform_pb, loss, k0):
+    if k0:  # polar: PF [exit, K logits, K alphas, K betas] + PFs0; PB [K logits, alphas, betas]
+        shapes = mlp_shapes("pf.module", d, h, n_hidden, 1 + 3 * k)
+        shapes["pf.module.PFs0"] = (1, 5 * k0)
+        pb_out = 3 * k
+    else:
+        out = 1 + 3 * d * k  # exit / back-to-source logit, then k mixture logits, alphas, betas
+        shapes = mlp_shapes("pf.module", d, h, n_hidden, out)
+        pb_out = out
     if not uniform_pb:
-        shapes.update(mlp_shapes("pb.module", d, h, n_hidden, out))  # tied: PF's trunk again
+        shapes.update(mlp_shapes("pb.module", d, h, n_hidden, pb_out))  # tied: PF's trunk again
     if loss in ("db", "subtb"):
         shapes.update(mlp_shapes("logF.module", d, h, n_hidden, 1))
         shapes["logF.module.logZ_value"] = ()
@@ -60,12 +69,12 @@ def mlp(state, prefix, x, n_hidden, activation):
     return F.linear(x, state[f"{prefix}.last_layer.weight"], state[f"{prefix}.last_layer.bias"])
 
 
-def main(run_dir, h, n_hidden, k, tied, uniform_pb, loss):
+def main(run_dir, h, n_hidden, k, tied, uniform_pb, loss, k0):
     state = torch.load(os.path.join(run_dir, "model_state_dict.pt"))
     ref = torch.load(os.path.join(run_dir, "model_check.pt"))
     states = ref["states"]
     d = states.shape[1]
-    shapes = expected_shapes(d, h, n_hidden, k, tied, uniform_pb, loss)
+    shapes = expected_shapes(d, h, n_hidden, k, tied, uniform_pb, loss, k0)
     got = {name: tuple(t.shape) for name, t in state.items()}
     expect(set(got) == set(shapes), f"names: missing {sorted(set(shapes) - set(got))}, "
            f"unexpected {sorted(set(got) - set(shapes))}")
@@ -79,9 +88,13 @@ def main(run_dir, h, n_hidden, k, tied, uniform_pb, loss):
             expect(torch.equal(state[name], state["pb" + name[2:]]), f"tied {name} differs")
     expect(torch.all(states[0] == 0) and states.shape[0] > 1, "check batch: s0 and samples")
     with torch.no_grad():
-        outputs = {"pf_logits": mlp(state, "pf.module", 2 * states - 1, n_hidden, F.elu)}
+        inputs = states if k0 else 2 * states - 1  # the Cartesian MLPs map to 2 s - 1
+        outputs = {"pf_logits": mlp(state, "pf.module", inputs, n_hidden, F.elu)}
+        if k0:
+            pfs0 = state["pf.module.PFs0"].expand(states.shape[0], -1)
+            outputs["pf_logits"] = torch.cat([outputs["pf_logits"], pfs0], dim=1)
         if not uniform_pb:
-            outputs["pb_logits"] = mlp(state, "pb.module", 2 * states - 1, n_hidden, F.elu)
+            outputs["pb_logits"] = mlp(state, "pb.module", inputs, n_hidden, F.elu)
         if loss in ("db", "subtb"):
             log_f = mlp(state, "logF.module", states, n_hidden, F.relu)
             log_f[torch.all(states == 0, 1)] = state["logF.module.logZ_value"]
@@ -96,7 +109,8 @@ def main(run_dir, h, n_hidden, k, tied, uniform_pb, loss):
 
 if __name__ == "__main__":
     run, h, n, k, tied, uniform, loss_name = sys.argv[1:8]
-    main(run, int(h), int(n), int(k), tied == "1", uniform == "1", loss_name)
+    k_s0 = int(sys.argv[8]) if len(sys.argv) > 8 else 0
+    main(run, int(h), int(n), int(k), tied == "1", uniform == "1", loss_name, k_s0)
     for failure in FAILURES:
         print(f"check_box_export: {failure}", file=sys.stderr)
     print("check_box_export: ok" if not FAILURES else "check_box_export: FAILED")

@@ -4,7 +4,8 @@
 // With GFN_CHECK_NO_EXACT set in the environment the run's environment cannot be enumerated:
 // its exact metrics must be null and it must define modes. With GFN_CHECK_CONTINUOUS set it
 // is a continuous environment (Box): l1_exact and l1_sampled null, the KDE jsd in [0, ln 2]
-// and a finite logz_error, and modes defined (Box: its 2^d top-reward corners).
+// and a finite logz_error, and modes defined (Box: its 2^d top-reward corners), a single
+// manager having found at least the modes the run reports.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
   // Buffer managers' own counts (buffer_manager_<rank>.json): every item the trainers
   // submitted is counted exactly once, no EXIT count mismatch, nothing rejected.
   if (s.contains("items_submitted") && s["roles"]["buffer_manager"] > 0) {
-    std::int64_t received = 0, submissions = 0, files = 0;
+    std::int64_t received = 0, submissions = 0, files = 0, manager_modes = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       const auto name = entry.path().filename().string();
       if (name.rfind("buffer_manager_", 0) != 0) continue;
@@ -125,10 +126,19 @@ int main(int argc, char** argv) {
       ++files;
       received += m["items_received"].get<std::int64_t>();
       submissions += m["submissions"].get<std::int64_t>();
+      manager_modes += m["modes_found"].get<std::int64_t>();
       check(m["exit_mismatches"] == 0, name + ": exit_mismatches == 0");
       check(m["rejected_messages"] == 0, name + ": rejected_messages == 0");
     }
     check(files == s["roles"]["buffer_manager"], "one buffer_manager_<rank>.json per manager");
+    // A continuous environment's modes are regions the manager finds in the float32 states it
+    // receives (their ids): one manager receives every trainer's, so it has found at least
+    // what the run reports.
+    if (continuous && files == 1) {
+      check(manager_modes >= s["modes_found"].get<std::int64_t>(),
+            "the manager's modes_found (" + std::to_string(manager_modes) +
+                ") >= the run's modes_found (" + s["modes_found"].dump() + ")");
+    }
     check(received == s["items_submitted"].get<std::int64_t>(),
           "items received by the managers == items submitted by the trainers (" +
               std::to_string(received) + " vs " + s["items_submitted"].dump() + ")");

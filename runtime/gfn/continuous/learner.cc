@@ -165,9 +165,12 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   r.seconds.sample = seconds_since(t);
 
   t = Clock::now();
-  // The policies themselves (temperature 1) in the loss, whatever the sampling temperature.
-  const LossValue value =
-      continuous_loss(train_, trajs, continuous_log_probs(gfn, trajs), model_->log_z());
+  // The policies themselves (temperature 1) in the loss, or with
+  // train.loss_at_sampling_temperature the tempered policies that sampled (train_box.py).
+  const double loss_temperature =
+      train_.loss_at_sampling_temperature ? train_.sampling_temperature(counts_.iterations) : 1.0;
+  const LossValue value = continuous_loss(
+      train_, trajs, continuous_log_probs(gfn, trajs, loss_temperature), model_->log_z());
   r.seconds.loss = seconds_since(t);
   t = Clock::now();
   optimizer_->zero_grad();

@@ -6,11 +6,12 @@
 // benchmark/lib_runners/torchgfn_runner.py), as tests/runtime/gfn/continuous/training_test.cc:
 // one iteration samples batch_size fresh trajectories from s0 with PF
 // (sample_continuous_trajectories, sampler.h; train.temperature), recomputes log PF / log PB /
-// log F in one forward (continuous_log_probs), takes train.loss (continuous_loss, loss.h: tb,
-// zvar, db, subtb), backward, the gradient hook, one AdamW step (optimizer.h: PF / PB / log F
-// at train.lr with train.weight_decay, logZ at train.lr_logz; engine.optimizer flat or torch).
-// For zvar (no learned logZ) the logZ parameter holds the loss' estimate, as on the discrete
-// Learner; for db and subtb logZ is log F(s0) of the log F network (torchgfn's
+// log F in one forward (continuous_log_probs; at temperature 1, or at the sampling temperature
+// with train.loss_at_sampling_temperature as train_box.py), takes train.loss (continuous_loss,
+// loss.h: tb, zvar, db, subtb), backward, the gradient hook, one AdamW step (optimizer.h: PF / PB /
+// log F at train.lr with train.weight_decay, logZ at train.lr_logz; engine.optimizer flat or
+// torch). For zvar (no learned logZ) the logZ parameter holds the loss' estimate, as on the
+// discrete Learner; for db and subtb logZ is log F(s0) of the log F network (torchgfn's
 // BoxStateFlowModule, estimators.h), learned by the optimizer step.
 //
 // The model (continuous/estimators.h ContinuousModel): model.hidden_dim, model.n_hidden,

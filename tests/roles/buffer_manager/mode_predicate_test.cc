@@ -1,4 +1,5 @@
 #include "roles/buffer_manager/mode_predicate.h"
+#include "runtime/gfn/env/box_options.h"
 #include "runtime/gfn/env/env_options.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,23 @@ TEST(EnvironmentModePredicate, AnEnvironmentWithoutModesFlagsNone) {
   const auto is_mode = environment_mode_predicate(env);
   const std::vector<std::int64_t> states(8 * 3, 7);
   EXPECT_EQ(is_mode(states, 8), std::vector<bool>(3, false));
+}
+
+// A continuous environment's modes (Box 2-D: the 4 corner squares where every
+// 0.3 < |x_i - 0.5| < 0.4, id = sum over i of [x_i > 0.5] 2^i): the ids of the rows in a mode,
+// in row order; without the corner tiers (R1 = R2 = 0) the Box has no modes and no function.
+TEST(EnvironmentFloatModeHits, GivesTheBoxCornerIds) {
+  core::EnvOptions env;
+  env.name = "box";
+  const auto hits = environment_float_mode_hits(env);
+  ASSERT_TRUE(hits);
+  const std::vector<float> states{0.15f, 0.15f, 0.85f, 0.15f, 0.5f,  0.5f,
+                                  0.85f, 0.85f, 0.15f, 0.86f, 0.85f, 0.15f};
+  EXPECT_EQ(hits(states, 2), (std::vector<std::int64_t>{0, 1, 3, 2, 1}));
+  auto& box = env.get<core::BoxEnvOptions>();
+  box.R1 = 0;
+  box.R2 = 0;
+  EXPECT_FALSE(environment_float_mode_hits(env));
 }
 
 // The memoized predicate (what the manager runs) answers as core::Environment::is_mode

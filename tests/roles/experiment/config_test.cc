@@ -534,8 +534,9 @@ TEST_F(ConfigFileTest, ContinuousEnvironmentKeysAndRefusals) {
 }
 
 // env.name box_polar loads its own keys (n_components_s0) with train_box.py's
-// defaults; train.gradient_clamp and train.temperature_start load with a continuous
-// environment and are refused, naming the key, with a discrete one.
+// defaults and exports; train_box.py's train keys (gradient_clamp, temperature_start,
+// lr_decay, loss_at_sampling_temperature) load with a continuous environment and are refused,
+// naming the key, with a discrete one.
 TEST_F(ConfigFileTest, BoxPolarKeysAndContinuousOnlyTrainKeys) {
   const std::string polar = write("polar.yaml", "env:\n  name: box_polar\n  n_components_s0: 3\n");
   const ExperimentConfig c = load_config(polar, {"train.gradient_clamp=10"});
@@ -545,8 +546,10 @@ TEST_F(ConfigFileTest, BoxPolarKeysAndContinuousOnlyTrainKeys) {
   EXPECT_EQ(o.n_components_s0, 3);
   EXPECT_EQ(o.max_concentration, 5.1);
   EXPECT_EQ(c.train.gradient_clamp, 10);
-  for (const std::string set :
-       {"train.gradient_clamp=10", "train.temperature_start=2", "train.lr_decay=0.5"}) {
+  // The polar Box exports under torchgfn's polar estimator names (BoxPFMLP, PFs0).
+  EXPECT_TRUE(load_config(polar, {"output.export=true"}).output.export_model);
+  for (const std::string set : {"train.gradient_clamp=10", "train.temperature_start=2",
+                                "train.lr_decay=0.5", "train.loss_at_sampling_temperature=true"}) {
     EXPECT_NO_THROW(load_config(polar, {set})) << set;
     EXPECT_THAT(error_of(polar, {set, "env.name=hypergrid"}),
                 AllOf(HasSubstr(set.substr(0, set.find('='))),

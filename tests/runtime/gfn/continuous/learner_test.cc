@@ -453,6 +453,38 @@ TEST(TrainOptions, LearningRateScaleFollowsTrainBoxMilestones) {
   EXPECT_EQ(t.learning_rate_scale(249), 0.25);
 }
 
+// train.loss_at_sampling_temperature: with the sampling temperature 1 the loss is the same
+// (same seed, same samples); annealed from 3, the first loss differs from the loss at
+// temperature 1 and equals that of a learner sampling at a constant 3 (the iteration's
+// sampling temperature, not train.temperature); the discrete learner refuses the key.
+TEST(ContinuousLearner, LossAtSamplingTemperatureReadsTheTemperedPolicies) {
+  TrainOptions plain;
+  plain.n_iterations = 4;
+  TrainOptions tempered = plain;
+  tempered.loss_at_sampling_temperature = true;
+  {
+    ContinuousLearner a(box_env(), small_model(), plain, 3);
+    ContinuousLearner b(box_env(), small_model(), tempered, 3);
+    EXPECT_EQ(losses(a, 2), losses(b, 2)) << "temperature 1: nothing changes";
+  }
+  plain.temperature_start = tempered.temperature_start = 3.0;
+  TrainOptions constant = tempered;
+  constant.temperature_start = 0.0;
+  constant.temperature = 3.0;
+  ContinuousLearner a(box_env(), small_model(), plain, 3);
+  ContinuousLearner b(box_env(), small_model(), tempered, 3);
+  ContinuousLearner c(box_env(), small_model(), constant, 3);
+  const double at_one = a.train_iteration(16).loss;
+  const double annealed = b.train_iteration(16).loss;
+  EXPECT_NE(at_one, annealed);
+  EXPECT_EQ(annealed, c.train_iteration(16).loss);
+  EnvOptions grid;  // hypergrid
+  TrainOptions only_this;
+  only_this.loss_at_sampling_temperature = true;
+  expect_refused("train.loss_at_sampling_temperature",
+                 [&] { make_agent(grid, small_model(), only_this, 0); });
+}
+
 // A learner with train.lr_decay trains as one without until the first milestone, then
 // differently; the discrete learner refuses the key.
 TEST(ContinuousLearner, LearningRateDecayActsFromTheFirstMilestone) {
