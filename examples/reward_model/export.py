@@ -8,7 +8,7 @@ MLP over the sequence's bits, is fitted by least squares to log R on random sequ
 sequences a few bits from the modes, then saved with torch.jit.save. Its forward takes the
 states as gfn-train holds them, int64 [B, n / k] words, and returns log R, float32 [B].
 
-    python3 examples/reward_model/export.py --out proxy.pt
+    python3 examples/reward_model/export.py --out "$out/proxy.pt"   # out: outside the checkout
 """
 import argparse
 

@@ -2,9 +2,10 @@
 # `cmake --install` and the CMake package (docs/install.md): installs BUILD_DIR into a fresh
 # prefix, checks the programs and headers are there and run, builds tests/install/consumer
 # against the prefix with find_package(GfnRuntime 0.1 CONFIG REQUIRED) and runs it, checks
-# that asking for version 9.0 is refused, and builds the environment plugin
-# examples/custom_env against the prefix (its README's three commands) and trains on it with
-# the installed gfn-train (exact validation in summary.json).
+# that asking for version 9.0 is refused, and runs examples/custom_env/README.md's commands
+# (tests/examples/run_readme.py): the plugin built against the prefix and trained by the
+# installed gfn-train (exact validation in summary.json), and examples/continuous_env/
+# README.md's (a continuous plugin), every output outside the checkout.
 #   install_test.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1 work=$2
@@ -30,18 +31,30 @@ if cmake -S "$src/consumer" -B "$work/consumer9" -DCMAKE_PREFIX_PATH="$prefix" \
   echo "FAILED: find_package(GfnRuntime 9.0) accepted version 0.1"; exit 1
 fi
 grep -q "version" "$work/configure9.log" || { echo "FAILED: no version message"; exit 1; }
+# examples/custom_env/README.md's commands as written (out= a directory outside the checkout),
+# with the installed prefix: nothing may land in the source tree; the run's numbers are the
+# README's (250 iterations of 128 out of 32,000 trajectories, the plugin's 19 modes).
 examples=$(cd "$src/../../examples" && pwd)
-cmake -S "$examples/custom_env" -B "$work/build-coins" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >"$work/coins-configure.log" 2>&1 || { cat "$work/coins-configure.log"; exit 1; }
-cmake --build "$work/build-coins" -j2 >"$work/coins-build.log" 2>&1 || { tail -30 "$work/coins-build.log"; exit 1; }
-(cd "$work" && "$prefix/bin/gfn-train" --config "$examples/custom_env/coins.yaml" \
-   --set train.n_trajectories=2560 --set output.progress=off --set output.dir="$work/coins-run" \
-   >"$work/coins-run.log" 2>&1) || { echo "FAILED: gfn-train on the plugin"; cat "$work/coins-run.log"; exit 1; }
-python3 - "$work/coins-run/summary.json" <<'PY' || exit 1
+/usr/bin/python3 "$src/../examples/run_readme.py" "$examples/custom_env/README.md" \
+  "$work/coins" --prefix "$prefix" >"$work/coins-readme.log" 2>&1 ||
+  { echo "FAILED: examples/custom_env/README.md"; tail -40 "$work/coins-readme.log"; exit 1; }
+python3 - "$work/coins/run/summary.json" <<'PY' || exit 1
 import json, math, sys
 s = json.load(open(sys.argv[1]))
-if s["iterations"] != 20 or not (0 <= s["l1_exact"] <= 2) or s["n_modes"] != 19:
+if s["iterations"] != 250 or not (0 <= s["l1_exact"] <= 2) or s["n_modes"] != 19:
     print("FAILED: the plugin run's summary", {k: s[k] for k in ("iterations", "l1_exact", "n_modes")})
+    sys.exit(1)
+PY
+# examples/continuous_env/README.md's commands the same way: the continuous plugin built
+# against the prefix, 500 iterations of its config.
+/usr/bin/python3 "$src/../examples/run_readme.py" "$examples/continuous_env/README.md" \
+  "$work/ring_box" --prefix "$prefix" >"$work/ring-box-readme.log" 2>&1 ||
+  { echo "FAILED: examples/continuous_env/README.md"; tail -40 "$work/ring-box-readme.log"; exit 1; }
+python3 - "$work/ring_box/run/summary.json" <<'PY' || exit 1
+import json, math, sys
+s = json.load(open(sys.argv[1]))
+if s["iterations"] != 500 or not math.isfinite(s["logz"]):
+    print("FAILED: the continuous plugin run's summary", {k: s[k] for k in ("iterations", "logz")})
     sys.exit(1)
 PY
 echo "PASS: installed, a consumer and an environment plugin built against the package"
