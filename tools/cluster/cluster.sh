@@ -14,6 +14,10 @@
 #                                          nodes (hostfile node0..node(N-1), TCP on eth0 between
 #                                          nodes, shared memory within one), always down after;
 #                                          prints each node's eth0 byte counters at the end
+#   cluster.sh [--name NAME] torchrun N K ARGS..    up N, then on every node torchrun --nnodes N
+#                                          --nproc_per_node K --rdzv_backend c10d
+#                                          --rdzv_endpoint node0:29400 ARGS (Debian's
+#                                          python3 -m torch.distributed.run), always down after
 #
 # Needs root, iproute2 (ip netns), util-linux (unshare, nsenter); refuses clearly otherwise.
 # NAME (default gfnc) prefixes every namespace and file, so two names can coexist; two runs of
@@ -112,11 +116,34 @@ cluster_mpirun() {
   return "$rc"
 }
 
+cluster_torchrun() {
+  local n=$1 k=$2 i rc=0
+  shift 2
+  trap down EXIT INT TERM
+  up "$n"
+  local pids=()
+  for i in $(seq 0 $((n - 1))); do
+    # --redirects 1 --tee 2: torch 1.13's torchrun under Python 3.11 cannot parse its default
+    # "0" (Std.from_str finds no zero-valued flag), so stdout goes to its log_dir and stderr,
+    # where gfn-train logs, to the console and the log_dir.
+    nsenter --uts="$run/uts-n$i" ip netns exec "$name-n$i" /usr/bin/python3 -m \
+      torch.distributed.run --nnodes "$n" --nproc_per_node "$k" --rdzv_backend c10d \
+      --rdzv_endpoint node0:29400 --rdzv_id "$name" --redirects 1 --tee 2 \
+      --log_dir "$run/torchrun-node$i" "$@" &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { rc=$?; echo "cluster.sh: torchrun on node$i exited with $rc" >&2; }
+  done
+  return "$rc"
+}
+
 case "${1:-}" in
   up) up "${2:?up N}" ;;
   down) down ;;
   exec) shift; exec_on "${1:?exec I CMD...}" "${@:2}" ;;
   rsh-agent) host=${2:?rsh-agent HOST CMD...}; shift 2; exec_on "${host#node}" /bin/sh -c "$*" ;;
   mpirun) shift; cluster_mpirun "${1:?mpirun N ARGS...}" "${@:2}" ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+  torchrun) shift; cluster_torchrun "${1:?torchrun N K ARGS...}" "${2:?torchrun N K ARGS...}" "${@:3}" ;;
+  *) sed -n '2,27p' "$0" >&2; exit 2 ;;
 esac
