@@ -17,7 +17,8 @@
 #   cluster.sh [--name NAME] torchrun N K ARGS..    up N, then on every node torchrun --nnodes N
 #                                          --nproc_per_node K --rdzv_backend c10d
 #                                          --rdzv_endpoint node0:29400 ARGS (Debian's
-#                                          python3 -m torch.distributed.run), always down after
+#                                          python3 -m torch.distributed.run), always down after;
+#                                          the byte counters as for mpirun
 #
 # Needs root, iproute2 (ip netns), util-linux (unshare, nsenter); refuses clearly otherwise.
 # NAME (default gfnc) prefixes every namespace and file, so two names can coexist; two runs of
@@ -98,6 +99,15 @@ exec_on() {
   exec nsenter --uts="$run/uts-n$i" ip netns exec "$name-n$i" "$@"
 }
 
+report_traffic() {  # what crossed the bridge, per node
+  local i stats
+  for i in $(seq 0 $(($1 - 1))); do
+    stats=/sys/class/net/eth0/statistics
+    echo "cluster.sh: node$i eth0 rx_bytes $(ip netns exec "$name-n$i" cat $stats/rx_bytes)" \
+      "tx_bytes $(ip netns exec "$name-n$i" cat $stats/tx_bytes)" >&2
+  done
+}
+
 cluster_mpirun() {
   local n=$1 i
   shift
@@ -109,10 +119,7 @@ cluster_mpirun() {
     --hostfile "$run/hostfile" --mca plm_rsh_agent "$here/cluster.sh --name $name rsh-agent" \
     --mca btl tcp,vader,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 "$@" ||
     rc=$?
-  for i in $(seq 0 $((n - 1))); do  # what crossed the bridge, per node
-    echo "cluster.sh: node$i eth0 rx_bytes $(ip netns exec "$name-n$i" cat /sys/class/net/eth0/statistics/rx_bytes)" \
-      "tx_bytes $(ip netns exec "$name-n$i" cat /sys/class/net/eth0/statistics/tx_bytes)" >&2
-  done
+  report_traffic "$n"
   return "$rc"
 }
 
@@ -135,6 +142,7 @@ cluster_torchrun() {
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { rc=$?; echo "cluster.sh: torchrun on node$i exited with $rc" >&2; }
   done
+  report_traffic "$n"
   return "$rc"
 }
 
@@ -145,5 +153,5 @@ case "${1:-}" in
   rsh-agent) host=${2:?rsh-agent HOST CMD...}; shift 2; exec_on "${host#node}" /bin/sh -c "$*" ;;
   mpirun) shift; cluster_mpirun "${1:?mpirun N ARGS...}" "${@:2}" ;;
   torchrun) shift; cluster_torchrun "${1:?torchrun N K ARGS...}" "${2:?torchrun N K ARGS...}" "${@:3}" ;;
-  *) sed -n '2,27p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac
