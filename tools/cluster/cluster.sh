@@ -153,5 +153,5 @@ case "${1:-}" in
   rsh-agent) host=${2:?rsh-agent HOST CMD...}; shift 2; exec_on "${host#node}" /bin/sh -c "$*" ;;
   mpirun) shift; cluster_mpirun "${1:?mpirun N ARGS...}" "${@:2}" ;;
   torchrun) shift; cluster_torchrun "${1:?torchrun N K ARGS...}" "${2:?torchrun N K ARGS...}" "${@:3}" ;;
-  *) sed -n '2,27p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
 esac
