@@ -21,8 +21,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Phases 1-4 of roles/job/job_phases.h on this rank, then the transport's end and the
-/// plots. Returns 0.
+/// Phases 1-4 of roles/job/job_phases.h on this rank, then the transport's end, the plots
+/// and, on the rank that wrote summary.json, the population's result as the last line.
+/// Returns 0.
 int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
               Clock::time_point t_start, const checkpoint::OpenedCheckpoint* resume,
               int restart_count) {
@@ -45,7 +46,8 @@ int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
   JobFacts facts;
   facts.restart_count = restart_count;
   facts.peak_rss_bytes = report_timings(ctx, config, timing);
-  if (writes_summary) write_summary(ctx, config, trainer, t_start, facts);
+  std::string result;  // the population's line, the job's last
+  if (writes_summary) result = write_summary(ctx, config, trainer, t_start, facts);
   ctx.cleanup();
   // output.plots: after the transport is closed, so that no rank waits for the plots.
   if (config.output.plots && writes_summary) {
@@ -56,6 +58,7 @@ int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
       spdlog::warn("{}", plots.message);
     }
   }
+  if (writes_summary) spdlog::info("{}", result);
   return 0;
 }
 

@@ -7,13 +7,15 @@
 //   3. report_timings every rank's step timings to rank 0: time and load-imbalance reports,
 //                     timing.json (reports.cc; collective over WORLD);
 //   4. write_summary  trainer-group rank 0: summary.json, modes_timeline.csv, config.yaml
-//                     (reports.cc).
+//                     (reports.cc); after the plots it logs the population's result as
+//                     the job's last line.
 // Blocking and collective as each says. Not thread-safe. Errors: the roles' errors,
 // std::runtime_error when a file cannot be written.
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "roles/context/distributed_context.h"
@@ -74,10 +76,12 @@ struct JobFacts {
 std::vector<std::int64_t> report_timings(DistributedContext& ctx,
                                          const roles::ExperimentConfig& config,
                                          const timing::TimingTable& timing);
-/// Trainer-group rank 0: summary.json (docs/outputs.md "summary.json"), modes_timeline.csv and
-/// config.yaml; `t_start` is the job's start (wall_s).
-void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
-                   const JobFacts& facts);
+/// Trainer-group rank 0: summary.json (docs/outputs.md "summary.json"; its first keys the
+/// population's result: "result", the line population_line gives, and "population"),
+/// modes_timeline.csv and config.yaml; `t_start` is the job's start (wall_s). Returns the
+/// population's line ("modes found 255/256 by the population (agents: ...)").
+std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                          const TrainerOutcome& trainer,
+                          std::chrono::steady_clock::time_point t_start, const JobFacts& facts);
 
 }  // namespace gfn::roles

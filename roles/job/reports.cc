@@ -182,9 +182,9 @@ std::vector<std::int64_t> report_timings(DistributedContext& ctx,
   return rss;
 }
 
-void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
-                   const TrainerOutcome& trainer, std::chrono::steady_clock::time_point t_start,
-                   const JobFacts& facts) {
+std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
+                          const TrainerOutcome& trainer,
+                          std::chrono::steady_clock::time_point t_start, const JobFacts& facts) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const auto& result = trainer.result;
@@ -206,10 +206,20 @@ void write_summary(DistributedContext& ctx, const roles::ExperimentConfig& confi
           : static_cast<double>(config.train.batch_size);
   output::write_text(dir + "/modes_timeline.csv",
                      modes_timeline_csv(result.agent_reports, per_iteration));
-  output::write_json(dir + "/summary.json", summary);
+  // The population's result first ("result", "population"), then the other keys in order.
+  const PopulationModes population{result.final_metrics.modes_found, result.final_metrics.n_modes,
+                                   result.agent_modes};
+  nlohmann::ordered_json ordered;
+  ordered["result"] = population_line(population);
+  ordered["population"] = nlohmann::ordered_json::parse(population_json(population));
+  for (const auto& [key, value] : summary.items()) {
+    ordered[key] = nlohmann::ordered_json::parse(value.dump());
+  }
+  output::write_text(dir + "/summary.json", ordered.dump(2) + "\n");
   output::write_text(dir + "/config.yaml", roles::to_yaml(config) + "\n");
   spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)", dir,
                result.iterations, wall_s, median(trainer.trainer_ms));
+  return ordered["result"].get<std::string>();
 }
 
 }  // namespace gfn::roles

@@ -1,6 +1,7 @@
 #include "roles/trainer/spawn_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -106,6 +107,40 @@ std::vector<AgentReport> gather_agent_reports(transport::Group& trainers, const 
     out.push_back(std::move(r));
   }
   return out;
+}
+
+std::vector<AgentModes> gather_agent_modes(transport::Group& trainers, const AgentModes& mine) {
+  const std::int64_t pair[2] = {mine.rank, mine.modes_found};
+  std::vector<std::int64_t> all(2 * static_cast<std::size_t>(trainers.size()));
+  trainers.all_gather(pair, 2, transport::DType::kInt64, all.data());
+  std::vector<AgentModes> out;
+  for (std::size_t i = 0; i < all.size(); i += 2) {
+    out.push_back({static_cast<int>(all[i]), all[i + 1]});
+  }
+  return out;
+}
+
+std::string population_line(const PopulationModes& population) {
+  if (population.n_modes <= 0) return "no modes: the environment defines none";
+  std::string split = "a single agent";
+  if (population.agents.size() > 1) {
+    std::vector<std::int64_t> counts;
+    for (const auto& a : population.agents) counts.push_back(a.modes_found);
+    split = fmt::format("agents: {}", fmt::join(counts, ", "));
+  }
+  return fmt::format("modes found {}/{} by the population ({})", population.modes_found,
+                     population.n_modes, split);
+}
+
+std::string population_json(const PopulationModes& population) {
+  nlohmann::ordered_json j;  // in this order: the union, the environment's modes, the split
+  j["modes_found"] = population.modes_found;
+  j["n_modes"] = population.n_modes > 0 ? nlohmann::ordered_json(population.n_modes) : nullptr;
+  j["agents"] = nlohmann::ordered_json::array();
+  for (const auto& a : population.agents) {
+    j["agents"].push_back({{"rank", a.rank}, {"modes_found", a.modes_found}});
+  }
+  return j.dump();
 }
 
 std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,

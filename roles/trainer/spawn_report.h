@@ -7,7 +7,9 @@
 //  - at the end both are gathered to trainer-group rank 0 (gather_spawn_report, collective
 //    over the trainer group), which writes the `spawn` object of summary.json and
 //    modes_timeline.csv: modes found vs wall seconds and vs trajectories, per agent
-//    (trainer rank) and in total (the union over the agents).
+//    (trainer rank) and in total (the union over the agents);
+//  - the population's result (PopulationModes): the modes all agents found together and
+//    each agent's own count, as summary.json's first keys and the job's last log line.
 // Not thread-safe. Errors: the trainer group's collective errors.
 
 #include <cstdint>
@@ -73,6 +75,34 @@ std::vector<AgentReport> gather_agent_reports(transport::Group& trainers, const 
 /// history, agent_spawn_json, in trainer order).
 std::string spawn_summary_json(const dist::spawn::SpawnOptions& options,
                                const std::vector<AgentReport>& reports);
+
+/// One agent's own count of modes found (its ModeTracker), for the population's result.
+struct AgentModes {
+  int rank = -1;  ///< global rank of the trainer (the agent)
+  std::int64_t modes_found = 0;
+};
+
+/// The population's result: the distinct modes found by all agents together (the union of
+/// their trackers), the environment's number of modes (0: it defines none) and each agent's
+/// own count, in trainer order (one entry for a single trainer).
+struct PopulationModes {
+  std::int64_t modes_found = 0;
+  std::int64_t n_modes = 0;
+  std::vector<AgentModes> agents;
+};
+
+/// Gathers every trainer's own count of modes found (`mine`) to every trainer, in trainer
+/// order. Collective over `trainers` (one all-gather of two int64 per trainer).
+std::vector<AgentModes> gather_agent_modes(transport::Group& trainers, const AgentModes& mine);
+
+/// The job's result in one line: "modes found 255/256 by the population (agents: 239, 241,
+/// 236, 240)"; one agent: "modes found 4/4 by the population (a single agent)"; an
+/// environment without modes: "no modes: the environment defines none".
+std::string population_line(const PopulationModes& population);
+
+/// summary.json "population" (a JSON object as text): modes_found, n_modes (null when the
+/// environment defines none) and agents ([{rank, modes_found}, ...] in trainer order).
+std::string population_json(const PopulationModes& population);
 
 /// modes_timeline.csv: header `agent,modes_found,iteration,trajectories,wall_s`, one row
 /// per first discovery of each agent (agent = its rank), then the `total` rows (the union:

@@ -99,8 +99,9 @@ void Trainer::finish() {
   if (buffer_) buffer_->finish(result_.iterations, result_);
 }
 
-// The final files (leader), the modes found by all trainers, and every trainer's mode
-// discoveries and spawn history gathered on the leader (roles/trainer/spawn_report.h).
+// The final files (leader), the modes found by all trainers, every trainer's own count of
+// them (on every trainer), and every trainer's mode discoveries and spawn history gathered
+// on the leader (roles/trainer/spawn_report.h).
 void Trainer::final_report() {
   if (leader_) write_final_files(config_, *agent_);
   const core::BatchCounts counts = agent_->batch_counts();
@@ -124,6 +125,8 @@ void Trainer::final_report() {
   result_.final_metrics.mode_probability =
       learner_ ? learner_->env().mode_probability().value_or(-1.0) : -1.0;
   const auto* modes = agent_->mode_tracker();
+  result_.agent_modes =
+      gather_agent_modes(trainers_, {transport_.rank(), modes ? modes->n_found() : 0});
   AgentReport mine;
   mine.rank = transport_.rank();
   mine.firsts = timeline_.firsts();

@@ -107,6 +107,9 @@ struct TrainerResult {
   /// Trainer-group rank 0 only: every trainer's mode discoveries and spawn history
   /// (roles/trainer/spawn_report.h), for summary.json "spawn" and modes_timeline.csv.
   std::vector<AgentReport> agent_reports;
+  /// Every trainer: each trainer's own count of modes found, in trainer order (the
+  /// population's split, summary.json "population").
+  std::vector<AgentModes> agent_modes;
 };
 
 struct TrainerSetup {

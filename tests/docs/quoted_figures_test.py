@@ -215,8 +215,8 @@ def cell_expectations(doc_root, spec):
     return out, errors
 
 
-# What the demo's log lines show: rank 0's progress lines and validations, and the
-# coordinator's summary (times left out).
+# What the demo's log lines show: rank 0's progress lines and validations, the
+# coordinator's summary and the population's result, the last line (times left out).
 LOG_PATTERNS = [
     re.compile(r"\] iteration (?P<id>\d+)/\d+: loss (?P<loss>\S+?), logZ (?P<logZ>\S+?), "
                r"modes found \(this trainer\) (?P<modes>\d+/\d+)"),
@@ -226,6 +226,7 @@ LOG_PATTERNS = [
                r"\d+\) (?P<l1_visited>[0-9.e-]+)"),
     re.compile(r"coordinator done .*: (?P<id>\d+) modes found over \d+ MODE_REPORTs; global "
                r"baseline (?P<baseline>[0-9.e-]+)"),
+    re.compile(r"\] modes found (?P<id>\d+/\d+) by the population \((?P<split>[^)]*)\)"),
 ]
 
 

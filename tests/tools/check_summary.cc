@@ -5,15 +5,19 @@
 // its exact metrics must be null and it must define modes. With GFN_CHECK_CONTINUOUS set it
 // is a continuous environment (Box): l1_exact and l1_sampled null, the KDE jsd in [0, ln 2]
 // and a finite logz_error, and modes defined (Box: its 2^d top-reward corners), a single
-// manager having found at least the modes the run reports.
+// manager having found at least the modes the run reports. summary.json must open with the
+// population's result ("result", "population"); with GFN_CHECK_LOG set (the run's log file)
+// the log's last line must be that result.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -24,6 +28,53 @@ void check(bool ok, const std::string& what) {
   if (!ok) {
     std::fprintf(stderr, "check_summary: FAILED: %s\n", what.c_str());
     ++failures;
+  }
+}
+
+/// The last non-empty line of the file at `path` ("" when it cannot be read).
+std::string last_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \r\t") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+/// summary.json opens with the population's result: "result" (the line), then "population"
+/// (the union over the agents and each agent's own count), consistent with `modes_found`;
+/// with GFN_CHECK_LOG set (a log file), the log's last line is that result.
+void check_population(const nlohmann::ordered_json& s, std::int64_t trainers) {
+  auto key = s.begin();
+  check(key != s.end() && key.key() == "result" && key->is_string(), "first key is \"result\"");
+  if (key == s.end() || ++key == s.end() || key.key() != "population") {
+    check(false, "second key is \"population\"");
+    return;
+  }
+  const auto& p = *key;
+  const std::int64_t found = p["modes_found"], n_modes = s["n_modes"];
+  check(found == s["modes_found"], "population.modes_found == modes_found");
+  check(p["agents"].size() == static_cast<std::size_t>(trainers), "one agent per trainer");
+  std::int64_t largest = 0, total = 0;
+  std::string counts;
+  for (const auto& a : p["agents"]) {
+    const std::int64_t own = a["modes_found"];
+    largest = std::max(largest, own);
+    total += own;
+    counts += (counts.empty() ? "" : ", ") + std::to_string(own);
+  }
+  check(largest <= found && found <= total, "max over agents <= population <= sum over agents");
+  const std::string expected =
+      n_modes <= 0 ? "no modes: the environment defines none"
+                   : "modes found " + std::to_string(found) + "/" + std::to_string(n_modes) +
+                         " by the population (" +
+                         (trainers == 1 ? "a single agent" : "agents: " + counts) + ")";
+  check(s["result"] == expected, "result \"" + expected + "\", got " + s["result"].dump());
+  if (const char* log = std::getenv("GFN_CHECK_LOG")) {
+    const auto last = last_line(log);
+    check(last.size() >= expected.size() &&
+              last.compare(last.size() - expected.size(), expected.size(), expected) == 0,
+          std::string("the last line of ") + log + " ends with the result; it is: " + last);
   }
 }
 
@@ -41,7 +92,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "check_summary: no %s/summary.json\n", dir.c_str());
     return 1;
   }
-  const auto s = nlohmann::json::parse(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto s = nlohmann::json::parse(text);
   // GFN_CHECK_NO_EXACT set (gfn_add_e2e_test NO_EXACT): an environment too large to enumerate,
   // whose exact metrics must be null and which must define modes instead.
   const bool continuous = std::getenv("GFN_CHECK_CONTINUOUS") != nullptr;
@@ -80,6 +132,7 @@ int main(int argc, char** argv) {
     check(s["n_modes"] >= 1, "n_modes >= 1 (the modes are the measure of a non-enumerable run)");
   }
   check(s["modes_found"] >= 0 && s["modes_found"] <= s["n_modes"], "0 <= modes_found <= n_modes");
+  check_population(nlohmann::ordered_json::parse(text), s["roles"]["trainer"]);
   check(s["ms_per_iteration"] > 0, "ms_per_iteration > 0");
   check(s["ms_per_iteration_per_trainer"].size() == s["roles"]["trainer"],
         "one ms figure per trainer");

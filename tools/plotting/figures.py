@@ -45,9 +45,39 @@ def _finite(xs, ys):
 
 
 def _no_data(ax, text):
+    """A panel without data says why, in one line."""
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
     ax.set_xticks([])
     ax.set_yticks([])
+
+
+class NotDrawn(Exception):
+    """A figure with no data in any panel is not drawn; str(e) says why, in one line."""
+
+
+def _not_drawn(fig, reason):
+    plt.close(fig)
+    raise NotDrawn(reason)
+
+
+def validation_off(run):
+    """True when the run's config.yaml has validation.enabled false."""
+    return (run.config.get("validation") or {}).get("enabled") is False
+
+
+VALIDATION_OFF = "validation off (validation.enabled: false)"
+
+
+def _no_validation_reason(runs, what):
+    """Why `what` (metrics.csv's columns) has no value in any of `runs`."""
+    if all(validation_off(run) for run in runs):
+        return VALIDATION_OFF
+    names = sorted({str(run.env.get("name")) for run in runs})
+    if all(not run.metrics.get("iteration") for run in runs):
+        return "no validation recorded (metrics.csv has no rows)"
+    if all(run.continuous for run in runs):
+        return f"{what}: not defined for a continuous environment ({', '.join(names)})"
+    return f"{what}: not computed, {', '.join(names)} not enumerable at this size"
 
 
 # ---- learned vs true terminating-state distribution -----------------------------------------
@@ -159,7 +189,8 @@ def distribution(run, path):
     """BitSequence with logp_logr.csv: Spearman scatter of log p vs log R; continuous
     environments (density.csv): learned and true density side by side; 2-D HyperGrid: two
     heat maps; other HyperGrids: per-coordinate marginals; other environments (DiscreteEBM,
-    small BitSequence without the test-set metric): states sorted by P_true, bars of both."""
+    small BitSequence without the test-set metric): states sorted by P_true, bars of both.
+    Raises NotDrawn (why) when the run has none of these files."""
     fig, axes = _figure("distribution.png")
     left, right = axes[0]
     if run.logp_logr is not None and run.logp_logr["log_p"]:
@@ -168,14 +199,12 @@ def distribution(run, path):
         return _continuous_density(run, fig, left, right, path)
     d = run.distribution
     name = run.env.get("name")
+    if d is None and validation_off(run):
+        _not_drawn(fig, VALIDATION_OFF)
     if d is None and run.continuous:
-        _no_data(left, f"{name}: no density.csv (validation off, or validation.n_samples 0)")
-        _no_data(right, "")
-        return _save(fig, path)
+        _not_drawn(fig, f"{name}: no density.csv (the environment has no target density)")
     if d is None:
-        _no_data(left, f"{name}: no distribution.csv\n(not enumerable, or validation off)")
-        _no_data(right, "")
-        return _save(fig, path)
+        _not_drawn(fig, f"{name}: no distribution.csv (not enumerable at this size)")
     coords = sorted((k for k in d if k.startswith("x") and k[1:].isdigit()),
                     key=lambda k: int(k[1:]))
     learned, true = np.array(d["p_learned"]), np.array(d["p_true"])
@@ -244,8 +273,12 @@ def _curves(ax, runs, table, x_key, y_key, label_suffix=""):
 
 
 def quality(runs, path):
-    """L1 exact / sampled / visited, JSD and |logZ error| vs iterations and vs wall time."""
+    """L1 exact / sampled / visited, JSD and |logZ error| vs iterations and vs wall time; a
+    panel without values says why (validation off, the environment not enumerable, ...).
+    Raises NotDrawn when no panel has a value."""
     fig, axes = _figure("quality.png", nrows=len(QUALITY_ROWS))
+    any_drawn = False
+    reasons = []
     for row, (title, keys) in enumerate(QUALITY_ROWS):
         for col, (x_key, x_label) in enumerate((("iteration", "iteration"),
                                                 ("elapsed_s", "wall time (s)"))):
@@ -257,9 +290,14 @@ def quality(runs, path):
                 ax.set_yscale("log")
                 ax.legend(fontsize="small")
             else:
-                _no_data(ax, "not defined for this environment")
+                reasons.append(_no_validation_reason(runs, ", ".join(keys)))
+                _no_data(ax, reasons[-1])
+            any_drawn |= drawn
             ax.set_title(title)
             ax.set_xlabel(x_label)
+    if not any_drawn:
+        _not_drawn(fig, reasons[0] if len(set(reasons)) == 1 else
+                   _no_validation_reason(runs, "L1, JSD, |logZ error|"))
     return _save(fig, path)
 
 
@@ -269,8 +307,10 @@ def _training_or_metrics(run):
 
 def _column_vs_iteration_and_time(runs, path, name, first_x, column, title, empty_note):
     """One figure, two axes: `column` of each run's training.csv (else metrics.csv) vs
-    `first_x` = (key, label) on the left and vs wall time on the right."""
+    `first_x` = (key, label) on the left and vs wall time on the right. Raises NotDrawn
+    (`empty_note`) when no run has the column."""
     fig, axes = _figure(name)
+    any_drawn = False
     for col, (x_key, x_label) in enumerate((first_x, ("elapsed_s", "wall time (s)"))):
         ax = axes[0][col]
         drawn = False
@@ -280,8 +320,11 @@ def _column_vs_iteration_and_time(runs, path, name, first_x, column, title, empt
             ax.legend(fontsize="small")
         else:
             _no_data(ax, empty_note)
+        any_drawn |= drawn
         ax.set_title(title)
         ax.set_xlabel(x_label)
+    if not any_drawn:
+        _not_drawn(fig, empty_note)
     return _save(fig, path)
 
 
@@ -291,17 +334,76 @@ def loss(runs, path):
                                          "loss", "no loss recorded")
 
 
+def population_title(run):
+    """summary.json "population" in a line: "modes found 255/256 by the population (agents:
+    239, 241, 236, 240)"; beyond 8 agents their range; None without it."""
+    p = (run.summary or {}).get("population")
+    if not isinstance(p, dict) or not isinstance(p.get("n_modes"), int):
+        return None
+    counts = [a.get("modes_found") for a in p.get("agents") or []]
+    if len(counts) <= 1:
+        split = "a single agent"
+    elif len(counts) <= 8:
+        split = "agents: " + ", ".join(str(c) for c in counts)
+    else:
+        split = f"{len(counts)} agents: {min(counts)} to {max(counts)} each"
+    return f"modes found {p.get('modes_found')}/{p['n_modes']} by the population ({split})"
+
+
+def _modes_panel(ax, runs, x_key, fallback_x):
+    """The population's curve of each run (modes_timeline.csv "total"; a lone run also each
+    agent's, thin), else trainer rank 0's (training.csv). True when something was drawn."""
+    drawn = False
+    for run in runs:
+        timeline = run.modes_timeline or {}
+        prefix = "" if len(runs) == 1 else f"{run.label} "
+        if "total" not in timeline:
+            drawn |= _curves(ax, [run], _training_or_metrics(run), fallback_x, "modes_found",
+                             " (trainer rank 0)")
+            continue
+        agents = sorted(a for a in timeline if a != "total") if len(runs) == 1 else []
+        for i, agent in enumerate(agents if len(agents) > 1 else []):
+            rows = timeline[agent]
+            ax.step([0.0] + rows[x_key], [0.0] + rows["modes_found"], where="post",
+                    color="tab:gray", linewidth=0.8, label="each agent" if i == 0 else None)
+        rows = timeline["total"]
+        ax.step([0.0] + rows[x_key], [0.0] + rows["modes_found"], where="post", linewidth=2.5,
+                label=f"{prefix}population", **({"color": "black"} if len(runs) == 1 else {}))
+        drawn = True
+    return drawn
+
+
 def modes(runs, path):
-    """Modes found (trainer rank 0) vs trajectories and vs wall time."""
-    return _column_vs_iteration_and_time(runs, path, "modes.png",
-                                         ("trajectories", "trajectories (all trainers)"),
-                                         "modes_found", "modes found", "no modes recorded")
+    """Modes found by the population (all agents together, modes_timeline.csv "total") vs
+    trajectories and vs wall time, each agent's curve thin beside it, the population's result
+    (summary.json "population") in the title; trainer rank 0's curve (training.csv) for a run
+    without modes_timeline.csv. Raises NotDrawn when the environment defines no modes or
+    nothing was recorded."""
+    fig, axes = _figure("modes.png")
+    if runs and all((run.summary or {}).get("n_modes") == 0 for run in runs):
+        _not_drawn(fig, "the environment defines no modes (summary.json n_modes 0)")
+    any_drawn = False
+    for ax, (x_key, fallback_x, x_label) in zip(axes[0], (
+            ("trajectories", "trajectories", "trajectories sampled (all agents)"),
+            ("wall_s", "elapsed_s", "wall time (s)"))):
+        drawn = _modes_panel(ax, runs, x_key, fallback_x)
+        if drawn:
+            ax.legend(fontsize="small")
+        ax.set_xlabel(x_label)
+        ax.set_ylabel("modes found")
+        any_drawn |= drawn
+    if not any_drawn:
+        _not_drawn(fig, "no modes recorded (no modes_timeline.csv rows, no training.csv)")
+    title = population_title(runs[0]) if len(runs) == 1 else None
+    fig.suptitle(f"{runs[0].label}: {title}" if title else "modes found by the population")
+    return _save(fig, path)
 
 
 def modes_agents(run, path):
     """modes_timeline.csv: modes found vs trajectories per agent (trainer rank) and for the
     population, and per buffer manager vs the terminating states it received
-    (buffer_manager_<rank>.json modes_timeline); final modes per agent and per manager."""
+    (buffer_manager_<rank>.json modes_timeline); final modes per agent and per manager.
+    Raises NotDrawn when neither recorded a mode."""
     fig, axes = _figure("modes_agents.png")
     left, right = axes[0]
     timeline = run.modes_timeline or {}
@@ -328,7 +430,8 @@ def modes_agents(run, path):
         left.set_ylabel("modes found")
         left.legend(fontsize="small")
     else:
-        _no_data(left, "no modes_timeline.csv")
+        _not_drawn(fig, "no agent or buffer manager recorded a mode (no modes_timeline.csv "
+                   "rows, no buffer_manager_<rank>.json)")
     names, counts, colors = [], [], []
     for agent in sorted(a for a in timeline if a != "total"):
         names.append(f"agent {agent}")
@@ -344,23 +447,22 @@ def modes_agents(run, path):
         right.set_ylabel("modes found")
         right.tick_params(axis="x", labelrotation=45)
     else:
-        _no_data(right, "no agents or buffer managers reported modes")
+        _no_data(right, "no agent or buffer manager reported its final count")
     fig.suptitle(f"{run.label}: modes per agent and manager")
     return _save(fig, path)
 
 
 # ---- time per step and rank ------------------------------------------------------------------
 
-def timing(run, path):
-    """timing.json as stacked bars: per trainer rank the total time of each step, and per
-    step the load-imbalance report (useful work and waiting for the slowest rank)."""
+def timing_figure(run):
+    """timing.png's figure (not saved): per trainer rank the stacked seconds of each step
+    (legend beside the bars), and per step the load-imbalance report as horizontal bars, one
+    step name per row so that no two names share a line. Raises NotDrawn without timing.json."""
     fig, axes = _figure("timing.png")
     left, right = axes[0]
     trainers = (run.timing or {}).get("trainers")
     if not trainers:
-        _no_data(left, "no timing.json")
-        _no_data(right, "")
-        return _save(fig, path)
+        _not_drawn(fig, "no timing.json (trainers' time report)")
     ranks = trainers["ranks"]
     labels = [str(r["rank"]) for r in ranks]
     bottom = np.zeros(len(ranks))
@@ -371,18 +473,29 @@ def timing(run, path):
     left.set_title("time per step and trainer rank")
     left.set_xlabel("rank")
     left.set_ylabel("seconds (sum over iterations)")
-    left.legend(fontsize="small")
+    handles, names = left.get_legend_handles_labels()  # top to bottom, as stacked
+    left.legend(handles[::-1], names[::-1], fontsize="small", loc="upper left",
+                bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     imbalance = trainers.get("load_imbalance", [])
     steps = [s["step"] for s in imbalance]
     useful = np.array([s["useful_s"] for s in imbalance])
     waiting = np.array([s["waiting_s"] for s in imbalance])
-    right.bar(steps, useful, label="useful (mean over ranks)")
-    right.bar(steps, waiting, bottom=useful, label="waiting (max − mean)")
+    rows = np.arange(len(steps))
+    right.barh(rows, useful, label="useful (mean over ranks)")
+    right.barh(rows, waiting, left=useful, label="waiting (max − mean)")
+    right.set_yticks(rows, steps)
+    right.invert_yaxis()  # the first step on top, as in the time report
     right.set_title("load imbalance per step")
-    right.set_ylabel("seconds (sum over iterations)")
-    right.legend(fontsize="small")
+    right.set_xlabel("seconds (sum over iterations)")
+    right.legend(fontsize="small", loc="best")
     fig.suptitle(f"{run.label}: trainers' time report")
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
+
+
+def timing(run, path):
+    """timing.json as stacked bars (timing_figure) in `path`."""
+    return _save(timing_figure(run), path)
 
 
 # ---- gfn-bench-discovery's curves -----------------------------------------------------------

@@ -108,5 +108,24 @@ TEST(SpawnReport, TimelinePerAgentAndUnionAtTheEarliestDiscovery) {
             "total,2,4,250,0.500\n");
 }
 
+TEST(PopulationModes, LineNamesThePopulationFirstAndEachAgentBeside) {
+  const PopulationModes four{255, 256, {{0, 239}, {1, 241}, {2, 236}, {3, 240}}};
+  EXPECT_EQ(population_line(four),
+            "modes found 255/256 by the population (agents: 239, 241, 236, 240)");
+  const PopulationModes one{4, 4, {{0, 4}}};
+  EXPECT_EQ(population_line(one), "modes found 4/4 by the population (a single agent)");
+  const PopulationModes none{0, 0, {{0, 0}, {1, 0}}};
+  EXPECT_EQ(population_line(none), "no modes: the environment defines none");
+}
+
+TEST(PopulationModes, JsonHoldsTheUnionAndTheSplitInTrainerOrder) {
+  const auto j = nlohmann::json::parse(population_json({7, 16, {{0, 5}, {2, 6}}}));
+  EXPECT_EQ(j["modes_found"], 7);
+  EXPECT_EQ(j["n_modes"], 16);
+  EXPECT_EQ(j["agents"],
+            nlohmann::json::parse(R"([{"rank":0,"modes_found":5},{"rank":2,"modes_found":6}])"));
+  EXPECT_TRUE(nlohmann::json::parse(population_json({0, 0, {{0, 0}}}))["n_modes"].is_null());
+}
+
 }  // namespace
 }  // namespace gfn::roles

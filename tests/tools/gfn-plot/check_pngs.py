@@ -4,8 +4,10 @@ PNG tools/gfn-plot writes exists, is a non-empty PNG of the expected pixel size,
 data files it reads were written. --density (a continuous run): density.csv has the grid
 columns and three densities each summing to 1 (p_true "nan" only beyond 2 dimensions, where
 the grid is 2-D), and distribution.png holds heat maps or curves, not a one-line note.
-Usage: check_pngs.py RUN_DIR [--density] [--data FILE ...] (default: DATA_FILES). Exit code 1
-on a failure."""
+--skipped NAME ...: PNGs that must not be drawn (no data), each named with its reason by a
+"gfn-plot: skipped NAME: <why>" line of RUN_DIR.log (run_plots_e2e.sh keeps the log there).
+Usage: check_pngs.py RUN_DIR [--density] [--skipped NAME ...] [--data FILE ...] (default:
+DATA_FILES). Exit code 1 on a failure."""
 
 import csv
 import math
@@ -58,12 +60,31 @@ def check_density(run_dir):
     return failures
 
 
-def main(run_dir, data_files, density=False):
+def check_skipped(run_dir, skipped):
+    """The failures of the PNGs that must be skipped: absent, and the log says why."""
+    failures = []
+    try:
+        with open(run_dir + ".log") as f:
+            log = f.read()
+    except OSError:
+        log = ""
+    for name in skipped:
+        if os.path.exists(os.path.join(run_dir, name)):
+            failures.append(f"{name} drawn without data")
+        if f"gfn-plot: skipped {name}: " not in log:
+            failures.append(f"{run_dir}.log does not say why {name} is skipped")
+    return failures
+
+
+def main(run_dir, data_files, density=False, skipped=()):
     failures = check_density(run_dir) if density else []
+    failures += check_skipped(run_dir, skipped)
     for name in data_files:
         if not os.path.isfile(os.path.join(run_dir, name)):
             failures.append(f"{name} missing")
     for name, size in EXPECTED.items():
+        if name in skipped:
+            continue
         path = os.path.join(run_dir, name)
         if not os.path.isfile(path):
             failures.append(f"{name} missing")
@@ -80,11 +101,25 @@ def main(run_dir, data_files, density=False):
     for f in failures:
         print(f"check_pngs: {f}", file=sys.stderr)
     if not failures:
-        print(f"check_pngs: {len(EXPECTED)} PNGs of the expected size in {run_dir}")
+        print(f"check_pngs: {len(EXPECTED) - len(skipped)} PNGs of the expected size in "
+              f"{run_dir}" + (f", {', '.join(skipped)} skipped with a reason" if skipped else ""))
     return 1 if failures else 0
+
+
+def option_values(args, flag):
+    """The values after `flag` up to the next --option (None when `flag` is absent)."""
+    if flag not in args:
+        return None
+    values = []
+    for a in args[args.index(flag) + 1:]:
+        if a.startswith("--"):
+            break
+        values.append(a)
+    return values
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    data = args[args.index("--data") + 1:] if "--data" in args else DATA_FILES
-    sys.exit(main(args[0], data, density="--density" in args))
+    data = option_values(args, "--data")
+    sys.exit(main(args[0], DATA_FILES if data is None else data, density="--density" in args,
+                  skipped=tuple(option_values(args, "--skipped") or ())))

@@ -2,18 +2,27 @@
 """tools/plotting/figures.py without gfn-train: Spearman's rho (ties averaged, as
 runtime/gfn/rank_correlation.h), and synthetic run directories drawn into PNGs of the
 documented size: a BitSequence run with logp_logr.csv (the Spearman scatter), a spawn run
-with modes_timeline.csv and two buffer managers, and a run with neither (notes, no crash);
-continuous runs with density.csv (d = 3: the first two coordinates' marginal, said in the
-title; d = 1: curves) and without it (a note, no discrete file looked for).
+with modes_timeline.csv and two buffer managers (modes.png: the population's curve and
+result), and a run with neither (not drawn, the reason given); continuous runs with
+density.csv (d = 3: the first two coordinates' marginal, said in the title; d = 1: curves)
+and without it (not drawn); a run with validation off (quality.png and distribution.png not
+drawn, "validation off (validation.enabled: false)" said by gfn-plot, a stale PNG removed);
+a continuous run's quality.png (the panels without values say why). Every figure drawn is
+checked for text labels whose bounding boxes intersect, timing.png with every step name the
+trainers record (roles/**/*.cc add_time).
 Usage: figures_test.py TOOLS_DIR WORK_DIR. Exit code 1 on a failure."""
 
+import glob
 import math
 import os
+import re
 import shutil
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, sys.argv[1])
+import matplotlib.text  # noqa: E402
 from plotting import figures  # noqa: E402
 from plotting.run_dir import RunDir  # noqa: E402
 
@@ -25,6 +34,132 @@ FAILURES = []
 def expect(condition, what):
     if not condition:
         FAILURES.append(what)
+
+
+def drawn_texts(fig):
+    """(text, window extent) of every non-empty text the figure draws (tick labels of ticks
+    in view, titles, axis labels, legend entries, notes), recorded while fig.canvas.draw()."""
+    drawn = []
+    original = matplotlib.text.Text.draw
+
+    def record(self, renderer):
+        original(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append((self.get_text(), self.get_window_extent(renderer)))
+
+    matplotlib.text.Text.draw = record
+    try:
+        fig.canvas.draw()
+    finally:
+        matplotlib.text.Text.draw = original
+    return drawn
+
+
+def text_overlaps(fig):
+    """Pairs of drawn texts whose bounding boxes intersect (by more than half a pixel)."""
+    texts = drawn_texts(fig)
+    pairs = []
+    for i, (a, box_a) in enumerate(texts):
+        for b, box_b in texts[i + 1:]:
+            width = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            height = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if width > 0.5 and height > 0.5:
+                pairs.append((a, b))
+    return pairs
+
+
+SAVED = {}  # PNG name -> the texts of the last figure saved under it
+_save = figures._save
+
+
+def _checked_save(fig, path):
+    """figures._save, after checking the figure's labels and keeping its texts."""
+    fig.tight_layout()
+    overlaps = text_overlaps(fig)
+    expect(not overlaps, f"{path}: labels overlap: {overlaps}")
+    SAVED[os.path.basename(path)] = [t for t, _ in drawn_texts(fig)]
+    return _save(fig, path)
+
+
+figures._save = _checked_save
+
+
+def not_drawn(draw, data, path):
+    """The NotDrawn reason of draw(data, path), or None when it drew."""
+    try:
+        draw(data, path)
+    except figures.NotDrawn as e:
+        return str(e)
+    return None
+
+
+def trainer_step_names(repo):
+    """Every step name the trainers time (add_time(timing, "<name>", ...) in roles/)."""
+    names = []
+    for path in sorted(glob.glob(os.path.join(repo, "roles", "**", "*.cc"), recursive=True)):
+        with open(path) as f:
+            for name in re.findall(r'add_time\(\s*[\w.>-]+,\s*"(\w+)"', f.read()):
+                if name not in names:
+                    names.append(name)
+    return names
+
+
+def check_timing_labels(work, repo):
+    """timing.png with every trainer step name, on 4 ranks: no two labels intersect."""
+    steps = trainer_step_names(repo)
+    expect({"submit", "remote_sample", "sample", "average"} <= set(steps),
+           f"step names found in roles/: {steps}")
+    ranks = ",".join('{"rank": %d, "steps": {%s}}' % (
+        r, ",".join(f'"{s}": {1.0 + i + r}' for i, s in enumerate(steps))) for r in range(4))
+    imbalance = ",".join(f'{{"step": "{s}", "useful_s": {1.0 + i}, "waiting_s": 0.5}}'
+                         for i, s in enumerate(steps))
+    timing_json = ('{"trainers": {"ranks": [%s], "step_order": [%s], "load_imbalance": [%s]}}'
+                   % (ranks, ",".join(f'"{s}"' for s in steps), imbalance))
+    run = run_dir(work, "timing_steps", "hypergrid", {"timing.json": timing_json})
+    fig = figures.timing_figure(run)
+    overlaps = text_overlaps(fig)
+    expect(not overlaps, f"timing.png with steps {steps}: labels overlap: {overlaps}")
+    texts = [t for t, _ in drawn_texts(fig)]
+    expect(all(texts.count(s) == 2 for s in steps),
+           f"timing.png: every step named in the legend and on the imbalance axis: {texts}")
+    check_png(figures.timing(run, os.path.join(run.path, "timing.png")), "timing.png")
+    expect(not_drawn(figures.timing, run_dir(work, "no_timing", "hypergrid", {}),
+                     os.path.join(work, "no_timing", "timing.png")) == "no timing.json "
+           "(trainers' time report)", "timing.png drawn without timing.json")
+
+
+def check_validation_off(work, tools):
+    """validation.enabled false: quality.png and distribution.png are not drawn and gfn-plot
+    says why (removing an earlier run's PNG); loss.png, modes.png are drawn."""
+    header = METRICS.splitlines()[0] + "\n"
+    training = ("iteration,trajectories,elapsed_s,loss,logz,modes_found\n"
+                "5,80,0.5,1.5,0.2,1\n10,160,1.0,1.2,0.3,2\n")
+    run = run_dir(work, "validation_off", "hypergrid",
+                  {"config.yaml": "env:\n  name: hypergrid\nvalidation:\n  enabled: false\n",
+                   "metrics.csv": header, "training.csv": training})
+    off = "validation off (validation.enabled: false)"
+    expect(not_drawn(figures.quality, [run], os.path.join(run.path, "quality.png")) == off,
+           "quality.png drawn, or another reason, with validation off")
+    expect(not_drawn(figures.distribution, run, os.path.join(run.path, "distribution.png"))
+           == off, "distribution.png drawn, or another reason, with validation off")
+    stale = os.path.join(run.path, "distribution.png")
+    with open(stale, "wb") as f:
+        f.write(b"an earlier run's picture")
+    out = subprocess.run(["/usr/bin/python3", os.path.join(tools, "gfn-plot"), run.path],
+                         capture_output=True, text=True)
+    expect(out.returncode == 0, f"gfn-plot exit {out.returncode}: {out.stderr}")
+    for name in ("quality.png", "distribution.png"):
+        expect(f"gfn-plot: skipped {name}: {off}" in out.stdout.splitlines(),
+               f"gfn-plot does not say why {name} is skipped: {out.stdout}")
+        expect(not os.path.exists(os.path.join(run.path, name)), f"{name} written or left")
+    for name in ("loss.png", "modes.png"):
+        expect(os.path.exists(os.path.join(run.path, name)), f"{name} not drawn")
+    box = run_dir(work, "box_quality", "box", {
+        "summary.json": '{"engine": {"evaluator": "continuous"}}',
+        "metrics.csv": METRICS.splitlines()[0] + "\n5,80,1.5,0.2,nan,0.3,0.1,nan,0,0.5\n"})
+    check_png(figures.quality([box], os.path.join(box.path, "quality.png")), "quality.png")
+    note = "l1_exact, l1_sampled: not defined for a continuous environment (box)"
+    expect(note in SAVED["quality.png"], f"quality.png: no '{note}' in {SAVED['quality.png']}")
 
 
 def png_size(path):
@@ -82,8 +217,9 @@ def continuous_runs(work):
     bare = run_dir(work, "box_bare", "box", {"summary.json": summary})
     expect(bare.continuous and bare.density is None and bare.distribution is None,
            "box_bare: data read")
-    path = figures.distribution(bare, os.path.join(bare.path, "distribution.png"))
-    expect(png_size(path) == figures.SIZES["distribution.png"], "box_bare distribution.png size")
+    expect(not_drawn(figures.distribution, bare, os.path.join(bare.path, "distribution.png"))
+           == "box: no density.csv (the environment has no target density)",
+           "box_bare distribution.png drawn, or another reason")
 
 
 def main(work):
@@ -118,12 +254,30 @@ def main(work):
            f"manager timelines {spawn.manager_timelines}")
     check_png(figures.modes_agents(spawn, os.path.join(spawn.path, "modes_agents.png")),
               "modes_agents.png")
+    with open(os.path.join(spawn.path, "summary.json"), "w") as f:
+        f.write('{"result": "modes found 3/4 by the population (agents: 2, 1)", "population": '
+                '{"modes_found": 3, "n_modes": 4, "agents": [{"rank": 0, "modes_found": 2}, '
+                '{"rank": 1, "modes_found": 1}]}, "n_modes": 4}')
+    spawn = RunDir(spawn.path)
+    check_png(figures.modes([spawn], os.path.join(spawn.path, "modes.png")), "modes.png")
+    texts = SAVED["modes.png"]
+    expect("spawn: modes found 3/4 by the population (agents: 2, 1)" in texts,
+           f"modes.png title: {texts}")
+    expect("population" in texts and "each agent" in texts, f"modes.png legend: {texts}")
 
     bare = run_dir(work, "bare", "hypergrid", {})
     expect(bare.modes_timeline is None and bare.managers == {} and
            bare.manager_timelines == {}, "bare run has data")
-    path = figures.modes_agents(bare, os.path.join(bare.path, "modes_agents.png"))
-    expect(png_size(path) == figures.SIZES["modes_agents.png"], "bare modes_agents.png size")
+    expect(not_drawn(figures.modes_agents, bare, os.path.join(bare.path, "modes_agents.png"))
+           is not None, "bare modes_agents.png drawn")
+    check_png(figures.modes([bare], os.path.join(bare.path, "modes.png")), "modes.png")
+    expect("trainer rank 0" in " ".join(SAVED["modes.png"]),
+           f"modes.png without modes_timeline.csv: trainer rank 0's curve: {SAVED['modes.png']}")
+    nomodes = run_dir(work, "no_modes", "hypergrid", {"summary.json": '{"n_modes": 0}'})
+    expect(not_drawn(figures.modes, [nomodes], os.path.join(nomodes.path, "modes.png")) ==
+           "the environment defines no modes (summary.json n_modes 0)", "modes.png, no modes")
+    check_timing_labels(work, os.path.dirname(os.path.abspath(sys.argv[1])))
+    check_validation_off(work, sys.argv[1])
 
     continuous_runs(work)
 
