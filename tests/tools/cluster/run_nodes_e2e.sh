@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# gfn-train across two nodes of tools/cluster/cluster.sh (network + UTS namespaces on a private
-# bridge), 3 trainers + 2 managers + the coordinator with layout.placement hostname, started by
+# gfn-train across three nodes of tools/cluster/cluster.sh (network + UTS namespaces on a private
+# bridge), 5 trainers + 3 managers + the coordinator with layout.placement hostname (a manager
+# per node), started by
 #  * mpirun from node0 with a hostfile of the nodes and the cluster's rsh agent, ranks on
 #    different nodes talking TCP over eth0 (shared memory only within a node), or
 #  * torchrun (python3 -m torch.distributed.run), one per node, 3 ranks each, c10d rendezvous
 #    at node0 (torch backend).
-# The run's layout table must name the kernel hostnames node0 and node1 and give every trainer
+# The run's layout table must name the kernel hostnames node0..node2 and give every trainer
 # a manager on its own node; check_summary checks the run; node1's eth0 carried the traffic;
 # the cluster is gone afterwards.
 #   run_nodes_e2e.sh GFN_TRAIN CHECK_SUMMARY OUT_DIR mpirun|torchrun BACKEND
@@ -17,29 +18,29 @@ rm -rf "$out"
 mkdir -p "$out"
 log=$out/run.log
 if [ "$launcher" = mpirun ]; then
-  start=(mpirun 2 --oversubscribe --bind-to none -x OMPI_MCA_mpi_yield_when_idle=1 -np 6
+  start=(mpirun 3 --oversubscribe --bind-to none -x OMPI_MCA_mpi_yield_when_idle=1 -np 9
          --map-by node)
 else
-  start=(torchrun 2 3 --no_python)
+  start=(torchrun 3 3 --no_python)
 fi
 timeout 240 bash "$repo/tools/cluster/cluster.sh" --name "$name" "${start[@]}" \
   "$train" --config "$repo/configs/hypergrid_demo.yaml" --set train.n_iterations=10 \
-  --set train.batch_size=129 --set layout.num_buffers=2 --set layout.coordinator=true \
+  --set train.batch_size=129 --set layout.num_buffers=3 --set layout.coordinator=true \
   --set layout.placement=hostname --set transport.backend="$backend" \
   --set transport.interface=eth0 --set output.plots=false --set output.progress=off \
   --set validation.n_samples=5000 --set output.dir="$out/run" >"$log" 2>&1 ||
   { echo "FAIL: the run across the nodes"; tail -40 "$log"; exit 1; }
-"$check" "$out/run" 6 10 3 2 1
+"$check" "$out/run" 9 10 5 3 1
 # The layout table: " rank  host  role  manager  agent_group  trainers".
 # (torchrun prefixes each line with [default<local rank>]:)
 sed -E 's/^\[default[0-9]+\]://' "$log" |
-  awk '/^ rank +host +role/ {t=1; next} t && NF == 0 {t=0} t {print}' | head -6 >"$out/layout.txt"
+  awk '/^ rank +host +role/ {t=1; next} t && NF == 0 {t=0} t {print}' | head -9 >"$out/layout.txt"
 python3 - "$out/layout.txt" <<'PY' || exit 1
 import sys
 rows = [line.split() for line in open(sys.argv[1])]
 host = {int(r[0]): r[1] for r in rows}
 bad = []
-if set(host.values()) != {"node0", "node1"} or len(rows) != 6:
+if set(host.values()) != {"node0", "node1", "node2"} or len(rows) != 9:
     bad.append(f"hosts {sorted(set(host.values()))} over {len(rows)} ranks")
 for r in rows:
     if r[2] == "trainer" and host.get(int(r[3])) != r[1]:
@@ -54,4 +55,4 @@ PY
 rx=$(sed -n 's/^cluster.sh: node1 eth0 rx_bytes \([0-9]*\) .*/\1/p' "$log")
 [ -n "$rx" ] && [ "$rx" -gt 100000 ] || { echo "FAIL: node1 received ${rx:-?} bytes over eth0"; exit 1; }
 if ip netns list | grep -q "^$name-"; then echo "FAIL: namespaces left behind"; exit 1; fi
-echo "PASS: two namespace nodes, $launcher, $backend backend"
+echo "PASS: three namespace nodes, $launcher, $backend backend"
