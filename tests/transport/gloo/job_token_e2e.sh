@@ -6,8 +6,10 @@
 #     whichever comes first);
 #  2. a stray rank of another job (explicit launch values, rank 1 of 3 at A's port, another
 #     token of another length, another token of the same length, or none) is refused by the
-#     job token, and A finishes every iteration; each stray run has its own time limit
-#     ($stray_limit s), so a stray rank that gets in fails this test in seconds, by name;
+#     job token while A runs (checked before and after each: A trains until this script stops
+#     it with SIGTERM, so a slow machine cannot end it before the last stray); each stray run
+#     has its own time limit ($stray_limit s), so a stray rank that gets in fails this test in
+#     seconds, by name; A, stopped, has trained every iteration it logged, undisturbed;
 #  3. while A runs, a raw TCP client sends garbage to the store port: A is not disturbed;
 #  4. transport.interface: lo works, an interface that does not exist is refused naming it.
 #   job_token_e2e.sh GFN_LAUNCH GFN_TRAIN OUT_DIR
@@ -21,7 +23,7 @@ args=(--config configs/hypergrid_demo.yaml --set transport.backend=torch --set l
       --set layout.coordinator=false --set output.progress=off --set validation.n_samples=2000)
 token_a=jobAtoken0123456789
 "$launch" -n 3 --master-port $port --job-token $token_a -- "$train" "${args[@]}" \
-  --set train.n_iterations=600 \
+  --set train.n_iterations=1000000 --set validation.interval=1000000 --set output.log_every=1 \
   --set output.dir="$out/a" >"$out/a.log" 2>&1 &
 a=$!
 for _ in $(seq 300); do [ -f "$out/a/training.csv" ] && break; sleep 0.1; done
@@ -39,6 +41,7 @@ stray_limit=30
 run_stray() {
   local name=$1 what=$2
   shift 2
+  kill -0 $a 2>/dev/null || fail "job A ended before the stray rank with $what"
   timeout -k 5 $stray_limit env "$@" "$train" "${args[@]}" "${stray[@]}" \
     --set output.dir="$out/$name" >"$out/$name.log" 2>&1
   local rc=$?
@@ -47,6 +50,7 @@ run_stray() {
   [ $rc -ne 0 ] || fail "a stray rank with $what joined"
   grep -q "refused the TCPStore at 127.0.0.1: it belongs to another job" "$out/$name.log" ||
     fail "stray rank $name ($what) not refused by the job token"
+  kill -0 $a 2>/dev/null || fail "job A ended while the stray rank with $what ran"
 }
 run_stray s1 "another token of another length" GFN_JOB_TOKEN=another
 run_stray s2 "no token" -u GFN_JOB_TOKEN
@@ -56,8 +60,14 @@ same_length=jobBtoken9876543210
 run_stray s3 "another token of the same length" GFN_JOB_TOKEN=$same_length
 (head -c 65536 /dev/urandom >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
 (printf 'GET / HTTP/1.0\r\n\r\n' >"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+sleep 1
+kill -0 $a 2>/dev/null || fail "job A ended before it was stopped"
+kill -TERM $a
 wait $a || fail "job A failed"
-[ "$(jq -r .iterations "$out/a/summary.json")" = 600 ] || fail "job A did not train 600 iterations"
+done_iterations=$(jq -r .iterations "$out/a/summary.json")
+[ "$(jq -r .stopped_by_signal "$out/a/summary.json")" = true ] || fail "job A was not stopped by SIGTERM"
+[ "$(tail -n +2 "$out/a/training.csv" | cut -d, -f1 | tr '\n' ' ')" = "$(seq -s ' ' 1 "$done_iterations") " ] ||
+  fail "job A's training.csv is not iterations 1..$done_iterations once each"
 "$launch" -n 2 -- "$train" "${args[@]}" --set layout.num_buffers=0 --set train.n_iterations=5 \
   --set transport.interface=lo --set output.dir="$out/lo" >"$out/lo.log" 2>&1 ||
   fail "transport.interface=lo"
