@@ -11,6 +11,8 @@
 #    resuming is bit-identical, so the restart lost and repeated nothing.
 #   run_restart_e2e.sh gfn-launch|mpirun GFN_TRAIN OUT_DIR GFN_LAUNCH [KILL_RANK]
 set -uo pipefail
+# shellcheck source=kill_rank.sh
+source "$(dirname "$0")/kill_rank.sh"
 kind=$1 train=$2 out=$3 launch=$4 kill_rank=${5:-2}
 rm -rf "$out"
 mkdir -p "$out"
@@ -39,22 +41,7 @@ start "$out/ref" 0
 wait $job || { cat "$out/ref.log"; echo "FAILED: the reference run"; exit 1; }
 # The run that loses a rank.
 start "$out/run" 2
-for _ in $(seq 600); do
-  [ -f "$out/run/checkpoints/iteration_00000040/manifest.json" ] && break
-  kill -0 $job 2>/dev/null || break
-  sleep 0.1
-done
-[ -f "$out/run/checkpoints/iteration_00000040/manifest.json" ] || fail "no checkpoint at 40"
-victim=""
-for pid in $(pgrep -f -- "output.dir=$out/run"); do
-  env=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) || continue
-  if grep -qx "RANK=$kill_rank" <<<"$env" || grep -qx "OMPI_COMM_WORLD_RANK=$kill_rank" <<<"$env"; then
-    [ "$(basename "$(readlink /proc/$pid/exe)")" = gfn-train ] && victim=$pid
-  fi
-done
-[ -n "$victim" ] || fail "rank $kill_rank not found"
-kill -9 "$victim"
-echo "killed rank $kill_rank (pid $victim)"
+kill_rank_after_checkpoint "$out/run" 40 "$kill_rank" "$job"
 wait $job || fail "the restarted run failed"
 s="$out/run/summary.json"
 check() {  # check JQ_EXPRESSION DESCRIPTION

@@ -12,6 +12,8 @@
 set -uo pipefail
 train=$1 out=$2 kill_rank=${3:-3}
 repo=$(pwd)
+# shellcheck source=../kill_rank.sh
+source "$(dirname "$0")/../kill_rank.sh"
 rm -rf "$out"
 mkdir -p "$out"
 args=(--config "$repo/configs/hypergrid_demo.yaml" --set train.batch_size=129
@@ -29,20 +31,7 @@ start() {  # start NAME DIR: the job on a cluster of its own name, in the backgr
 start gfnc-ref "$out/ref"
 wait $job || { tail -40 "$out/ref.log"; echo "FAILED: the reference run"; exit 1; }
 start gfnc-restart "$out/run"
-for _ in $(seq 1200); do
-  [ -f "$out/run/checkpoints/iteration_00000040/manifest.json" ] && break
-  kill -0 $job 2>/dev/null || break
-  sleep 0.1
-done
-[ -f "$out/run/checkpoints/iteration_00000040/manifest.json" ] || fail "no checkpoint at 40"
-victim=""
-for pid in $(pgrep -f -- "output.dir=$out/run"); do
-  [ "$(basename "$(readlink "/proc/$pid/exe")")" = gfn-train ] || continue
-  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "RANK=$kill_rank" && victim=$pid
-done
-[ -n "$victim" ] || fail "rank $kill_rank not found"
-kill -9 "$victim"
-echo "killed rank $kill_rank (pid $victim)"
+kill_rank_after_checkpoint "$out/run" 40 "$kill_rank" "$job"
 wait $job || fail "the restarted run failed"
 s="$out/run/summary.json"
 [ "$(jq -r '.restarts.count' "$s")" = 1 ] || fail "restarts: $(jq -c '.restarts' "$s")"
