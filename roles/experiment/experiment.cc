@@ -125,7 +125,8 @@ std::string configuration_reference() {
       "file sets any subset of the keys, section by section; `--set section.key=value` "
       "overrides one key on the command line (the last one wins). Defaults are the demo's. "
       "Unknown keys, wrong types and values outside \"allowed\" are refused with a message "
-      "naming the key and the file. A resumed run (`--resume`) may change only {}.\n\n{}",
+      "naming the key and the file; an unknown key with the nearest keys (\"did you mean "
+      "train.batch_size?\"). A resumed run (`--resume`) may change only {}.\n\n{}",
       fmt::join(resumable, ", "), experiment_schema().reference());
 }
 

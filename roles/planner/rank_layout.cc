@@ -61,6 +61,57 @@ void place_subgroups(const std::vector<int>& ranks, int num_subgroups, std::vect
   }
 }
 
+/// "1 trainer", "2 trainers".
+std::string count_of(int n, const char* noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+/// "needs at least 5 ranks: 2 trainers + 2 managers + coordinator": the smallest world that
+/// fits the request's managers, agent groups and coordinator (trainers: at least one, at
+/// least one per manager, a multiple of the agent groups).
+std::string smallest_world(const LayoutRequest& r) {
+  const int g = r.num_agent_groups;
+  const int trainers = (std::max(1, r.num_buffers) + g - 1) / g * g;
+  std::string parts = count_of(trainers, "trainer");
+  if (r.num_buffers > 0) parts += " + " + count_of(r.num_buffers, "manager");
+  if (r.coordinator) parts += " + coordinator";
+  return fmt::format("the layout as configured needs at least {} ranks: {}",
+                     trainers + r.num_buffers + (r.coordinator ? 1 : 0), parts);
+}
+
+/// Refuses a world whose trainers (what the managers and the coordinator leave) are none,
+/// fewer than the managers or not divisible into the agent groups, naming the world sizes
+/// that fit.
+void check_counts(const LayoutRequest& req) {
+  const int num_coordinators = req.coordinator ? 1 : 0;
+  const int num_trainers = req.world_size - req.num_buffers - num_coordinators;
+  if (num_trainers <= 0) {
+    fail(req,
+         fmt::format("world too small: {} rank(s) leave {} trainers after {} buffer manager(s) "
+                     "and {} coordinator(s); at least one trainer is needed; {}",
+                     req.world_size, num_trainers, req.num_buffers, num_coordinators,
+                     smallest_world(req)));
+  }
+  if (req.num_buffers > num_trainers) {
+    fail(req, fmt::format("{} buffer managers for {} trainers: every manager needs at least one "
+                          "trainer; {}",
+                          req.num_buffers, num_trainers, smallest_world(req)));
+  }
+  const int g = req.num_agent_groups;
+  if (num_trainers % g != 0) {
+    // The nearest trainer counts that split evenly: below (if enough for the managers), above.
+    const int below = num_trainers / g * g;
+    const int above = below + g;
+    const int others = req.num_buffers + num_coordinators;
+    const std::string fits = below >= std::max(1, req.num_buffers)
+                                 ? fmt::format("{} or {} ranks", below + others, above + others)
+                                 : fmt::format("{} ranks", above + others);
+    fail(req, fmt::format("{} trainers cannot be split into {} equal agent groups: a world of {} "
+                          "fits (trainers a multiple of {})",
+                          num_trainers, g, fits, g));
+  }
+}
+
 }  // namespace
 
 std::string to_string(Role role) {
@@ -83,23 +134,9 @@ RankLayout plan_layout(const LayoutRequest& req) {
     fail(req, fmt::format("{} hostnames given, expected one per rank ({})", req.hostnames.size(),
                           req.world_size));
   }
+  check_counts(req);
   const int num_coordinators = req.coordinator ? 1 : 0;
   const int num_trainers = req.world_size - req.num_buffers - num_coordinators;
-  if (num_trainers <= 0) {
-    fail(req,
-         fmt::format("world too small: {} rank(s) leave {} trainers after {} buffer manager(s) "
-                     "and {} coordinator(s); at least one trainer is needed",
-                     req.world_size, num_trainers, req.num_buffers, num_coordinators));
-  }
-  if (req.num_buffers > num_trainers) {
-    fail(req, fmt::format("{} buffer managers for {} trainers: every manager needs at least one "
-                          "trainer",
-                          req.num_buffers, num_trainers));
-  }
-  if (num_trainers % req.num_agent_groups != 0) {
-    fail(req, fmt::format("{} trainers cannot be split into {} equal agent groups", num_trainers,
-                          req.num_agent_groups));
-  }
   if (req.placement == Placement::kHostname && req.hostnames.empty()) {
     fail(req, "placement 'hostname' needs the hostname of every rank, none were given");
   }

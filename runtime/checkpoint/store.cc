@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -59,6 +60,51 @@ const FileEntry& entry_of(const OpenedCheckpoint& c, int rank) {
   }
   throw CheckpointError("checkpoint '" + c.directory + "' has no file for rank " +
                         std::to_string(rank));
+}
+
+/// The newest complete checkpoint under the folder of checkpoints `root` whose iteration is
+/// below `before` and that opens and verifies; the refused ones are appended to `skipped`.
+std::optional<OpenedCheckpoint> newest_valid_before(const std::string& root, std::int64_t before,
+                                                    std::vector<std::string>* skipped) {
+  const auto all = list(root);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (!it->second || it->first >= before) continue;  // incomplete: never read
+    const std::string dir = root + "/" + checkpoint_dir_name(it->first);
+    try {
+      return open_checkpoint(dir);
+    } catch (const CheckpointError& e) {
+      if (skipped) skipped->push_back(dir + ": " + e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+/// What follows the refusal of the checkpoint that open_checkpoint(path) chose: the newest
+/// older checkpoint that verifies and the --resume that uses it, or that none does; "" when
+/// `path` holds no complete checkpoint (the refusal says so).
+std::string remedy_after_refusal(const fs::path& path) {
+  std::error_code ec;
+  fs::path root = path;
+  std::optional<std::int64_t> refused;
+  if (fs::exists(path / kManifest, ec)) {  // one checkpoint directory
+    root = path.parent_path();
+    refused = iteration_of(path.filename().string());
+  } else {
+    if (fs::is_directory(path / "checkpoints", ec)) root = path / "checkpoints";
+    for (const auto& [it, complete] : list(root.string())) {
+      if (complete) refused = it;
+    }
+  }
+  if (!refused) return "";
+  const auto older = newest_valid_before(root.string(), *refused, nullptr);
+  if (!older) {
+    return "; no older checkpoint under '" + root.string() +
+           "' verifies either: start the run again without --resume";
+  }
+  return "; the newest older checkpoint that verifies (the one an automatic restart would use) "
+         "is iteration " +
+         std::to_string(older->manifest.iteration) + ": continue from it with --resume " +
+         older->directory;
 }
 
 }  // namespace
@@ -174,17 +220,19 @@ std::optional<OpenedCheckpoint> open_newest_valid_checkpoint(const std::string& 
                                                              std::vector<std::string>* skipped) {
   std::string root = path;
   if (fs::is_directory(fs::path(path) / "checkpoints")) root = path + "/checkpoints";
-  const auto all = list(root);
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (!it->second) continue;  // incomplete: never read
-    const std::string dir = root + "/" + checkpoint_dir_name(it->first);
-    try {
-      return open_checkpoint(dir);
-    } catch (const CheckpointError& e) {
-      if (skipped) skipped->push_back(dir + ": " + e.what());
-    }
+  return newest_valid_before(root, std::numeric_limits<std::int64_t>::max(), skipped);
+}
+
+OpenedCheckpoint open_checkpoint_to_resume(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (ec) absolute = path;
+  if (!absolute.has_filename()) absolute = absolute.parent_path();  // "runs/x/"
+  try {
+    return open_checkpoint(absolute.string());
+  } catch (const CheckpointError& e) {
+    throw CheckpointError(std::string(e.what()) + remedy_after_refusal(absolute));
   }
-  return std::nullopt;
 }
 
 std::string read_rank_file(const OpenedCheckpoint& checkpoint, int rank) {

@@ -73,6 +73,13 @@ struct OpenedCheckpoint {
 /// See the header comment. Throws CheckpointError when `path` holds no complete checkpoint,
 /// or its manifest or a listed file is missing, truncated or corrupted (naming the file).
 OpenedCheckpoint open_checkpoint(const std::string& path);
+/// open_checkpoint for `--resume <path>` (docs/checkpoints.md "Checkpoint and resume"):
+/// `path` made absolute (so are the paths of its messages), and a refusal of a damaged
+/// checkpoint names the remedy: the newest older checkpoint under the same folder that
+/// verifies (the one open_newest_valid_checkpoint, an automatic restart, would take) and
+/// "--resume <its directory>", or that no older one verifies. Throws CheckpointError. Cost:
+/// open_checkpoint's, plus opening the older checkpoints until one verifies after a refusal.
+OpenedCheckpoint open_checkpoint_to_resume(const std::string& path);
 /// Rank `rank`'s file, read and verified again against the manifest (size and CRC-32: a
 /// file changed after open_checkpoint is refused too). Throws CheckpointError.
 std::string read_rank_file(const OpenedCheckpoint& checkpoint, int rank);

@@ -5,8 +5,20 @@
 
 #include <algorithm>
 
+#include "runtime/config/nearest.h"
+
 namespace gfn::config {
 namespace {
+
+/// "; did you mean a.b, a.c or a.d?" for the keys of `keys` nearest to the unknown `key`
+/// (nearest.h, at most 3), or "" when none is close to it.
+std::string did_you_mean(const std::string& key, const std::vector<std::string>& keys) {
+  const auto nearest = nearest_names(key, keys, 3);
+  if (nearest.empty()) return "";
+  if (nearest.size() == 1) return fmt::format("; did you mean {}?", nearest[0]);
+  return fmt::format("; did you mean {} or {}?",
+                     fmt::join(nearest.begin(), nearest.end() - 1, ", "), nearest.back());
+}
 
 std::string file_where(const std::string& path, const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
@@ -209,9 +221,9 @@ void Schema::apply_section(void* root, const std::string& path, const std::strin
     const Binding* b = find(key);
     if (b == nullptr) {
       refuse_renamed(key, file_where(path, kv.first));
-      throw ConfigError(fmt::format("{}: unknown key '{}' (keys of '{}': {})",
-                                    file_where(path, kv.first), key, section,
-                                    fmt::join(keys_of(section), ", ")));
+      throw ConfigError(
+          fmt::format("{}: unknown key '{}' (keys of '{}': {}){}", file_where(path, kv.first), key,
+                      section, fmt::join(keys_of(section), ", "), did_you_mean(key, this->keys())));
     }
     if (!assign(root, key, kv.second)) {
       if (b->field.as_invalid) {
@@ -224,6 +236,17 @@ void Schema::apply_section(void* root, const std::string& path, const std::strin
     }
     origins.emplace_back(key, file_where(path, kv.second));
   }
+}
+
+std::string Schema::unknown_key_remedy(const std::string& key) const {
+  const std::string nearest = did_you_mean(key, keys());
+  if (!nearest.empty()) return nearest;
+  const std::size_t dot = key.find('.');
+  const std::string section = key.substr(0, dot);
+  if (dot != std::string::npos && !keys_of(section).empty()) {
+    return fmt::format("; keys of '{}': {}", section, fmt::join(keys_of(section), ", "));
+  }
+  return fmt::format("; sections: {}", fmt::join(section_names(), ", "));
 }
 
 bool Schema::assign_map_entry(void* root, const std::string& key, const std::string& value) const {
@@ -257,8 +280,8 @@ void Schema::apply_override(void* root, const std::string& path, const std::stri
   const Binding* b = find(key);
   if (b == nullptr) {
     refuse_renamed(key, fmt::format("--set {} ({})", assignment, context));
-    throw ConfigError(fmt::format("--set {}: unknown key '{}' ({}; known keys: {})", assignment,
-                                  key, context, fmt::join(keys(), ", ")));
+    throw ConfigError(fmt::format("--set {}: unknown key '{}' ({}){}", assignment, key, context,
+                                  unknown_key_remedy(key)));
   }
   if (!assign(root, key, YAML::Node(value))) {
     if (b->field.as_invalid) {

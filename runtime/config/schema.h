@@ -100,6 +100,9 @@ class Schema {
   /// The reference's "meaning" of a key: its doc, qualified by the notes of its bindings.
   std::string meaning_of(const std::string& section, const std::string& name) const;
   void refuse_renamed(const std::string& key, const std::string& where) const;
+  /// What an unknown `key` of --set is followed by in its error: "; did you mean ...?" with
+  /// the nearest keys (nearest.h), else the keys of its section, else the sections.
+  std::string unknown_key_remedy(const std::string& key) const;
   bool assign(void* root, const std::string& key, const YAML::Node& node) const;
   void apply_file(void* root, const std::string& path, Origins& origins) const;
   void apply_section(void* root, const std::string& path, const std::string& section,

@@ -4,7 +4,8 @@
 # resumed for 10 more, must end with bit-identical trainer state (compare_checkpoints:
 # parameters, optimizer, generators, counters) and the same summary metrics and
 # metrics.csv rows (elapsed time aside). Then the refusals: a --set of a non-resumable key,
-# a corrupted rank file, another world size; each exits 2 naming the key / file / layout.
+# a corrupted rank file (naming the older checkpoint to resume from), another world size;
+# each exits 2 naming the key / file / layout.
 # NP > 1: NP ranks under mpirun (trainers averaging every iteration); extra arguments go to
 # every gfn-train run (e.g. --set transport.backend=torch). With a buffer manager
 # (--set layout.num_buffers=1, sync submission) the manager's rank file is in the manifest,
@@ -132,6 +133,9 @@ printf 'X' | dd of="$out/corrupt/checkpoints/iteration_00000020/rank_0.pt" bs=1 
   conv=notrunc status=none
 expect_refusal "corrupted file" "iteration_00000020/rank_0.pt" "$np" --resume "$out/corrupt" \
   --set train.n_trajectories=3840
+# ... naming the older checkpoint that verifies and the --resume that uses it (absolute).
+grep -qF -- "--resume $(cd "$out" && pwd)/corrupt/checkpoints/iteration_00000010" \
+  "$out/refusal.log" || { echo "FAIL: the refusal names no older checkpoint"; cat "$out/refusal.log"; fail=1; }
 expect_refusal "another world size" "world of $np" $((np + 1)) --resume "$out/split" \
   --set train.n_trajectories=3840
 [ $fail -eq 0 ] && echo "checkpoint / resume OK ($np rank(s))"

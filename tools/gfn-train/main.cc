@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     } else {
       // docs/checkpoints.md "Checkpoint and resume": the checkpoint (verified) brings the config;
       // --set may change only the resumable options.
-      resume = checkpoint::open_checkpoint(cli.resume);
+      resume = checkpoint::open_checkpoint_to_resume(cli.resume);
       config = roles::resume_config(resume->config_path(), cli.overrides);
       if (config.iterations() <= resume->manifest.iteration) {
         throw config::ConfigError(

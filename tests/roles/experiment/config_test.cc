@@ -16,6 +16,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 constexpr const char* kFullYaml = R"(
@@ -161,7 +162,12 @@ TEST_F(ConfigFileTest, UnknownKeysNameKeyAndFile) {
                                   HasSubstr("line 3"), HasSubstr("batch_size")));
   const std::string p3 = write("ok.yaml", "train:\n  lr: 0.1\n");
   EXPECT_THAT(error_of(p3, {"train.bach_size=4"}),
-              AllOf(HasSubstr("--set train.bach_size=4"), HasSubstr("unknown key"), HasSubstr(p3)));
+              AllOf(HasSubstr("--set train.bach_size=4"), HasSubstr("unknown key"), HasSubstr(p3),
+                    HasSubstr("did you mean train.batch_size?")));
+  // The nearest keys only, not the ~180 of the schema (env.ndim is far from it).
+  EXPECT_THAT(error_of(p3, {"train.bach_size=4"}), Not(HasSubstr("env.ndim")));
+  // The key in another section is near too.
+  EXPECT_THAT(error_of(p3, {"model.batch_size=4"}), HasSubstr("did you mean train.batch_size?"));
   EXPECT_THAT(error_of(p3, {"batch_size"}),
               AllOf(HasSubstr("--set 'batch_size'"), HasSubstr("section.key=value")));
 }

@@ -238,6 +238,40 @@ TEST(RankLayout, SummaryIsATable) {
   EXPECT_THAT(plan_layout(request(4, 0, 1, true)).summary(), HasSubstr("coordinator=rank 3"));
 }
 
+// An impossible layout names the smallest world that fits it (and that world plans), or
+// for agent groups the nearest world sizes that split evenly.
+TEST(RankLayout, ImpossibleLayoutsNameTheWorldThatFits) {
+  struct Case {
+    LayoutRequest r;
+    int smallest;
+    std::string parts;
+  };
+  const std::vector<Case> cases = {
+      {request(2, 2), 4, "2 trainers + 2 managers"},  // -np 2 with 2 buffer managers
+      {request(3, 2, 1, true), 5, "2 trainers + 2 managers + coordinator"},
+      {request(1, 0, 1, true), 2, "1 trainer + coordinator"},
+      {request(5, 3), 6, "3 trainers + 3 managers"},
+      {request(4, 3, 2), 7, "4 trainers + 3 managers"},  // at least 3, a multiple of 2
+      {request(2, 1, 4, true), 6, "4 trainers + 1 manager + coordinator"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_THAT(error_of(c.r),
+                HasSubstr("needs at least " + std::to_string(c.smallest) + " ranks: " + c.parts));
+    LayoutRequest fits = c.r;
+    fits.world_size = c.smallest;
+    EXPECT_NO_THROW(plan_layout(fits)) << c.parts;
+    fits.world_size = c.smallest - 1;
+    EXPECT_THROW(plan_layout(fits), LayoutError) << c.parts;
+  }
+  // 5 trainers into 2 groups: 4 or 6 trainers fit. 3 trainers of 3 managers into 2 groups:
+  // 2 trainers are too few for the managers, so only 4.
+  EXPECT_THAT(error_of(request(7, 2, 2)), HasSubstr("a world of 6 or 8 ranks fits"));
+  EXPECT_THAT(error_of(request(6, 3, 2)), HasSubstr("a world of 7 ranks fits"));
+  for (int world : {6, 8}) EXPECT_NO_THROW(plan_layout(request(world, 2, 2)));
+  EXPECT_NO_THROW(plan_layout(request(7, 3, 2)));
+  EXPECT_THROW(plan_layout(request(5, 3, 2)), LayoutError);
+}
+
 TEST(RankLayout, ImpossibleRequestsAreRefused) {
   EXPECT_THAT(error_of(request(0, 0)), HasSubstr("world_size must be >= 1"));
   EXPECT_THAT(error_of(request(4, -1)), HasSubstr("num_buffers must be >= 0"));

@@ -189,6 +189,59 @@ TEST_F(StoreTest, NewestValidCheckpointSkipsACorruptedNewest) {
   EXPECT_FALSE(open_newest_valid_checkpoint(root(), nullptr).has_value());
 }
 
+/// The CheckpointError message of open_checkpoint_to_resume(path), or "" if it opens.
+std::string resume_refusal(const std::string& path) {
+  try {
+    open_checkpoint_to_resume(path);
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// --resume of a damaged newest checkpoint names the older one that verifies (the one an
+// automatic restart would take) and the --resume that uses it, with absolute paths.
+TEST_F(StoreTest, ResumeRefusalNamesTheOlderValidCheckpoint) {
+  CheckpointStore store(root(), 4);
+  write(store, 10);
+  write(store, 20);
+  const auto dir30 = write(store, 30);
+  EXPECT_EQ(open_checkpoint_to_resume(dir_.string() + "/").manifest.iteration, 30);
+  fs::resize_file(dir30 + "/rank_1.pt", 7);                      // the newest: truncated
+  fs::resize_file(root() + "/iteration_00000020/rank_0.pt", 3);  // the next one too
+  const std::string dir10 = fs::absolute(root() + "/iteration_00000010").string();
+  const auto expected_older = open_newest_valid_checkpoint(dir_.string(), nullptr);
+  ASSERT_TRUE(expected_older.has_value());
+  EXPECT_EQ(expected_older->manifest.iteration, 10);
+  // From the run directory given relative to the working directory, and from the directory
+  // of the damaged checkpoint itself.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_.parent_path());
+  const std::string from_run = resume_refusal(dir_.filename().string());
+  fs::current_path(cwd);
+  for (const std::string& message : {from_run, resume_refusal(dir30)}) {
+    EXPECT_NE(message.find("'" + fs::absolute(dir30).string() + "/rank_1.pt' is truncated"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("is iteration 10: continue from it with --resume " + dir10),
+              std::string::npos)
+        << message;
+  }
+  // The older checkpoint given directly: damaged too, so its own older one is named.
+  EXPECT_NE(resume_refusal(root() + "/iteration_00000020").find("--resume " + dir10),
+            std::string::npos);
+  // No older checkpoint verifies: said so.
+  fs::resize_file(dir10 + "/rank_0.pt", 1);
+  const std::string none = resume_refusal(dir_.string());
+  EXPECT_NE(none.find("no older checkpoint under '" + fs::absolute(root()).string() +
+                      "' verifies either"),
+            std::string::npos)
+      << none;
+  EXPECT_EQ(none.find("--resume /"), std::string::npos) << none;
+  // No checkpoint at all: the refusal alone.
+  EXPECT_EQ(resume_refusal((dir_ / "nothing").string()).find("older"), std::string::npos);
+}
+
 TEST_F(StoreTest, KeepBelowOneIsRefused) {
   EXPECT_THROW(CheckpointStore(root(), 0), std::invalid_argument);
 }

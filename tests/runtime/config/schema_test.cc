@@ -186,9 +186,22 @@ TEST_F(SchemaTest, UnknownSectionsAndKeysNameTheKeyAndTheFile) {
               AllOf(HasSubstr("--set alpha.cont=1"), HasSubstr("unknown key"),
                     HasSubstr("no config file")));
   EXPECT_THAT(error_of("", {"count"}), HasSubstr("expected section.key=value"));
+  // --set names the nearest keys (a typo, the key in another section), not every key.
+  EXPECT_THAT(error_of("", {"alpha.cont=1"}),
+              AllOf(HasSubstr("did you mean alpha.count?"), Not(HasSubstr("alpha.seed")),
+                    Not(HasSubstr("variant.scale"))));
+  EXPECT_THAT(error_of("", {"variant.count=1"}), HasSubstr("did you mean alpha.count?"));
+  EXPECT_THAT(error_of("", {"alpha.rates=1"}), HasSubstr("did you mean alpha.rate?"));
+  EXPECT_THAT(error_of("", {"alpha.sise=1"}),
+              HasSubstr("did you mean alpha.rate, alpha.name or alpha.seed?"));
+  // None near: the keys of its section, or the sections.
+  EXPECT_THAT(error_of("", {"alpha.quantity=1"}),
+              AllOf(HasSubstr("keys of 'alpha': count, rate, color"), Not(HasSubstr("did you"))));
+  EXPECT_THAT(error_of("", {"omega.quantity=1"}), HasSubstr("sections: alpha, variant"));
   // The keys of a section are listed once, though two variants register `size`.
   EXPECT_THAT(error_of(write("v.yaml", "variant:\n  sise: 1\n")),
-              HasSubstr("(keys of 'variant': kind, size, scale)"));
+              AllOf(HasSubstr("(keys of 'variant': kind, size, scale)"),
+                    HasSubstr("did you mean variant.size")));
 }
 
 TEST_F(SchemaTest, WrongTypesAndImpossibleValuesNameKeyWhereAndValue) {

@@ -153,6 +153,12 @@ TEST(EnvironmentPlugin, RefusedPluginsNameTheFile) {
       {GFN_PLUGIN_BAD_ABI,  // bad_plugin.cc reports this program's version + 1
        "plugin ABI version " + std::to_string(kEnvironmentPluginAbiVersion + 1) +
            ", but this program has version " + std::to_string(kEnvironmentPluginAbiVersion)},
+      {GFN_PLUGIN_OLD_ABI,  // an older version is refused as well as a newer one
+       "plugin ABI version " + std::to_string(kEnvironmentPluginAbiVersion - 1) +
+           ", but this program has version " + std::to_string(kEnvironmentPluginAbiVersion)},
+      {GFN_PLUGIN_OLD_ABI_CONTINUOUS,  // the same check for a continuous environment
+       "plugin ABI version " + std::to_string(kEnvironmentPluginAbiVersion - 1) +
+           ", but this program has version " + std::to_string(kEnvironmentPluginAbiVersion)},
       {GFN_PLUGIN_BAD_BUILD_ID, "built with LibTorch 0.4.0"},
       {GFN_PLUGIN_NO_ENTRY, "no entry point gfn_environment_plugin"},
       {GFN_PLUGIN_UNDEFINED_SYMBOL, "gfn_function_nobody_defines"},
