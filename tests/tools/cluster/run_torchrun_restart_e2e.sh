@@ -12,8 +12,8 @@
 set -uo pipefail
 train=$1 out=$2 kill_rank=${3:-3}
 repo=$(pwd)
-# shellcheck source=../kill_rank.sh
-source "$(dirname "$0")/../kill_rank.sh"
+# shellcheck source=../restart_helpers.sh
+source "$(dirname "$0")/../restart_helpers.sh"
 rm -rf "$out"
 mkdir -p "$out"
 args=(--config "$repo/configs/hypergrid_demo.yaml" --set train.batch_size=129
@@ -37,12 +37,7 @@ s="$out/run/summary.json"
 [ "$(jq -r '.restarts.count' "$s")" = 1 ] || fail "restarts: $(jq -c '.restarts' "$s")"
 [ "$(jq -r '.restarts.attempts[0].resumed_from_iteration >= 40' "$s")" = true ] ||
   fail "resumed from: $(jq -c '.restarts' "$s")"
-iters=$(tail -n +2 "$out/run/training.csv" | cut -d, -f1 | tr '\n' ' ')
-[ "$iters" = "$(seq -s ' ' 1 1000) " ] || fail "training.csv iterations are not 1..1000 once each"
-for key in l1_exact logz modes_found; do
-  a=$(jq -r ".$key" "$out/ref/summary.json") b=$(jq -r ".$key" "$s")
-  [ "$a" = "$b" ] || fail "$key: $b after the restart, $a without"
-done
+expect_same_as_reference "$out/ref" "$out/run" 1000
 ip netns list | grep -q "^gfnc-" && fail "namespaces left behind"
 jq -c '.restarts' "$s"
 echo "PASS: torchrun restarted the world across the nodes, same result as without the kill"

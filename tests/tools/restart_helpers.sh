@@ -1,4 +1,4 @@
-# Sourced by the restart tests (run_restart_e2e.sh, cluster/run_torchrun_restart_e2e.sh):
+# Sourced by the restart tests (run_restart_e2e.sh, cluster/run_torchrun_restart_e2e.sh).
 #   kill_rank_after_checkpoint RUN_DIR ITERATION RANK JOB_PID
 # waits (up to 120 s, while JOB_PID lives) for the checkpoint of ITERATION in RUN_DIR, then
 # sends SIGKILL to the gfn-train process of that run whose environment has RANK=RANK or
@@ -21,4 +21,17 @@ kill_rank_after_checkpoint() {
   [ -n "$victim" ] || fail "rank $rank not found"
   kill -9 "$victim"
   echo "killed rank $rank (pid $victim)"
+}
+
+#   expect_same_as_reference REF_DIR RUN_DIR ITERATIONS
+# the restarted run logged every iteration 1..ITERATIONS once (training.csv) and ends exactly
+# as the uninterrupted reference (l1_exact, logz, modes_found of summary.json); `fail` if not.
+expect_same_as_reference() {
+  local ref=$1 run=$2 n=$3 iters key a b
+  iters=$(tail -n +2 "$run/training.csv" | cut -d, -f1 | tr '\n' ' ')
+  [ "$iters" = "$(seq -s ' ' 1 "$n") " ] || fail "training.csv iterations are not 1..$n once each"
+  for key in l1_exact logz modes_found; do
+    a=$(jq -r ".$key" "$ref/summary.json") b=$(jq -r ".$key" "$run/summary.json")
+    [ "$a" = "$b" ] || fail "$key: $b after the restart, $a without"
+  done
 }
