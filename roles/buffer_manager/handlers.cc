@@ -71,7 +71,8 @@ void BufferManager::on_data(int src, const transport::MessageView& message, doub
   result_.items_filtered_by_trainers += sub.filtered;
   if (sub.has_trajectories()) result_.trajectories_received += sub.size();
   if (new_modes > 0) {
-    result_.modes_timeline.push_back({seconds_since(started_), result_.items_received,
+    result_.modes_timeline.push_back({elapsed_before_ + seconds_since(started_),
+                                      result_.items_received,
                                       static_cast<std::int64_t>(modes_seen_.size())});
   }
   sender.items += sub.size();

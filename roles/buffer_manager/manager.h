@@ -249,7 +249,10 @@ class BufferManager {
   // MANAGER_ALIVE: sent when nothing went to the coordinator for alive_every_ (idle_ / 4).
   const transport::Seconds alive_every_;
   Clock::time_point last_to_coordinator_;
-  const Clock::time_point started_;  // result_.modes_timeline's time origin
+  const Clock::time_point started_;  // this attempt's start
+  // Seconds the run had been serving before this attempt (a restored checkpoint's elapsed
+  // time): result_.modes_timeline's times continue the checkpointed run's.
+  double elapsed_before_ = 0;
   std::set<std::vector<std::int64_t>> modes_seen_;
   std::map<int, Feed> feeds_;
   std::optional<float> last_reported_;

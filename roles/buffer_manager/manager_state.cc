@@ -26,17 +26,23 @@ void serialize(Archive& ar, SenderStats& s) {
 }
 
 template <class Archive>
+void serialize(Archive& ar, ManagerModesPoint& p) {
+  ar(p.elapsed_s, p.items_received, p.modes_found);
+}
+
+template <class Archive>
 void serialize(Archive& ar, BufferManagerResult& r) {
   ar(r.per_sender, r.submissions, r.items_received, r.items_filtered_by_trainers, r.buffer_size,
      r.modes_found, r.rejected_messages, r.errors_sent, r.exit_mismatches, r.sample_requests,
      r.sample_requests_refused, r.samples_served, r.baseline_reports, r.baseline_syncs,
      r.baseline_pushes, r.alive_messages, r.trajectories_received, r.trajectories_served,
-     r.has_baseline, r.baseline);
+     r.has_baseline, r.baseline, r.modes_timeline);
 }
 
 namespace {
 
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: the mode-discovery timeline and the elapsed time (a restarted manager continues both).
+constexpr std::uint32_t kFormatVersion = 2;
 
 /// The manager's state apart from the objects that save themselves.
 struct ManagerState {
@@ -50,12 +56,13 @@ struct ManagerState {
   std::vector<std::tuple<int, std::optional<float>, std::int64_t>> feeds;
   std::optional<float> last_reported;
   std::int64_t last_report_at = 0;
+  double elapsed_s = 0;  ///< seconds served, this attempt's and the earlier ones'
   BufferManagerResult result;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(table, scorer, baseline_ema, baseline_global, limiter_inserts, limiter_samples, modes_seen,
-       feeds, last_reported, last_report_at, result);
+       feeds, last_reported, last_report_at, elapsed_s, result);
   }
 };
 
@@ -74,6 +81,7 @@ std::string BufferManager::save_state() const {
   for (const auto& [rank, feed] : feeds_) s.feeds.emplace_back(rank, feed.last, feed.updates);
   s.last_reported = last_reported_;
   s.last_report_at = last_report_at_;
+  s.elapsed_s = elapsed_before_ + seconds_since(started_);
   s.result = result_;
   return checkpoint::encode_versioned(kFormatVersion, s);
 }
@@ -98,6 +106,7 @@ void BufferManager::restore_state(const std::string& bytes) {
   for (const auto& [rank, last, updates] : s.feeds) feeds_[rank] = Feed{last, updates};
   last_reported_ = s.last_reported;
   last_report_at_ = s.last_report_at;
+  elapsed_before_ = s.elapsed_s - seconds_since(started_);
   result_ = std::move(s.result);
 }
 
