@@ -49,6 +49,12 @@ for ((attempt = 0; ; attempt++)); do
   # Open MPI: "mpirun noticed that process rank 2 with PID 123 on node x exited on signal 9
   # (Killed)." or "Process name: [[...],2]" with its exit code.
   reason=$(grep -o 'process rank [0-9]* with PID [0-9]* on node [^ ]* exited on signal [0-9]* ([^)]*)' "$log" | head -1)
+  # Open MPI names a rank killed by a signal "with PID 0": take the pid the rank logged at its
+  # start ("[rank R starting] [info] pid P on host H").
+  if [[ "$reason" =~ ^process\ rank\ ([0-9]+)\ with\ PID\ 0\  ]]; then
+    pid=$(grep -o "\[rank ${BASH_REMATCH[1]} starting\] \[[^]]*\] pid [0-9]*" "$log" | tail -1 | grep -o '[0-9]*$')
+    [ -n "$pid" ] && reason=${reason/with PID 0 /with PID $pid }
+  fi
   [ -n "$reason" ] || reason=$(grep -o 'gfn-train failed on rank [0-9]*: .*\|rank [0-9]* ([a-z ]*) failed: .*' "$log" | head -1)
   [ -n "$reason" ] || reason="mpirun exited with code $rc"
   [ $(($(date +%s) - started)) -ge 60 ] && short_failures=0

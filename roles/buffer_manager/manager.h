@@ -149,14 +149,17 @@ class BufferManager {
   /// version first): the replay table (ReplayTable::save_state: items, samplers' order,
   /// generator), the scorer's state (ModesScorer: its EMA), the baseline tracker (EMA,
   /// synced global), the rate limiter's counters, the modes seen, the counters and
-  /// per-sender statistics of result(), the baseline feeds and the last baseline report.
+  /// per-sender statistics of result(), the baseline feeds and the last baseline report;
+  /// since format version 2 the seconds served, the mode-discovery timeline and the timing
+  /// table (when one was given), so a restarted manager's reports cover the whole run.
   /// Not saved: who is still running, the liveness clocks, pending sends (a checkpoint is
   /// taken between messages). O(stored items + modes).
   std::string save_state() const;
   /// Restores a fresh manager (built with the same options) from save_state's bytes: it
-  /// then answers every message as the saved one would have. Throws std::runtime_error
-  /// for unreadable bytes and std::invalid_argument for a state that does not fit these
-  /// options (naming what differs); after an error the manager must not be used.
+  /// then answers every message as the saved one would have. Reads format versions 1 (an
+  /// older build's: no timeline, the time counted from the restore) and 2. Throws
+  /// std::runtime_error for unreadable bytes and std::invalid_argument for a state that does not
+  /// fit these options (naming what differs); after an error the manager must not be used.
   void restore_state(const std::string& bytes);
 
   // ---- State, for tests and reports.

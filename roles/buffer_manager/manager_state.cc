@@ -15,6 +15,7 @@
 #include "roles/buffer_manager/manager.h"
 #include "runtime/buffer/table_state.h"
 #include "runtime/checkpoint/versioned_state.h"
+#include "runtime/timing/timing_table.h"
 
 namespace gfn::roles {
 
@@ -36,12 +37,16 @@ void serialize(Archive& ar, BufferManagerResult& r) {
      r.modes_found, r.rejected_messages, r.errors_sent, r.exit_mismatches, r.sample_requests,
      r.sample_requests_refused, r.samples_served, r.baseline_reports, r.baseline_syncs,
      r.baseline_pushes, r.alive_messages, r.trajectories_received, r.trajectories_served,
-     r.has_baseline, r.baseline, r.modes_timeline);
+     r.has_baseline, r.baseline);
 }
 
 namespace {
 
-// 2: the mode-discovery timeline and the elapsed time (a restarted manager continues both).
+// 1: the first layout (still read: a checkpoint of an older build resumes, with an empty
+//    mode-discovery timeline and its elapsed time counted from the resume).
+// 2: adds, at the end, the elapsed time, the mode-discovery timeline and the timing table (a
+//    restarted manager continues all three).
+constexpr std::uint32_t kOldestFormatVersion = 1;
 constexpr std::uint32_t kFormatVersion = 2;
 
 /// The manager's state apart from the objects that save themselves.
@@ -56,13 +61,18 @@ struct ManagerState {
   std::vector<std::tuple<int, std::optional<float>, std::int64_t>> feeds;
   std::optional<float> last_reported;
   std::int64_t last_report_at = 0;
-  double elapsed_s = 0;  ///< seconds served, this attempt's and the earlier ones'
   BufferManagerResult result;
+  // Version 2:
+  double elapsed_s = 0;  ///< seconds served, this attempt's and the earlier ones'
+  // result.modes_timeline is serialized here, after the version-1 fields.
+  std::string timing;  ///< the timing table (encode_versioned), empty without one
 
+  std::uint32_t format_version = kFormatVersion;  ///< not serialized: the layout read
   template <class Archive>
   void serialize(Archive& ar) {
     ar(table, scorer, baseline_ema, baseline_global, limiter_inserts, limiter_samples, modes_seen,
-       feeds, last_reported, last_report_at, elapsed_s, result);
+       feeds, last_reported, last_report_at, result);
+    if (format_version >= 2) ar(elapsed_s, result.modes_timeline, timing);
   }
 };
 
@@ -83,13 +93,15 @@ std::string BufferManager::save_state() const {
   s.last_report_at = last_report_at_;
   s.elapsed_s = elapsed_before_ + seconds_since(started_);
   s.result = result_;
+  if (timing_)
+    s.timing = checkpoint::encode_versioned(timing::TimingTable::kFormatVersion, *timing_);
   return checkpoint::encode_versioned(kFormatVersion, s);
 }
 
 void BufferManager::restore_state(const std::string& bytes) {
   const std::string what = "buffer manager rank " + std::to_string(me_) + " state";
   ManagerState s;
-  checkpoint::decode_versioned(bytes, kFormatVersion, what, s);
+  checkpoint::decode_versioned_between(bytes, kOldestFormatVersion, kFormatVersion, what, s);
   for (const auto& feed : s.feeds) {
     if (!assigned_.count(std::get<0>(feed))) {
       throw std::invalid_argument(what + ": a baseline feed of rank " +
@@ -108,6 +120,10 @@ void BufferManager::restore_state(const std::string& bytes) {
   last_report_at_ = s.last_report_at;
   elapsed_before_ = s.elapsed_s - seconds_since(started_);
   result_ = std::move(s.result);
+  if (timing_ && !s.timing.empty()) {
+    checkpoint::decode_versioned(s.timing, timing::TimingTable::kFormatVersion,
+                                 what + " (timing table)", *timing_);
+  }
 }
 
 }  // namespace gfn::roles

@@ -185,8 +185,10 @@ std::vector<std::int64_t> report_timings(DistributedContext& ctx,
 std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig& config,
                           const TrainerOutcome& trainer,
                           std::chrono::steady_clock::time_point t_start, const JobFacts& facts) {
-  const double wall_s =
+  const double attempt_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const auto job_wall = job_wall_time(config.output.dir, attempt_s);
+  const double wall_s = job_wall.wall_s;
   const auto& result = trainer.result;
   nlohmann::json summary;
   put_final_metrics(summary, result);
@@ -196,6 +198,11 @@ std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig
   summary["spawn"] = nlohmann::json::parse(spawn_summary_json(config.spawn, result.agent_reports));
   const auto& dir = config.output.dir;
   summary["restarts"] = restarts_summary(dir, facts.restart_count);
+  summary["attempts"] = nlohmann::json::array();
+  for (const auto& a : job_wall.attempts) {
+    summary["attempts"].push_back(
+        {{"attempt", a.attempt}, {"started", a.started}, {"wall_s", a.wall_s}});
+  }
   summary["peak_rss_mb"] = peak_rss_json(facts.peak_rss_bytes);
   output::ensure_directory(dir);
   // The timeline's trajectories count the trajectories sampled forward (replayed and remote
@@ -217,6 +224,7 @@ std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig
   }
   output::write_text(dir + "/summary.json", ordered.dump(2) + "\n");
   output::write_text(dir + "/config.yaml", roles::to_yaml(config) + "\n");
+  note_attempt_end(dir);
   spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)", dir,
                result.iterations, wall_s, median(trainer.trainer_ms));
   return ordered["result"].get<std::string>();

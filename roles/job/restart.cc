@@ -3,8 +3,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -15,6 +17,45 @@ namespace gfn::roles {
 namespace {
 
 constexpr const char* kRecords = "/restarts.jsonl";
+constexpr const char* kAttempts = "/attempts.jsonl";
+
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// The JSON objects of a .jsonl file (unreadable lines skipped: a killed writer's last one).
+std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object()) out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+void append_line(const std::string& path, const nlohmann::json& record) {
+  std::ofstream out(path, std::ios::app);
+  out << record.dump() << '\n';
+  if (!out) throw std::runtime_error("cannot append to '" + path + "'");
+}
+
+/// attempts.jsonl's attempt starts: {"attempt", "started", "started_at"} in order.
+std::vector<nlohmann::json> attempt_starts(const std::string& output_dir) {
+  std::vector<nlohmann::json> starts;
+  for (auto& r : read_jsonl(output_dir + kAttempts)) {
+    if (r.contains("started_at")) starts.push_back(std::move(r));
+  }
+  return starts;
+}
+
+/// Appends this attempt's start (global rank 0, before any communication).
+void note_attempt_start(const std::string& output_dir, const char* how) {
+  const std::string path = output_dir + kAttempts;
+  const auto attempt = static_cast<int>(attempt_starts(output_dir).size()) + 1;
+  append_line(path, {{"attempt", attempt}, {"started", how}, {"started_at", unix_seconds()}});
+}
 
 /// The highest iteration (first column) of a CSV written by the trainer, or -1.
 std::int64_t last_csv_iteration(const std::string& path) {
@@ -72,29 +113,58 @@ std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentC
 }
 
 void note_restart(const std::string& output_dir, bool fresh_start, RestartRecord* record) {
-  const std::string path = output_dir + kRecords;
+  std::filesystem::create_directories(output_dir);
   if (record == nullptr) {
-    if (fresh_start) std::filesystem::remove(path);
+    if (fresh_start) {
+      std::filesystem::remove(output_dir + kRecords);
+      std::filesystem::remove(output_dir + kAttempts);
+    }
+    note_attempt_start(output_dir, fresh_start ? "start" : "resume");
     return;
   }
   const std::int64_t last = last_csv_iteration(output_dir + "/training.csv");
   record->iterations_redone =
       std::max<std::int64_t>(0, last - std::max<std::int64_t>(0, record->resumed_from));
-  std::filesystem::create_directories(output_dir);
-  std::ofstream out(path, std::ios::app);
-  out << to_json(*record).dump() << '\n';
-  if (!out) throw std::runtime_error("cannot append to '" + path + "'");
+  append_line(output_dir + kRecords, to_json(*record));
+  note_attempt_start(output_dir, "restart");
 }
 
 nlohmann::json restarts_summary(const std::string& output_dir, int restart_count) {
   nlohmann::json attempts = nlohmann::json::array();
-  std::ifstream in(output_dir + kRecords);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object()) attempts.push_back(std::move(parsed));
-  }
+  for (auto& r : read_jsonl(output_dir + kRecords)) attempts.push_back(std::move(r));
   return {{"count", restart_count}, {"attempts", attempts}};
+}
+
+JobWallTime job_wall_time(const std::string& output_dir, double this_attempt_s) {
+  const auto starts = attempt_starts(output_dir);
+  std::map<int, double> ended_at;  // attempts that wrote their summary
+  for (const auto& r : read_jsonl(output_dir + kAttempts)) {
+    if (r.contains("ended_at")) ended_at[r.value("attempt", 0)] = r.value("ended_at", 0.0);
+  }
+  JobWallTime out;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const int attempt = starts[i].value("attempt", 0);
+    const double started = starts[i].value("started_at", 0.0);
+    double wall = this_attempt_s;  // the last: this attempt, by the job's own clock
+    if (i + 1 < starts.size()) {   // an earlier one: to its summary, else to the next start
+      const auto end = ended_at.find(attempt);
+      wall =
+          (end != ended_at.end() ? end->second : starts[i + 1].value("started_at", 0.0)) - started;
+    }
+    out.attempts.push_back({attempt, starts[i].value("started", ""), wall});
+    out.wall_s += wall;
+  }
+  if (starts.empty()) {  // attempts.jsonl missing (removed by hand): this attempt alone
+    out.attempts.push_back({1, "start", this_attempt_s});
+    out.wall_s = this_attempt_s;
+  }
+  return out;
+}
+
+void note_attempt_end(const std::string& output_dir) {
+  const auto starts = attempt_starts(output_dir);
+  const int attempt = starts.empty() ? 1 : starts.back().value("attempt", 1);
+  append_line(output_dir + kAttempts, {{"attempt", attempt}, {"ended_at", unix_seconds()}});
 }
 
 }  // namespace gfn::roles

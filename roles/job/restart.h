@@ -48,12 +48,36 @@ std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentC
 
 /// Global rank 0, before any communication (hence before the trainer drops training.csv's
 /// rows after the checkpoint): a first attempt (`fresh_start`: no --resume, no restart)
-/// removes an old restarts.jsonl; a restart counts the iterations redone and appends
-/// `record` (null: nothing to append).
+/// removes an old restarts.jsonl and attempts.jsonl; a restart counts the iterations redone
+/// and appends `record` (null: nothing to append); every attempt appends its start to
+/// attempts.jsonl (job_wall_time).
 void note_restart(const std::string& output_dir, bool fresh_start, RestartRecord* record);
 
 /// summary.json "restarts": {"count": restart_count, "attempts": [each record of
 /// restarts.jsonl]} (unreadable lines are skipped).
 nlohmann::json restarts_summary(const std::string& output_dir, int restart_count);
+
+/// The job's wall time across its attempts, from <output.dir>/attempts.jsonl: note_restart
+/// appends each attempt's start (unix seconds; "started": start, restart or resume) and
+/// note_attempt_end its end when it writes summary.json.
+struct AttemptTime {
+  int attempt = 1;
+  std::string started;  ///< "start", "restart" or "resume"
+  double wall_s = 0;
+};
+struct JobWallTime {
+  /// summary.json "wall_s": the attempts' wall times summed (seconds). An attempt that ended
+  /// without a summary (killed) lasts until the next attempt's start, so the launcher's
+  /// detection and backoff count; the time between a stopped run and its --resume does not.
+  double wall_s = 0;
+  /// summary.json "attempts", in order; the last one's wall_s is `this_attempt_s`.
+  std::vector<AttemptTime> attempts;
+};
+/// Reads attempts.jsonl (unreadable lines skipped; missing: this attempt alone). Blocking
+/// (disk I/O); never throws for the file's content.
+JobWallTime job_wall_time(const std::string& output_dir, double this_attempt_s);
+/// Appends this attempt's end to attempts.jsonl (the summary's writer, after job_wall_time).
+/// Throws std::runtime_error when it cannot be written.
+void note_attempt_end(const std::string& output_dir);
 
 }  // namespace gfn::roles

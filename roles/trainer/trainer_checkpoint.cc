@@ -130,6 +130,7 @@ std::string encode_trainer_state(const core::Agent& learner, const TrainerLoopSt
     root.write("pending_iterations", c10::IValue(loop.pending_iterations));
   }
   if (!loop.spawn.empty()) root.write("spawn", byte_tensor(loop.spawn));
+  if (!loop.timing.empty()) root.write("timing", byte_tensor(loop.timing));
   std::ostringstream out;
   root.save_to(out);
   return std::move(out).str();
@@ -170,6 +171,8 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Agent& lea
   loop.pending_iterations = optional_int(root, "pending_iterations");
   const auto spawn = optional_vector<std::uint8_t>(root, "spawn");
   loop.spawn.assign(spawn.begin(), spawn.end());
+  const auto timing = optional_vector<std::uint8_t>(root, "timing");
+  loop.timing.assign(timing.begin(), timing.end());
   if (learner.counts().iterations != loop.iteration) {
     throw std::runtime_error("checkpoint: the learner's iteration count " +
                              std::to_string(learner.counts().iterations) +

@@ -70,6 +70,10 @@ struct TrainerLoopState {
   /// The spawn policy's state (SpawnPolicy::save_state, roles/trainer/spawn/spawn_state.h);
   /// empty with average_all.
   std::string spawn;
+  /// The trainer's timing table (checkpoint::encode_versioned of timing::TimingTable), so the
+  /// time report of a restarted job covers the whole run; empty without one (and in
+  /// checkpoints of older builds).
+  std::string timing;
 };
 
 /// This trainer's file: the agent's state, `loop`, and `visited` if not null.

@@ -8,6 +8,8 @@
 #include "roles/trainer/trainer_checkpoint.h"
 #include "roles/trainer/trainer_loop.h"
 #include "runtime/checkpoint/store.h"
+#include "runtime/checkpoint/versioned_state.h"
+#include "runtime/timing/timing_table.h"
 #include "transport/transport.h"
 
 namespace gfn::roles {
@@ -25,6 +27,10 @@ void Trainer::resume() {
   if (buffer_) buffer_->restore(loop);
   timeline_.restore(loop.firsts);
   spawn_->restore_state(loop.spawn, loop.iteration);
+  if (setup_.timing && !loop.timing.empty()) {  // the time report covers the whole run
+    checkpoint::decode_versioned(loop.timing, timing::TimingTable::kFormatVersion,
+                                 "checkpoint: the trainer's timing table", *setup_.timing);
+  }
   t_start_ -= std::chrono::duration_cast<TrainerClock::duration>(
       std::chrono::duration<double>(loop.elapsed_s));
   last_checkpoint_ = loop.iteration;
@@ -48,6 +54,9 @@ void Trainer::checkpoint(std::int64_t at) {
   std::vector<checkpoint::FileEntry> others;  // the manager's (and coordinator's) files
   if (buffer_) others = buffer_->checkpoint(at, loop);
   loop.spawn = spawn_->save_state(at);
+  if (setup_.timing) {
+    loop.timing = checkpoint::encode_versioned(timing::TimingTable::kFormatVersion, *setup_.timing);
+  }
   const auto dir = write_trainer_checkpoint(config_, setup_, at,
                                             encode_trainer_state(*agent_, loop, visited()), others);
   last_checkpoint_ = at;

@@ -21,6 +21,12 @@ void setup_logging(int rank, const std::string& role,
                    spdlog::level::level_enum level = spdlog::level::info,
                    spdlog::sink_ptr sink = nullptr);
 
+/// The logger of a process before its rank is known (command line, config, checkpoint
+/// choice): setup_logging's sink and pattern tagged `[<program>]`. Colour only when stderr is
+/// a terminal, so a log captured in a file has no escape codes (spdlog's own default logger
+/// writes colour to stdout, which Open MPI's launcher makes a terminal).
+void setup_startup_logging(const std::string& program);
+
 /// The tag setup_logging puts on every line: "rank <rank> <role>".
 std::string rank_tag(int rank, const std::string& role);
 

@@ -59,6 +59,9 @@ class TimingTable {
            iterations_per_row_ == other.iterations_per_row_;
   }
 
+  /// The layout of save / load, for a checkpoint's versioned state
+  /// (runtime/checkpoint/versioned_state.h): a restarted rank continues its table.
+  static constexpr std::uint32_t kFormatVersion = 1;
   template <class Archive>
   void save(Archive& ar) const {
     ar(num_iterations_, max_rows_, iterations_per_row_, steps_, durations_);

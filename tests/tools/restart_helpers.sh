@@ -2,7 +2,7 @@
 #   kill_rank_after_checkpoint RUN_DIR ITERATION RANK JOB_PID
 # waits (up to 120 s, while JOB_PID lives) for the checkpoint of ITERATION in RUN_DIR, then
 # sends SIGKILL to the gfn-train process of that run whose environment has RANK=RANK or
-# OMPI_COMM_WORLD_RANK=RANK, and echoes "killed rank R (pid P)". Calls `fail` (the caller's)
+# OMPI_COMM_WORLD_RANK=RANK, echoes "killed rank R (pid P)" and sets killed_pid=P. Calls `fail` (the caller's)
 # when the checkpoint never appears or no such rank is found.
 kill_rank_after_checkpoint() {
   local dir=$1 iteration=$2 rank=$3 job=$4 pid victim="" manifest
@@ -20,6 +20,7 @@ kill_rank_after_checkpoint() {
   done
   [ -n "$victim" ] || fail "rank $rank not found"
   kill -9 "$victim"
+  killed_pid=$victim
   echo "killed rank $rank (pid $victim)"
 }
 

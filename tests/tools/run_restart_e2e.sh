@@ -8,7 +8,12 @@
 #    the first attempt (the rank and the signal) and where it resumed;
 #  - every iteration of training.csv (logged every iteration) appears exactly once, 1..1000;
 #  - it ends exactly like the same run without the kill (l1_exact, logZ, modes found):
-#    resuming is bit-identical, so the restart lost and repeated nothing.
+#    resuming is bit-identical, so the restart lost and repeated nothing;
+#  - its run directory is the fault-free run's (tests/tools/compare_run_dirs.py: every file,
+#    the same bits where the run is deterministic, the same rows and keys otherwise: every
+#    role's timeline, counts and time report across both attempts);
+#  - the killed rank's real pid is named (Open MPI says "PID 0"), summary.json's wall_s is
+#    both attempts' and "attempts" has each one's, and the log has no terminal escape codes.
 #   run_restart_e2e.sh gfn-launch|mpirun GFN_TRAIN OUT_DIR GFN_LAUNCH [KILL_RANK]
 set -uo pipefail
 # shellcheck source=restart_helpers.sh
@@ -54,5 +59,14 @@ check ".restarts.attempts[0].ended_by | test(\"rank $kill_rank\")" "the rank tha
 check '.restarts.attempts[0].ended_by | test("signal 9")' "the signal that ended attempt 1"
 check '.restarts.attempts[0].iterations_redone >= 0' "iterations redone"
 expect_same_as_reference "$out/ref" "$out/run" 1000
+/usr/bin/python3 "$(dirname "$0")/compare_run_dirs.py" "$out/ref" "$out/run" ||
+  fail "the run directory differs from the fault-free run's"
+check ".restarts.attempts[0].ended_by | test(\"(pid|PID) $killed_pid\\\\b\")" \
+  "the killed rank's pid $killed_pid named"
+check '(.attempts | length) == 2 and (.attempts | map(.started)) == ["start", "restart"]' \
+  "both attempts' wall times"
+check '(.wall_s - (.attempts | map(.wall_s) | add) | fabs) < 1e-6 and .wall_s > .attempts[1].wall_s' \
+  "wall_s: the whole job's"
+if grep -q $'\e' "$out/run.log"; then fail "terminal escape codes in the log"; fi
 jq -c '.restarts' "$s"
 echo "PASS: restarted after rank $kill_rank was killed, same result as without"

@@ -14,6 +14,7 @@
 // (refused before any communication), 1 any failure while running.
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -29,7 +30,9 @@
 #include "runtime/gfn/env/plugin_loader.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/launch/explicit_launch.h"
+#include "runtime/launch/hostname.h"
 #include "runtime/launch/launch_env.h"
+#include "runtime/log/logging.h"
 #include "runtime/process/blas_kernels.h"
 #include "runtime/process/malloc_tuning.h"
 
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
   launch::LaunchEnv launch_env;
   std::optional<checkpoint::OpenedCheckpoint> resume;
   std::optional<roles::RestartRecord> restart;
+  log::setup_startup_logging("gfn-train");
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
@@ -80,6 +84,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     launch_env = launch::detect_launch_env(config.launch);  // `launch:` values first
+    log::setup_logging(launch_env.rank, "starting");
+    // Which process is which rank: a launcher that cannot tell (Open MPI reports "PID 0" for
+    // a rank killed by a signal) reads it here (tools/mpirun-restart.sh).
+    spdlog::info("pid {} on host {}", static_cast<long>(getpid()), launch::local_hostname());
     if (!resume && launch_env.restart_count > 0) {
       // docs/checkpoints.md "Automatic restart": the newest valid checkpoint of output.dir.
       restart.emplace();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/timing/timing_table.h"
 #include "tests/roles/buffer_manager/manager_unit_env.h"
 
 namespace gfn::roles::testing {
@@ -125,6 +126,49 @@ TEST_F(ManagerUnitTest, StateRestoredContinuesTheModesTimeline) {
       EXPECT_GE(b[i].elapsed_s, b[i - 1].elapsed_s) << "point " << i;
     }
   }
+}
+
+TEST_F(ManagerUnitTest, StateOfFormatVersion1IsRead) {
+  // A checkpoint of an older build (format version 1: no elapsed time, mode-discovery
+  // timeline or timing table at the end) resumes. Version 2 appends exactly those three, so
+  // version 1's bytes are version 2's without them: the elapsed time (8 bytes), the timeline
+  // (a count, then 24 bytes a point) and the timing table (a length; empty here).
+  for (std::int64_t it = 1; it <= 6; ++it) step(manager(), it);
+  const std::string v2 = manager().save_state();
+  const std::size_t tail = 8 + 8 + 24 * manager().result().modes_timeline.size() + 8;
+  std::string v1 = v2.substr(0, v2.size() - tail);
+  v1[1] = 1;  // the format version: a uint32 after the archive's endianness byte
+  gfn::testing::LoopbackWorld world_a(5), world_b(5);
+  BufferManager from_v2(world_a.rank(kManager), {kTrainer, kTrainer2}, options_, toy_modes);
+  BufferManager from_v1(world_b.rank(kManager), {kTrainer, kTrainer2}, options_, toy_modes);
+  from_v2.restore_state(v2);
+  from_v1.restore_state(v1);
+  EXPECT_TRUE(from_v1.result().modes_timeline.empty()) << "version 1 has no timeline";
+  EXPECT_EQ(from_v1.result().items_received, from_v2.result().items_received);
+  for (std::int64_t it = 7; it <= 12; ++it) {
+    step(from_v2, it);
+    step(from_v1, it);
+  }
+  for (int tag : {tags::kData, tags::kSample, tags::kBaseline}) {
+    EXPECT_EQ(replies(world_b, tag), replies(world_a, tag))
+        << "the version-1 state answers like the version-2 one on tag " << tag;
+  }
+  std::string v3 = v2;
+  v3[1] = 3;
+  EXPECT_THROW(from_v1.restore_state(v3), std::runtime_error) << "a newer version is refused";
+}
+
+TEST_F(ManagerUnitTest, StateRestoredContinuesTheTimingTable) {
+  // The time report of a restarted job covers the whole run: the steps timed before the
+  // checkpoint come back with the state.
+  timing::TimingTable before, after;
+  gfn::testing::LoopbackWorld world_a(5), world_b(5);
+  BufferManager timed(world_a.rank(kManager), {kTrainer, kTrainer2}, options_, toy_modes, &before);
+  for (std::int64_t it = 1; it <= 4; ++it) data_to(timed, varied(it, 3));  // one row each
+  ASSERT_GT(before.num_iterations(), 0);
+  BufferManager copy(world_b.rank(kManager), {kTrainer, kTrainer2}, options_, toy_modes, &after);
+  copy.restore_state(timed.save_state());
+  EXPECT_EQ(after, before);
 }
 
 TEST_F(ManagerUnitTest, StateMissingAnswersDifferently) {
