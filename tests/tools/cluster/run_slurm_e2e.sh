@@ -20,9 +20,10 @@
 #    with a checkpoint, the script records why, Slurm requeues the job; the same checks.
 # The cluster is gone afterwards (no namespace, no /run/NAME); the daemons' logs are kept in
 # OUT_DIR/slurm-logs.
-#   run_slurm_e2e.sh GFN_TRAIN CHECK_SUMMARY OUT_DIR srun|mpirun complete|requeue|scontrol
+# BACKEND torch: the script's BACKEND=torch (Gloo, the rendezvous on the first node).
+#   run_slurm_e2e.sh GFN_TRAIN CHECK_SUMMARY OUT_DIR srun|mpirun complete|requeue|scontrol [BACKEND]
 set -uo pipefail
-train=$(realpath "$1") check=$2 out=$(realpath -m "$3") launcher=$4 mode=$5
+train=$(realpath "$1") check=$2 out=$(realpath -m "$3") launcher=$4 mode=$5 backend=${6:-mpi}
 repo=$(pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 name=gfns-test
@@ -58,14 +59,14 @@ yaml.safe_dump(c, open(sys.argv[2], "w"), sort_keys=False)
 PY
 
 "${slurm[@]}" up 3 || fail "the Slurm cluster did not come up"
-id=$(env CONFIG="$out/config.yaml" LAUNCHER="$launcher" BIND_TO=none OMPI_ALLOW_RUN_AS_ROOT=1 \
+id=$(env CONFIG="$out/config.yaml" LAUNCHER="$launcher" BACKEND="$backend" BIND_TO=none OMPI_ALLOW_RUN_AS_ROOT=1 \
   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 "${slurm[@]}" exec 0 \
   sbatch --parsable --nodes=3 --ntasks-per-node=3 --chdir="$out/work" \
   --output="$out/job-%j.out" "$repo/configs/slurm/multinode.sbatch") || fail "sbatch"
 submitted=$(now)
 run=$out/work/runs/slurm-$id
 log=$out/job-$id.out
-echo "job $id submitted ($launcher)"
+echo "job $id submitted ($launcher, $backend backend)"
 
 if [ "$mode" != complete ]; then
   for _ in $(seq 1800); do
@@ -139,4 +140,4 @@ for p in /proc/[0-9]*; do  # a daemon of this cluster: its SLURM_CONF, or munged
     grep -q "/run/$name/" && fail "process ${p#/proc/} ($(cat "$p/comm")) left behind"
 done
 echo "PASS: sbatch configs/slurm/multinode.sbatch on a Slurm cluster of three nodes," \
-  "$launcher, $mode"
+  "$launcher, $mode, $backend backend"
