@@ -31,25 +31,8 @@ timeout 240 bash "$repo/tools/cluster/cluster.sh" --name "$name" "${start[@]}" \
   --set validation.n_samples=5000 --set output.dir="$out/run" >"$log" 2>&1 ||
   { echo "FAIL: the run across the nodes"; tail -40 "$log"; exit 1; }
 "$check" "$out/run" 9 10 5 3 1
-# The layout table: " rank  host  role  manager  agent_group  trainers".
-# (torchrun prefixes each line with [default<local rank>]:)
-sed -E 's/^\[default[0-9]+\]://' "$log" |
-  awk '/^ rank +host +role/ {t=1; next} t && NF == 0 {t=0} t {print}' | head -9 >"$out/layout.txt"
-python3 - "$out/layout.txt" <<'PY' || exit 1
-import sys
-rows = [line.split() for line in open(sys.argv[1])]
-host = {int(r[0]): r[1] for r in rows}
-bad = []
-if set(host.values()) != {"node0", "node1", "node2"} or len(rows) != 9:
-    bad.append(f"hosts {sorted(set(host.values()))} over {len(rows)} ranks")
-for r in rows:
-    if r[2] == "trainer" and host.get(int(r[3])) != r[1]:
-        bad.append(f"trainer {r[0]} on {r[1]} has manager {r[3]} on {host.get(int(r[3]))}")
-if bad:
-    print("FAIL: layout", bad, rows)
-    sys.exit(1)
-print("layout: every trainer's manager on its own node", rows)
-PY
+# The layout table names node0..node2, every trainer's manager on its own node.
+python3 "$(dirname "$0")/check_layout.py" "$log" 9 3 || exit 1
 # The ranks on node1 talked to node0's over the bridge: its eth0 carried the trainers'
 # submissions and all-reduces (well over 100 kB for these 10 iterations).
 rx=$(sed -n 's/^cluster.sh: node1 eth0 rx_bytes \([0-9]*\) .*/\1/p' "$log")
