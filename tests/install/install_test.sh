@@ -5,7 +5,9 @@
 # that asking for version 9.0 is refused, and runs examples/custom_env/README.md's commands
 # (tests/examples/run_readme.py): the plugin built against the prefix and trained by the
 # installed gfn-train (exact validation in summary.json), and examples/continuous_env/
-# README.md's (a continuous plugin), every output outside the checkout.
+# README.md's (a continuous plugin), every output outside the checkout; then imports the
+# installed Python package gfn_runtime (PYTHONPATH = its install folder, docs/python.md): it
+# must be the prefix's, find the prefix's gfn-train, and read the plugin run.
 #   install_test.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1 work=$2
@@ -57,4 +59,22 @@ if s["iterations"] != 500 or not math.isfinite(s["logz"]):
     print("FAILED: the continuous plugin run's summary", {k: s[k] for k in ("iterations", "logz")})
     sys.exit(1)
 PY
-echo "PASS: installed, a consumer and an environment plugin built against the package"
+pydir=$prefix/lib/python3/dist-packages
+[ -e "$pydir/gfn_runtime/_installed.py" ] || { echo "FAILED: gfn_runtime not installed"; exit 1; }
+(cd "$work" && env -u GFN_BIN_DIR PYTHONPATH="$pydir" /usr/bin/python3 - "$prefix" "$work/coins/run") <<'PY' || exit 1
+import json, os, sys
+import gfn_runtime
+prefix, run_dir = os.path.realpath(sys.argv[1]), sys.argv[2]
+where = os.path.realpath(os.path.dirname(gfn_runtime.__file__))
+train = os.path.realpath(gfn_runtime.find_program("gfn-train"))
+run = gfn_runtime.RunDir(run_dir)
+summary = json.load(open(os.path.join(run_dir, "summary.json")))
+final = run.final_metrics()
+if (not where.startswith(prefix + "/") or train != os.path.join(prefix, "bin", "gfn-train") or
+        run.summary != summary or final["iteration"] != summary["iterations"] or
+        abs(final["l1_exact"] - summary["l1_exact"]) > 1e-6 * max(1, summary["l1_exact"])):
+    print("FAILED: the installed gfn_runtime", where, train, final)
+    sys.exit(1)
+print("installed gfn_runtime:", where, "runs", train)
+PY
+echo "PASS: installed, a consumer and an environment plugin built against the package, gfn_runtime imported"

@@ -36,3 +36,18 @@ install(FILES ${CMAKE_BINARY_DIR}/GfnRuntimeConfig.cmake
               ${CMAKE_BINARY_DIR}/GfnRuntimeConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/tools/cmake/plugins.cmake
         DESTINATION ${gfn_package_dir})
+
+# The Python package gfn_runtime (python/gfn_runtime, docs/python.md): pure Python, into
+# <prefix>/${GFN_PYTHON_INSTALL_DIR} (default lib/python3/dist-packages, Debian's layout: on
+# sys.path for the prefix /usr; elsewhere PYTHONPATH=<prefix>/lib/python3/dist-packages).
+# _installed.py records the installed bin/ so that gfn_runtime.launch finds gfn-train there.
+set(GFN_PYTHON_INSTALL_DIR lib/python3/dist-packages
+    CACHE STRING "where cmake --install puts the gfn_runtime Python package (under the prefix)")
+install(DIRECTORY python/gfn_runtime DESTINATION ${GFN_PYTHON_INSTALL_DIR}
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(CODE "
+  set(gfn_python_dir \"\${CMAKE_INSTALL_PREFIX}/${GFN_PYTHON_INSTALL_DIR}/gfn_runtime\")
+  file(WRITE \"\$ENV{DESTDIR}\${gfn_python_dir}/_installed.py\"
+       \"\\\"\\\"\\\"Written by cmake --install: where the programs were installed.\\\"\\\"\\\"\\nBIN_DIR = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\\\"\\n\")
+  message(STATUS \"Installing: \${gfn_python_dir} (PYTHONPATH=\${CMAKE_INSTALL_PREFIX}/${GFN_PYTHON_INSTALL_DIR})\")
+")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes a state dict as Python users of torchgfn would (model.init_from's input, README
 "Export to PyTorch and torchgfn"): a module with pf / pb / logF estimators (torchgfn's MLP,
-or the same structure without torchgfn: tools/load_in_torchgfn.py make_mlp; one shared
+or the same structure without torchgfn: gfn_runtime.export.make_mlp, python/gfn_runtime; one shared
 trunk when the model is tied) and a logZ parameter, freshly initialised with a seed, saved with torch.save(dict(model.state_dict()))
 (a plain dict: LibTorch cannot read the OrderedDict state_dict() returns; --ordered writes
 that one too, to check it is refused with a clear message).
@@ -19,8 +19,8 @@ import sys
 import torch
 from torch import nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools"))
-from load_in_torchgfn import make_mlp  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
+from gfn_runtime.export import make_mlp  # noqa: E402
 
 
 class Wrapped(nn.Module):
