@@ -5,9 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "roles/context/distributed_context.h"
 #include "roles/job/job_phases.h"
@@ -15,6 +20,7 @@
 #include "runtime/output/plots.h"
 #include "runtime/signals/stop_signal.h"
 #include "runtime/timing/timing_table.h"
+#include "transport/gather.h"
 
 namespace gfn::roles {
 namespace {
@@ -62,16 +68,61 @@ int run_roles(DistributedContext& ctx, const roles::ExperimentConfig& config,
   return 0;
 }
 
+/// Where every rank starts, agreed before any role runs. A launcher may start some ranks of a
+/// world as a restart and others afresh: torchrun's agent on a node whose workers still ran
+/// when the other nodes came back to the rendezvous restarts them as a membership change,
+/// without counting a restart (TORCHELASTIC_RESTART_COUNT stays 0 there; seen after a network
+/// partition). The ranks starting afresh then take the checkpoint the restarted ones continue
+/// from (`adopted`), instead of a world of mixed iterations that deadlocks in its first
+/// collective. Ranks continuing from different checkpoints are refused (std::runtime_error).
+/// One all_gather of 8 bytes per rank over the world.
+const checkpoint::OpenedCheckpoint* agree_on_start(
+    DistributedContext& ctx, const roles::ExperimentConfig& config,
+    const checkpoint::OpenedCheckpoint* resume,
+    std::optional<checkpoint::OpenedCheckpoint>* adopted) {
+  const std::int64_t mine = resume ? resume->manifest.iteration : -1;
+  transport::Bytes bytes(sizeof mine);
+  std::memcpy(bytes.data(), &mine, sizeof mine);
+  const auto all = transport::all_gather_bytes(ctx.world(), bytes);
+  std::set<std::int64_t> iterations;
+  std::string afresh;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::int64_t v = -1;
+    std::memcpy(&v, all[r].data(), sizeof v);
+    if (v >= 0) {
+      iterations.insert(v);
+    } else {
+      afresh += (afresh.empty() ? "" : ", ") + std::to_string(r);
+    }
+  }
+  if (iterations.size() > 1) {
+    std::string list;
+    for (const auto v : iterations) list += (list.empty() ? "" : ", ") + std::to_string(v);
+    throw std::runtime_error("the ranks continue from checkpoints of different iterations (" +
+                             list + "): start the job again");
+  }
+  if (iterations.empty() || afresh.empty() || resume) return resume;
+  const std::int64_t iteration = *iterations.begin();
+  adopted->emplace(checkpoint::open_checkpoint(checkpoint::checkpoints_root(config.output.dir) +
+                                               "/" + checkpoint::checkpoint_dir_name(iteration)));
+  spdlog::warn(
+      "rank {}: its launcher started rank(s) {} afresh (restart count 0) and the others as a "
+      "restart from the checkpoint of iteration {}: continuing from that checkpoint too",
+      ctx.rank(), afresh, iteration);
+  return &**adopted;
+}
+
 }  // namespace
 
-void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout) {
+void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout,
+                     bool check_roles) {
   const auto& m = resume.manifest;
   if (m.world_size != layout.world_size()) {
     throw std::invalid_argument("--resume: the checkpoint '" + resume.directory +
                                 "' is from a world of " + std::to_string(m.world_size) +
                                 " rank(s), this job has " + std::to_string(layout.world_size()));
   }
-  for (int r = 0; r < layout.world_size(); ++r) {
+  for (int r = 0; check_roles && r < layout.world_size(); ++r) {
     const auto role = to_string(layout.role(r));
     if (static_cast<std::size_t>(r) >= m.roles.size() || m.roles[r] != role) {
       throw std::invalid_argument(
@@ -86,9 +137,13 @@ int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& laun
             const checkpoint::OpenedCheckpoint* resume) {
   const auto t_start = Clock::now();
   // Plan and context: the layout planned (refused before any communication), the transport
-  // and the groups created. The resume check (check_resumable) ran before, in gfn-train.
+  // and the groups created. gfn-train checked the checkpoint's world before; its roles are
+  // checked here against the layout planned with the hostnames (the same on every rank).
   DistributedContext ctx(config, launch);
   try {
+    std::optional<checkpoint::OpenedCheckpoint> adopted;
+    if (ctx.world_size() > 1) resume = agree_on_start(ctx, config, resume, &adopted);
+    if (resume) check_resumable(*resume, ctx.layout());
     return run_roles(ctx, config, t_start, resume, launch.restart_count);
   } catch (const std::exception& e) {
     if (ctx.world_size() == 1) throw;

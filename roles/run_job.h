@@ -24,8 +24,12 @@ namespace gfn::roles {
 int run_job(const roles::ExperimentConfig& config, const launch::LaunchEnv& launch,
             const checkpoint::OpenedCheckpoint* resume = nullptr);
 
-/// Refuses a checkpoint whose world (size, role of each rank) differs from `layout`'s, before
-/// any communication: std::invalid_argument naming what differs.
-void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout);
+/// Refuses a checkpoint whose world (size, and with `check_roles` the role of each rank)
+/// differs from `layout`'s: std::invalid_argument naming what differs. gfn-train calls it
+/// before any communication, checking the roles there only when they do not depend on the
+/// hostnames (plan_uses_hostnames); run_job checks the roles of the planned layout again
+/// once the hostnames are gathered, before any role runs.
+void check_resumable(const checkpoint::OpenedCheckpoint& resume, const RankLayout& layout,
+                     bool check_roles = true);
 
 }  // namespace gfn::roles

@@ -6,22 +6,25 @@
 # launch.restart_reason=WHY` to the program's arguments, so that gfn-train continues from the
 # newest valid checkpoint of its output.dir. The program must be gfn-train (the arguments
 # are appended to the command line's end). An interrupted wrapper (SIGINT/SIGTERM) does not
-# restart.
-#   tools/mpirun-restart.sh --max-restarts 3 [--restart-backoff 1] -- \
+# restart. --mpirun 'CMD WORDS' runs that instead of tools/mpirun.sh (e.g. mpirun on the nodes
+# of tools/cluster/cluster.sh: --mpirun 'tools/cluster/cluster.sh mpirun-on 0,1,2').
+#   tools/mpirun-restart.sh --max-restarts 3 [--restart-backoff 1] [--mpirun CMD] -- \
 #       -np 4 build/bin/gfn-train --config configs/hypergrid_demo.yaml --set checkpoint.every=50
 set -uo pipefail
 max_restarts=0 backoff=1
+here=$(cd "$(dirname "$0")" && pwd)
+mpirun_cmd=(bash "$here/mpirun.sh")
 while [ $# -gt 0 ]; do
   case "$1" in
     --max-restarts) max_restarts=$2; shift 2 ;;
     --restart-backoff) backoff=$2; shift 2 ;;
+    --mpirun) read -ra mpirun_cmd <<<"$2"; shift 2 ;;
     --) shift; break ;;
-    *) echo "mpirun-restart: unknown option '$1' (usage: $0 --max-restarts N [--restart-backoff S] -- MPIRUN_ARGS...)" >&2; exit 2 ;;
+    *) echo "mpirun-restart: unknown option '$1' (usage: $0 --max-restarts N [--restart-backoff S] [--mpirun CMD] -- MPIRUN_ARGS...)" >&2; exit 2 ;;
   esac
 done
 [ $# -gt 0 ] || { echo "mpirun-restart: no mpirun arguments after --" >&2; exit 2; }
 [[ "$max_restarts" =~ ^[0-9]+$ ]] || { echo "mpirun-restart: --max-restarts '$max_restarts' is not a non-negative integer" >&2; exit 2; }
-here=$(cd "$(dirname "$0")" && pwd)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 interrupted=0
@@ -35,7 +38,7 @@ for ((attempt = 0; ; attempt++)); do
     extra=(--set "launch.restart_count=$attempt" --set "launch.restart_reason=$reason")
   fi
   # stderr is shown and kept: mpirun names the rank that ended the job there.
-  bash "$here/mpirun.sh" "$@" "${extra[@]}" 2> >(tee "$log" >&2) &
+  "${mpirun_cmd[@]}" "$@" "${extra[@]}" 2> >(tee "$log" >&2) &
   child=$!
   wait "$child"
   rc=$?

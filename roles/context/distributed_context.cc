@@ -26,13 +26,10 @@ RankLayout plan_from_config(const roles::ExperimentConfig& config, int world_siz
   return plan_layout(request);
 }
 
-namespace {
-
-bool wants_hostnames(const roles::ExperimentConfig& config) {
-  return config.layout.num_buffers > 0 && config.layout.placement != roles::Placement::kArithmetic;
+bool plan_uses_hostnames(const roles::ExperimentConfig& config, int world_size) {
+  return world_size > 1 && config.layout.num_buffers > 0 &&
+         config.layout.placement != roles::Placement::kArithmetic;
 }
-
-}  // namespace
 
 DistributedContext::DistributedContext(const roles::ExperimentConfig& config,
                                        const launch::LaunchEnv& launch)
@@ -55,7 +52,7 @@ DistributedContext::DistributedContext(const roles::ExperimentConfig& config,
         std::to_string(transport_->rank()) + " of " + std::to_string(transport_->world_size()));
   }
 
-  if (wants_hostnames(config) && world_size_ > 1) {
+  if (plan_uses_hostnames(config, world_size_)) {
     const std::string mine = launch::local_hostname();
     const auto all =
         transport::all_gather_bytes(world(), transport::Bytes(mine.begin(), mine.end()));

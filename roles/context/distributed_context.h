@@ -71,4 +71,10 @@ class DistributedContext {
 RankLayout plan_from_config(const roles::ExperimentConfig& config, int world_size,
                             const std::vector<std::string>& hostnames = {});
 
+/// Whether the layout `config` asks for on `world_size` ranks depends on the ranks' hostnames
+/// (placement "hostname" or "auto" with buffer managers): then the plan made before any
+/// communication gives the counts only, and a rank's role is known once the context has
+/// gathered the hostnames (DistributedContext::layout).
+bool plan_uses_hostnames(const roles::ExperimentConfig& config, int world_size);
+
 }  // namespace gfn::roles

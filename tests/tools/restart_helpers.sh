@@ -1,18 +1,13 @@
-# Sourced by the restart tests (run_restart_e2e.sh, cluster/run_torchrun_restart_e2e.sh).
+# Sourced by the restart tests (run_restart_e2e.sh, cluster/run_torchrun_restart_e2e.sh, the
+# network-fault tests cluster/run_partition_e2e.sh and cluster/run_lost_node_e2e.sh).
 #   kill_rank_after_checkpoint RUN_DIR ITERATION RANK JOB_PID
 # waits (up to 120 s, while JOB_PID lives) for the checkpoint of ITERATION in RUN_DIR, then
 # sends SIGKILL to the gfn-train process of that run whose environment has RANK=RANK or
 # OMPI_COMM_WORLD_RANK=RANK, echoes "killed rank R (pid P)" and sets killed_pid=P. Calls `fail` (the caller's)
 # when the checkpoint never appears or no such rank is found.
 kill_rank_after_checkpoint() {
-  local dir=$1 iteration=$2 rank=$3 job=$4 pid victim="" manifest
-  manifest=$(printf '%s/checkpoints/iteration_%08d/manifest.json' "$dir" "$iteration")
-  for _ in $(seq 1200); do
-    [ -f "$manifest" ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -f "$manifest" ] || fail "no checkpoint at $iteration"
+  local dir=$1 iteration=$2 rank=$3 job=$4 pid victim=""
+  wait_for_checkpoint "$dir" "$iteration" "$job"
   for pid in $(pgrep -f -- "output.dir=$dir"); do
     [ "$(basename "$(readlink "/proc/$pid/exe")")" = gfn-train ] || continue
     tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
@@ -22,6 +17,20 @@ kill_rank_after_checkpoint() {
   kill -9 "$victim"
   killed_pid=$victim
   echo "killed rank $rank (pid $victim)"
+}
+
+#   wait_for_checkpoint RUN_DIR ITERATION JOB_PID
+# waits (up to 120 s, while JOB_PID lives) for the checkpoint of ITERATION in RUN_DIR (its
+# manifest, written last); `fail` when it never appears.
+wait_for_checkpoint() {
+  local manifest
+  manifest=$(printf '%s/checkpoints/iteration_%08d/manifest.json' "$1" "$2")
+  for _ in $(seq 1200); do
+    [ -f "$manifest" ] && return 0
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -f "$manifest" ] || fail "no checkpoint at $2"
 }
 
 #   expect_same_as_reference REF_DIR RUN_DIR ITERATIONS

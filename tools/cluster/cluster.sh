@@ -19,6 +19,13 @@
 #                                          --rdzv_endpoint node0:29400 ARGS (Debian's
 #                                          python3 -m torch.distributed.run), always down after;
 #                                          the byte counters as for mpirun
+#   cluster.sh [--name NAME] link I down|up     cut node I's link at the bridge, or restore it
+#                                          (a partition, a lost node: docs/launchers.md
+#                                          "Network faults")
+#   cluster.sh [--name NAME] mpirun-on NODES ARGS..      as mpirun, on the cluster that is up
+#   cluster.sh [--name NAME] torchrun-on NODES K ARGS..  as torchrun, on the cluster that is up
+#                                          (NODES e.g. 0,1: node0 and node1 only, node0 first);
+#                                          neither brings the cluster up nor down
 #
 # Needs root, iproute2 (ip netns), util-linux (unshare, nsenter); refuses clearly otherwise.
 # NAME (default gfnc) prefixes every namespace and file, so two names can coexist; two runs of
@@ -99,51 +106,81 @@ exec_on() {
   exec nsenter --uts="$run/uts-n$i" ip netns exec "$name-n$i" "$@"
 }
 
-report_traffic() {  # what crossed the bridge, per node
+report_traffic() {  # report_traffic I..: what crossed the bridge, per node
   local i stats
-  for i in $(seq 0 $(($1 - 1))); do
+  for i in "$@"; do
     stats=/sys/class/net/eth0/statistics
     echo "cluster.sh: node$i eth0 rx_bytes $(ip netns exec "$name-n$i" cat $stats/rx_bytes)" \
       "tx_bytes $(ip netns exec "$name-n$i" cat $stats/tx_bytes)" >&2
   done
 }
 
-cluster_mpirun() {
-  local n=$1 i
+nodes_of() {  # nodes_of LIST: the node numbers of "0,1,2", each checked to be up
+  local i
+  [[ "$1" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "NODES must be like 0,1,2, got '$1'"
+  for i in ${1//,/ }; do
+    [ -e "$run/uts-n$i" ] || die "no node $i (cluster.sh --name $name up N first)"
+    echo "$i"
+  done
+}
+
+mpirun_on() {  # mpirun_on LIST ARGS: mpirun from the list's first node over its nodes
+  local nodes i rc=0
+  nodes=$(nodes_of "$1") || exit 2
   shift
-  trap down EXIT INT TERM
-  up "$n"
-  for i in $(seq 0 $((n - 1))); do echo "node$i slots=64"; done >"$run/hostfile"
-  local rc=0
-  nsenter --uts="$run/uts-n0" ip netns exec "$name-n0" mpirun --allow-run-as-root \
+  for i in $nodes; do echo "node$i slots=64"; done >"$run/hostfile"
+  i=$(head -1 <<<"$nodes")
+  nsenter --uts="$run/uts-n$i" ip netns exec "$name-n$i" mpirun --allow-run-as-root \
     --hostfile "$run/hostfile" --mca plm_rsh_agent "$here/cluster.sh --name $name rsh-agent" \
     --mca btl tcp,vader,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 "$@" ||
     rc=$?
-  report_traffic "$n"
+  report_traffic $nodes
   return "$rc"
 }
 
-cluster_torchrun() {
-  local n=$1 k=$2 i rc=0
-  shift 2
+cluster_mpirun() {
+  local n=$1
+  shift
   trap down EXIT INT TERM
   up "$n"
-  local pids=()
-  for i in $(seq 0 $((n - 1))); do
+  mpirun_on "$(seq -s, 0 $((n - 1)))" "$@"
+}
+
+torchrun_on() {  # torchrun_on LIST K ARGS: torchrun on every node of the list
+  local nodes k=$2 n i rc=0
+  nodes=$(nodes_of "$1") || exit 2
+  shift 2
+  n=$(wc -w <<<"$nodes")
+  local pids=() on=()
+  for i in $nodes; do
     # --redirects 1 --tee 2: torch 1.13's torchrun under Python 3.11 cannot parse its default
     # "0" (Std.from_str finds no zero-valued flag), so stdout goes to its log_dir and stderr,
     # where gfn-train logs, to the console and the log_dir.
     nsenter --uts="$run/uts-n$i" ip netns exec "$name-n$i" /usr/bin/python3 -m \
       torch.distributed.run --nnodes "$n" --nproc_per_node "$k" --rdzv_backend c10d \
-      --rdzv_endpoint node0:29400 --rdzv_id "$name" --redirects 1 --tee 2 \
-      --log_dir "$run/torchrun-node$i" "$@" &
-    pids+=($!)
+      --rdzv_endpoint "node$(head -1 <<<"$nodes"):29400" --rdzv_id "$name" --redirects 1 \
+      --tee 2 --log_dir "$run/torchrun-node$i" "$@" &
+    pids+=($!) on+=("$i")
   done
   for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || { rc=$?; echo "cluster.sh: torchrun on node$i exited with $rc" >&2; }
+    wait "${pids[$i]}" || { rc=$?; echo "cluster.sh: torchrun on node${on[$i]} exited with $rc" >&2; }
   done
-  report_traffic "$n"
+  report_traffic $nodes
   return "$rc"
+}
+
+cluster_torchrun() {
+  local n=$1
+  shift
+  trap down EXIT INT TERM
+  up "$n"
+  torchrun_on "$(seq -s, 0 $((n - 1)))" "$@"
+}
+
+link() {  # link I down|up: node I's port on the bridge
+  [ -e "$run/uts-n$1" ] || die "no node $1 (cluster.sh --name $name up N first)"
+  [[ "$2" =~ ^(down|up)$ ]] || die "link: down or up, got '$2'"
+  ip -n "$name-sw" link set "$name-s$1" "$2"
 }
 
 case "${1:-}" in
@@ -153,5 +190,8 @@ case "${1:-}" in
   rsh-agent) host=${2:?rsh-agent HOST CMD...}; shift 2; exec_on "${host#node}" /bin/sh -c "$*" ;;
   mpirun) shift; cluster_mpirun "${1:?mpirun N ARGS...}" "${@:2}" ;;
   torchrun) shift; cluster_torchrun "${1:?torchrun N K ARGS...}" "${2:?torchrun N K ARGS...}" "${@:3}" ;;
-  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+  mpirun-on) shift; mpirun_on "${1:?mpirun-on NODES ARGS...}" "${@:2}" ;;
+  torchrun-on) shift; torchrun_on "${1:?torchrun-on NODES K ARGS...}" "${2:?torchrun-on NODES K ARGS...}" "${@:3}" ;;
+  link) link "${2:?link I down|up}" "${3:?link I down|up}" ;;
+  *) sed -n '2,32p' "$0" >&2; exit 2 ;;
 esac

@@ -95,7 +95,10 @@ int main(int argc, char** argv) {
     }
     // Refuse an impossible layout, or a checkpoint of another one, before any communication.
     const auto layout = roles::plan_from_config(config, launch_env.world_size);
-    if (resume) roles::check_resumable(*resume, layout);
+    if (resume) {
+      roles::check_resumable(*resume, layout,
+                             !roles::plan_uses_hostnames(config, launch_env.world_size));
+    }
     if (launch_env.rank == 0) {  // docs/checkpoints.md "Automatic restart": restarts.jsonl
       roles::note_restart(config.output.dir, !resume && !restart, restart ? &*restart : nullptr);
     }
