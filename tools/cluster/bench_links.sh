@@ -2,17 +2,19 @@
 # The whole job over shaped links (docs/performance.md "Shaped links between nodes"): 4 nodes of
 # tools/cluster/cluster.sh, each node's eth0 shaped with tc tbf to 1 Gbit/s or 100 Mbit/s
 # (egress, both directions shaped since every node shapes its own), against unshaped links.
-# gfn-train under mpirun over the nodes (MPI over TCP between nodes, shared memory within one),
-# one buffer manager per node placed by hostname, HyperGrid 2-D, parameter averaging every
-# iteration. Method: for each world size, ROUNDS rounds; each round runs the three links in a
-# rotated order (interleaved, so the VM's drift hits all three alike); per run, from
-# summary.json and timing.json: trajectories/s (trajectories / train_s), and the trainers'
-# "average" and "submit" seconds per iteration (mean over trainers). Prints the medians over
-# rounds and each link's throughput as a ratio to the unshaped links of the same round.
+# gfn-train under mpirun over the nodes (MPI over TCP between nodes, shared memory within
+# one), one buffer manager per node placed by hostname, the demo's experiment (HyperGrid 2-D,
+# PF and PB MLPs 256 x 2, models averaged every 5 iterations), 16 trajectories per trainer.
+# Method: for each world size, ROUNDS rounds; each round runs the three links in a rotated
+# order (interleaved, so the VM's drift hits all three alike); per run, from summary.json and
+# timing.json: trajectories/s (trajectories / train_s), and the trainers' "average" and
+# "submit" seconds per iteration (mean over trainers). Prints the medians over rounds and each
+# link's throughput as a ratio to the unshaped links of the same round.
 #   tools/cluster/bench_links.sh [--ranks "8 16"] [--rounds 3] [--iterations 200]
 #                                [--gfn-train build/bin/gfn-train] [--out runs/bench_links]
-# Needs root (namespaces, tc); takes ~1 minute per run at 16 ranks on 2 cores. Do not run it
-# while something else loads the machine.
+# Needs root (namespaces, tc); a few seconds per run (16 ranks, 300 iterations: ~8 s on 2
+# cores), ~4 minutes for the defaults of docs/performance.md. Not while something else loads
+# the machine.
 set -euo pipefail
 ranks="8 16" rounds=3 iterations=200 train=build/bin/gfn-train out=runs/bench_links
 while [ $# -gt 0 ]; do
