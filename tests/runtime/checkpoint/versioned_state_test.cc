@@ -2,9 +2,9 @@
 // version read by a state that knows its layout.
 #include "runtime/checkpoint/versioned_state.h"
 
+#include <gtest/gtest.h>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
-#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <stdexcept>
