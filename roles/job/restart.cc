@@ -90,14 +90,16 @@ std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentC
   if (launch.restart_count <= 0) return std::nullopt;
   record->restart = launch.restart_count;
   record->ended_by = launch.restart_reason;
-  auto opened = checkpoint::open_newest_valid_checkpoint(
-      checkpoint::checkpoints_root(config.output.dir), &record->skipped_checkpoints);
+  // Absolute, so the log and restarts.jsonl name the checkpoints wherever they are read.
+  const std::string run_dir = std::filesystem::absolute(config.output.dir).lexically_normal();
+  auto opened = checkpoint::open_newest_valid_checkpoint(checkpoint::checkpoints_root(run_dir),
+                                                         &record->skipped_checkpoints);
   for (const auto& s : record->skipped_checkpoints) {
     spdlog::warn("restart {}: skipping checkpoint {}", record->restart, s);
   }
   if (!opened) {
     spdlog::warn("restart {} ({}): no valid checkpoint under '{}', starting afresh",
-                 record->restart, launch.restart_count_origin, config.output.dir);
+                 record->restart, launch.restart_count_origin, run_dir);
     return std::nullopt;
   }
   try {

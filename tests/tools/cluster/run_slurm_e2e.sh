@@ -166,7 +166,7 @@ if bad:
     sys.exit(1)
 PY
   for stop in "${stops[@]}"; do
-    grep -q "continuing from runs/slurm-$id/checkpoints/$(printf 'iteration_%08d' "$stop")" \
+    grep -q "continuing from .*/runs/slurm-$id/checkpoints/$(printf 'iteration_%08d' "$stop")" \
       "$log" || fail "no attempt continued from the checkpoint of $stop"
   done
   iters=$(tail -n +2 "$run/training.csv" | cut -d, -f1 | tr '\n' ' ')
