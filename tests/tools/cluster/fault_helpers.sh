@@ -1,5 +1,10 @@
 # Sourced by the network-fault tests of tools/cluster/cluster.sh (run_partition_e2e.sh,
-# run_lost_node_e2e.sh). The caller defines `fail`.
+# run_lost_node_e2e.sh), after they set `out` (the test's directory): brings in
+# restart_helpers.sh and defines `fail` (the message, then the end of $out/run.log; exit 1).
+
+# shellcheck source=../restart_helpers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../restart_helpers.sh"
+fail() { echo "FAILED: $*"; tail -30 "$out/run.log"; exit 1; }
 
 # `cluster`: the command of the tests' cluster, named gfnf.
 cluster=(bash "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/tools/cluster/cluster.sh"

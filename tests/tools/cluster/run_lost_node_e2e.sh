@@ -19,11 +19,8 @@ set -uo pipefail
 train=$1 out=$2 backend=$3 restart=${4:-1}
 repo=$(pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../restart_helpers.sh
-source "$here/../restart_helpers.sh"
 # shellcheck source=fault_helpers.sh
 source "$here/fault_helpers.sh"
-fail() { echo "FAILED: $*"; tail -30 "$out/run.log"; exit 1; }
 up_fault_cluster "$out"
 for i in 0 1 2; do ip netns exec "gfnf-n$i" sysctl -qw net.ipv4.tcp_retries2=5; done
 timeout_s=8

@@ -17,11 +17,8 @@ set -uo pipefail
 train=$1 out=$2 launcher=$3 max_restarts=${4:-1} cut_s=${5:-20}
 repo=$(pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../restart_helpers.sh
-source "$here/../restart_helpers.sh"
 # shellcheck source=fault_helpers.sh
 source "$here/fault_helpers.sh"
-fail() { echo "FAILED: $*"; tail -30 "$out/run.log"; exit 1; }
 up_fault_cluster "$out"
 timeout_s=8
 args=(--config "$repo/configs/hypergrid_demo.yaml" --set train.batch_size=129
