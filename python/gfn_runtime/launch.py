@@ -54,16 +54,13 @@ def default_bin_dir():
 
 def find_program(name, path=None):
     """The program `name` (gfn-train, gfn-launch, gfn-export): `path` when given, else
-    $GFN_BIN_DIR/name, default_bin_dir()/name, then PATH. Raises LaunchError when none is an
-    executable file."""
-    candidates = [path] if path else [
-        os.path.join(d, name) for d in (os.environ.get("GFN_BIN_DIR"), default_bin_dir()) if d
-    ] + [shutil.which(name)]
+    default_bin_dir()/name, then PATH. Raises LaunchError when none is an executable file."""
+    candidates = [path] if path else [os.path.join(default_bin_dir(), name), shutil.which(name)]
     for candidate in candidates:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return os.path.abspath(candidate)
     raise LaunchError(f"{name}: not found (looked at {', '.join(c for c in candidates if c)} "
-                      "and PATH); pass its path or set GFN_BIN_DIR")
+                      "and PATH); pass its path")
 
 
 def parse_progress(line):

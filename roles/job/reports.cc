@@ -224,7 +224,7 @@ std::string write_summary(DistributedContext& ctx, const roles::ExperimentConfig
   }
   output::write_text(dir + "/summary.json", ordered.dump(2) + "\n");
   output::write_text(dir + "/config.yaml", roles::to_yaml(config) + "\n");
-  note_attempt_end(dir);
+  note_attempt_end(dir, job_wall.attempts.back().attempt);
   spdlog::info("wrote {}/summary.json ({} iterations in {:.1f} s, {:.2f} ms/iteration)", dir,
                result.iterations, wall_s, median(trainer.trainer_ms));
   return ordered["result"].get<std::string>();

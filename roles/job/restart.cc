@@ -35,8 +35,19 @@ std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   return out;
 }
 
+/// Appends `record` as a line; after a partial last line (a writer killed mid-line) on a line
+/// of its own, so that record stays readable.
 void append_line(const std::string& path, const nlohmann::json& record) {
+  bool partial = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      partial = in.get() != '\n';
+    }
+  }
   std::ofstream out(path, std::ios::app);
+  if (partial) out << '\n';
   out << record.dump() << '\n';
   if (!out) throw std::runtime_error("cannot append to '" + path + "'");
 }
@@ -138,10 +149,11 @@ nlohmann::json restarts_summary(const std::string& output_dir, int restart_count
 }
 
 JobWallTime job_wall_time(const std::string& output_dir, double this_attempt_s) {
-  const auto starts = attempt_starts(output_dir);
+  std::vector<nlohmann::json> starts;
   std::map<int, double> ended_at;  // attempts that wrote their summary
-  for (const auto& r : read_jsonl(output_dir + kAttempts)) {
+  for (auto& r : read_jsonl(output_dir + kAttempts)) {
     if (r.contains("ended_at")) ended_at[r.value("attempt", 0)] = r.value("ended_at", 0.0);
+    if (r.contains("started_at")) starts.push_back(std::move(r));
   }
   JobWallTime out;
   for (std::size_t i = 0; i < starts.size(); ++i) {
@@ -163,9 +175,7 @@ JobWallTime job_wall_time(const std::string& output_dir, double this_attempt_s) 
   return out;
 }
 
-void note_attempt_end(const std::string& output_dir) {
-  const auto starts = attempt_starts(output_dir);
-  const int attempt = starts.empty() ? 1 : starts.back().value("attempt", 1);
+void note_attempt_end(const std::string& output_dir, int attempt) {
   append_line(output_dir + kAttempts, {{"attempt", attempt}, {"ended_at", unix_seconds()}});
 }
 

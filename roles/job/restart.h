@@ -76,8 +76,8 @@ struct JobWallTime {
 /// Reads attempts.jsonl (unreadable lines skipped; missing: this attempt alone). Blocking
 /// (disk I/O); never throws for the file's content.
 JobWallTime job_wall_time(const std::string& output_dir, double this_attempt_s);
-/// Appends this attempt's end to attempts.jsonl (the summary's writer, after job_wall_time).
-/// Throws std::runtime_error when it cannot be written.
-void note_attempt_end(const std::string& output_dir);
+/// Appends the end of `attempt` (job_wall_time's last) to attempts.jsonl: the summary's
+/// writer, after job_wall_time. Throws std::runtime_error when it cannot be written.
+void note_attempt_end(const std::string& output_dir, int attempt);
 
 }  // namespace gfn::roles

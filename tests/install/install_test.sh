@@ -61,7 +61,7 @@ if s["iterations"] != 500 or not math.isfinite(s["logz"]):
 PY
 pydir=$prefix/lib/python3/dist-packages
 [ -e "$pydir/gfn_runtime/_installed.py" ] || { echo "FAILED: gfn_runtime not installed"; exit 1; }
-(cd "$work" && env -u GFN_BIN_DIR PYTHONPATH="$pydir" /usr/bin/python3 - "$prefix" "$work/coins/run") <<'PY' || exit 1
+(cd "$work" && env PYTHONPATH="$pydir" /usr/bin/python3 - "$prefix" "$work/coins/run") <<'PY' || exit 1
 import json, os, sys
 import gfn_runtime
 prefix, run_dir = os.path.realpath(sys.argv[1]), sys.argv[2]

@@ -77,5 +77,46 @@ TEST_F(RestartTest, RecordsAccumulateUntilAFreshStart) {
   EXPECT_FALSE(fs::exists(dir_ + "/restarts.jsonl"));
 }
 
+TEST_F(RestartTest, WallTimeSumsTheAttemptsButNotTheGapBeforeAResume) {
+  // Attempt 1 killed (no end: lasts until attempt 2 starts), attempt 2 stopped by a signal
+  // (its summary's end), an hour idle, then attempt 3 by --resume: this one, 5 s so far.
+  std::ofstream(dir_ + "/attempts.jsonl")
+      << R"({"attempt":1,"started":"start","started_at":1000.0})"
+         "\n"
+      << R"({"attempt":2,"started":"restart","started_at":1012.5})"
+         "\n"
+      << R"({"attempt":2,"ended_at":1030.5})"
+         "\n"
+      << R"({"attempt":3,"started":"resume","started_at":4630.5})"
+         "\n"
+      << R"({"attempt":3,"star)";  // a partial last line
+  const auto wall = job_wall_time(dir_, 5.0);
+  ASSERT_EQ(wall.attempts.size(), 3u);
+  EXPECT_DOUBLE_EQ(wall.attempts[0].wall_s, 12.5);
+  EXPECT_DOUBLE_EQ(wall.attempts[1].wall_s, 18.0);
+  EXPECT_DOUBLE_EQ(wall.attempts[2].wall_s, 5.0);
+  EXPECT_EQ(wall.attempts[2].started, "resume");
+  EXPECT_DOUBLE_EQ(wall.wall_s, 35.5);
+  note_attempt_end(dir_, wall.attempts.back().attempt);
+  std::ifstream in(dir_ + "/attempts.jsonl");
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  EXPECT_EQ(nlohmann::json::parse(last).value("attempt", 0), 3);
+}
+
+TEST_F(RestartTest, AttemptsAreCountedFromAFreshStart) {
+  note_restart(dir_, /*fresh_start=*/true, nullptr);
+  note_restart(dir_, /*fresh_start=*/false, nullptr);  // --resume
+  auto wall = job_wall_time(dir_, 1.0);
+  ASSERT_EQ(wall.attempts.size(), 2u);
+  EXPECT_EQ(wall.attempts[1].attempt, 2);
+  EXPECT_EQ(wall.attempts[1].started, "resume");
+  note_restart(dir_, /*fresh_start=*/true, nullptr);  // a new run in the same directory
+  wall = job_wall_time(dir_, 1.0);
+  ASSERT_EQ(wall.attempts.size(), 1u);
+  EXPECT_EQ(wall.attempts[0].started, "start");
+  EXPECT_DOUBLE_EQ(wall.wall_s, 1.0);
+}
+
 }  // namespace
 }  // namespace gfn::roles
