@@ -131,6 +131,9 @@ std::string encode_trainer_state(const core::Agent& learner, const TrainerLoopSt
   }
   if (!loop.spawn.empty()) root.write("spawn", byte_tensor(loop.spawn));
   if (!loop.timing.empty()) root.write("timing", byte_tensor(loop.timing));
+  if (!loop.final_validation.empty()) {
+    root.write("final_validation", at::tensor(loop.final_validation, at::kDouble));
+  }
   std::ostringstream out;
   root.save_to(out);
   return std::move(out).str();
@@ -173,6 +176,7 @@ TrainerLoopState decode_trainer_state(const std::string& bytes, core::Agent& lea
   loop.spawn.assign(spawn.begin(), spawn.end());
   const auto timing = optional_vector<std::uint8_t>(root, "timing");
   loop.timing.assign(timing.begin(), timing.end());
+  loop.final_validation = optional_vector<double>(root, "final_validation");
   if (learner.counts().iterations != loop.iteration) {
     throw std::runtime_error("checkpoint: the learner's iteration count " +
                              std::to_string(learner.counts().iterations) +

@@ -74,6 +74,11 @@ struct TrainerLoopState {
   /// time report of a restarted job covers the whole run; empty without one (and in
   /// checkpoints of older builds).
   std::string timing;
+  /// The final validation's metrics (trainer_resume.cc: l1_exact, l1_sampled,
+  /// l1_visited, spearman_logp_logr, jsd, logz_error, logz; float64) when the checkpoint is
+  /// at the last iteration and the leader validated there, so that a job killed after its
+  /// last checkpoint but before its summary reports them when it resumes; else empty.
+  std::vector<double> final_validation;
 };
 
 /// This trainer's file: the agent's state, `loop`, and `visited` if not null.

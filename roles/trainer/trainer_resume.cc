@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "roles/trainer/trainer_checkpoint.h"
@@ -13,6 +15,34 @@
 #include "transport/transport.h"
 
 namespace gfn::roles {
+namespace {
+
+// TrainerLoopState::final_validation, in its order.
+std::vector<double> final_validation_values(const TrainerResult& result) {
+  if (!result.has_final_metrics) return {};
+  const auto& f = result.final_metrics;
+  return {f.l1_exact, f.l1_sampled, f.l1_visited, f.spearman_logp_logr,
+          f.jsd,      f.logz_error, f.logz};
+}
+
+void restore_final_validation(const std::vector<double>& v, TrainerResult& result) {
+  if (v.empty()) return;
+  if (v.size() != 7) {
+    throw std::runtime_error("checkpoint: the trainer's final_validation has " +
+                             std::to_string(v.size()) + " values, expected 7");
+  }
+  auto& f = result.final_metrics;
+  f.l1_exact = v[0];
+  f.l1_sampled = v[1];
+  f.l1_visited = v[2];
+  f.spearman_logp_logr = v[3];
+  f.jsd = v[4];
+  f.logz_error = v[5];
+  f.logz = v[6];
+  result.has_final_metrics = true;
+}
+
+}  // namespace
 
 // After every set-up step that draws from LibTorch's default generator (the constructor).
 void Trainer::resume() {
@@ -24,6 +54,7 @@ void Trainer::resume() {
   result_.remote_items = loop.remote_items;
   result_.remote_refused = loop.remote_refused;
   last_loss_ = loop.last_loss;
+  restore_final_validation(loop.final_validation, result_);  // a checkpoint at the last one
   if (buffer_) buffer_->restore(loop);
   timeline_.restore(loop.firsts);
   spawn_->restore_state(loop.spawn, loop.iteration);
@@ -54,6 +85,7 @@ void Trainer::checkpoint(std::int64_t at) {
   std::vector<checkpoint::FileEntry> others;  // the manager's (and coordinator's) files
   if (buffer_) others = buffer_->checkpoint(at, loop);
   loop.spawn = spawn_->save_state(at);
+  loop.final_validation = final_validation_values(result_);
   if (setup_.timing) {
     loop.timing = checkpoint::encode_versioned(timing::TimingTable::kFormatVersion, *setup_.timing);
   }

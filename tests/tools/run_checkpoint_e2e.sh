@@ -5,7 +5,8 @@
 # parameters, optimizer, generators, counters) and the same summary metrics and
 # metrics.csv rows (elapsed time aside). Then the refusals: a --set of a non-resumable key,
 # a corrupted rank file (naming the older checkpoint to resume from), another world size;
-# each exits 2 naming the key / file / layout.
+# each exits 2 naming the key / file / layout. Resumed once more from its last checkpoint, the
+# split run reports the same summary (the final validation's metrics are in the checkpoint).
 # NP > 1: NP ranks under mpirun (trainers averaging every iteration); extra arguments go to
 # every gfn-train run (e.g. --set transport.backend=torch). With a buffer manager
 # (--set layout.num_buffers=1, sync submission) the manager's rank file is in the manifest,
@@ -68,7 +69,8 @@ done
 "$compare" "$out/straight/checkpoints/iteration_00000010/rank_0.pt" \
   "$out/straight/checkpoints/iteration_00000020/rank_0.pt" >/dev/null
 [ $? -eq 1 ] || { echo "FAIL: compare_checkpoints does not see iterations 10 and 20 differ"; fail=1; }
-python3 - "$out/straight" "$out/split" <<'PY' || fail=1
+compare_runs() {  # compare_runs DIR_A DIR_B: the summaries, CSVs and managers' counts agree
+python3 - "$1" "$2" <<'PY'
 import csv, json, sys
 a, b = (json.load(open(d + "/summary.json")) for d in sys.argv[1:3])
 keys = ["l1_exact", "l1_sampled", "l1_visited", "jsd", "logz_error", "logz", "modes_found",
@@ -107,6 +109,8 @@ if bad:
     print("FAIL: the resumed run differs in", bad); sys.exit(1)
 print("summary and CSVs identical: l1_exact", a["l1_exact"], "logz", a["logz"])
 PY
+}
+compare_runs "$out/straight" "$out/split" || fail=1
 
 # A coordinator resumed from its file reports the modes of both halves, as the straight run
 # (the number of MODE_REPORTs may differ: with several trainers, which DATA first brings a
@@ -136,7 +140,14 @@ expect_refusal "corrupted file" "iteration_00000020/rank_0.pt" "$np" --resume "$
 # ... naming the older checkpoint that verifies and the --resume that uses it (absolute).
 grep -qF -- "--resume $(cd "$out" && pwd)/corrupt/checkpoints/iteration_00000010" \
   "$out/refusal.log" || { echo "FAIL: the refusal names no older checkpoint"; cat "$out/refusal.log"; fail=1; }
+expect_refusal "a checkpoint beyond the run's end" "larger train.n_trajectories" "$np" \
+  --resume "$out/split" --set train.n_trajectories=640
 expect_refusal "another world size" "world of $np" $((np + 1)) --resume "$out/split" \
   --set train.n_trajectories=3840
+# A job killed after its last checkpoint, before its summary: resumed from that checkpoint, it
+# trains nothing and reports the final validation's metrics (they are in the checkpoint).
+rm "$out/split/summary.json"
+run "$np" --resume "$out/split" >"$out/final_again.log" 2>&1 || { echo "FAIL: resume from the last checkpoint"; cat "$out/final_again.log"; fail=1; }
+compare_runs "$out/straight" "$out/split" || { echo "FAIL: resumed from the last checkpoint"; fail=1; }
 [ $fail -eq 0 ] && echo "checkpoint / resume OK ($np rank(s))"
 exit $fail

@@ -57,11 +57,14 @@ int main(int argc, char** argv) {
       // --set may change only the resumable options.
       resume = checkpoint::open_checkpoint_to_resume(cli.resume);
       config = roles::resume_config(resume->config_path(), cli.overrides);
-      if (config.iterations() <= resume->manifest.iteration) {
+      // A checkpoint at the last iteration resumes: the job trains nothing and writes its
+      // final files and summary (it was stopped before them).
+      if (config.iterations() < resume->manifest.iteration) {
         throw config::ConfigError(
             "--resume: the checkpoint is after iteration " +
             std::to_string(resume->manifest.iteration) + " and train.n_trajectories gives " +
-            std::to_string(config.iterations()) + " iterations: nothing left to train");
+            std::to_string(config.iterations()) +
+            " iterations: set a larger train.n_trajectories (--set train.n_trajectories=N)");
       }
     }
     // Process set-up from `engine:` (engine_options.h), before MPI or LibTorch start:
