@@ -119,6 +119,21 @@ std::string rank_file_name(int rank) { return "rank_" + std::to_string(rank) + "
 
 std::string checkpoints_root(const std::string& output_dir) { return output_dir + "/checkpoints"; }
 
+std::string normal_directory(const std::string& path) {
+  auto dir = std::filesystem::absolute(path).lexically_normal();
+  if (!dir.has_filename() && dir.has_parent_path() && dir != dir.root_path()) {
+    dir = dir.parent_path();  // "a/b/" -> "a/b"
+  }
+  return dir.string();
+}
+
+std::string run_directory_of(const std::string& checkpoint_directory) {
+  const std::filesystem::path parent =
+      std::filesystem::path(normal_directory(checkpoint_directory)).parent_path();
+  if (parent.filename() != "checkpoints") return "";
+  return parent.parent_path().string();
+}
+
 CheckpointStore::CheckpointStore(std::string root, int keep) : root_(std::move(root)), keep_(keep) {
   if (keep < 1) throw std::invalid_argument("checkpoint.keep must be >= 1");
 }

@@ -38,6 +38,13 @@ std::string checkpoint_dir_name(std::int64_t iteration);
 std::string rank_file_name(int rank);
 /// `<output_dir>/checkpoints`.
 std::string checkpoints_root(const std::string& output_dir);
+/// `path` absolute (against the current directory), lexically normal, without a trailing
+/// slash: two names of one directory compare equal (symbolic links aside).
+std::string normal_directory(const std::string& path);
+/// The run directory a checkpoint directory belongs to (`<run>/checkpoints/iteration_N` ->
+/// normal_directory(`<run>`)), or "" when its parent folder is not named "checkpoints".
+/// Path arithmetic only.
+std::string run_directory_of(const std::string& checkpoint_directory);
 
 class CheckpointStore {
  public:

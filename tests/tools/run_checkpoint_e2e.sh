@@ -6,7 +6,8 @@
 # metrics.csv rows (elapsed time aside). Then the refusals: a --set of a non-resumable key,
 # a corrupted rank file (naming the older checkpoint to resume from), another world size;
 # each exits 2 naming the key / file / layout. Resumed once more from its last checkpoint, the
-# split run reports the same summary (the final validation's metrics are in the checkpoint).
+# split run (a copy of its run directory) reports the same summary in the copy (the final
+# validation's metrics are in the checkpoint) and leaves the original alone.
 # NP > 1: NP ranks under mpirun (trainers averaging every iteration); extra arguments go to
 # every gfn-train run (e.g. --set transport.backend=torch). With a buffer manager
 # (--set layout.num_buffers=1, sync submission) the manager's rank file is in the manifest,
@@ -145,9 +146,13 @@ expect_refusal "a checkpoint beyond the run's end" "larger train.n_trajectories"
 expect_refusal "another world size" "world of $np" $((np + 1)) --resume "$out/split" \
   --set train.n_trajectories=3840
 # A job killed after its last checkpoint, before its summary: resumed from that checkpoint, it
-# trains nothing and reports the final validation's metrics (they are in the checkpoint).
-rm "$out/split/summary.json"
-run "$np" --resume "$out/split" >"$out/final_again.log" 2>&1 || { echo "FAIL: resume from the last checkpoint"; cat "$out/final_again.log"; fail=1; }
-compare_runs "$out/straight" "$out/split" || { echo "FAIL: resumed from the last checkpoint"; fail=1; }
+# trains nothing and reports the final validation's metrics (they are in the checkpoint). The
+# run directory is a copy: the resumed run writes into the copy, and the original is untouched.
+cp -r "$out/split" "$out/final_again"
+rm "$out/final_again/summary.json"
+before=$(md5sum "$out/split/summary.json")
+run "$np" --resume "$out/final_again" >"$out/final_again.log" 2>&1 || { echo "FAIL: resume from the last checkpoint"; cat "$out/final_again.log"; fail=1; }
+compare_runs "$out/straight" "$out/final_again" || { echo "FAIL: resumed from the last checkpoint"; fail=1; }
+[ "$(md5sum "$out/split/summary.json")" = "$before" ] || { echo "FAIL: resuming a copy rewrote the original run directory"; fail=1; }
 [ $fail -eq 0 ] && echo "checkpoint / resume OK ($np rank(s))"
 exit $fail

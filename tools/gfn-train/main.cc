@@ -57,6 +57,13 @@ int main(int argc, char** argv) {
       // --set may change only the resumable options.
       resume = checkpoint::open_checkpoint_to_resume(cli.resume);
       config = roles::resume_config(resume->config_path(), cli.overrides);
+      // The run continues in the run directory it is resumed from, wherever it was moved or
+      // copied to (not in the output.dir of its config, which may name the original or be
+      // relative to another working directory).
+      const auto run_dir = checkpoint::run_directory_of(resume->directory);
+      if (!run_dir.empty() && run_dir != checkpoint::normal_directory(config.output.dir)) {
+        config.output.dir = run_dir;
+      }
       // A checkpoint at the last iteration resumes: the job trains nothing and writes its
       // final files and summary (it was stopped before them).
       if (config.iterations() < resume->manifest.iteration) {

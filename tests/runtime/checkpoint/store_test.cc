@@ -46,6 +46,17 @@ void expect_refusal(const std::string& path, const std::string& file, const std:
   }
 }
 
+TEST(RunDirectoryTest, IsTheCheckpointsFoldersParentAbsolute) {
+  const std::string cwd = fs::current_path().string();
+  EXPECT_EQ(run_directory_of("/data/runs/a/checkpoints/iteration_00000010"), "/data/runs/a");
+  EXPECT_EQ(run_directory_of("/data/runs/a/checkpoints/iteration_00000010/"), "/data/runs/a");
+  EXPECT_EQ(run_directory_of("runs/./b/checkpoints/iteration_00000020"), cwd + "/runs/b");
+  EXPECT_EQ(run_directory_of("/data/saved/iteration_00000010"), "");  // not under checkpoints/
+  EXPECT_EQ(normal_directory("runs/a/"), cwd + "/runs/a");
+  EXPECT_EQ(normal_directory("runs/a/../b"), cwd + "/runs/b");
+  EXPECT_NE(normal_directory("runs/a"), normal_directory("runs/b"));
+}
+
 TEST_F(StoreTest, OpensTheNewestCompleteCheckpointFromTheRunDirectory) {
   CheckpointStore store(root(), 3);
   write(store, 10);
