@@ -114,7 +114,21 @@ const config::Fields<EnvOptions>& env_fields() {
                "Path of a TorchScript module (torch.jit.save) mapping a batch of terminating "
                "states int64 [B, state_dim] to log R, floating [B]; it replaces the "
                "environment's reward (docs/environments.md \"Reward models\"). Empty: the "
-               "environment's own.");
+               "environment's own.")
+          .add("python", &E::python,
+               "An environment written in Python, \"module:Class\", run by the embedded "
+               "interpreter (docs/environments.md \"Python environments\"); env.options are "
+               "its constructor's keyword arguments and env.name is any name. Empty: none.")
+          .add("python_path", &E::python_path,
+               "Directories of the Python modules of env.python and env.reward_python, "
+               "separated by ':' as in PYTHONPATH, searched before sys.path; relative ones from "
+               "the working directory. Empty: the configuration file's directory (gfn-train "
+               "writes it into config.yaml).")
+          .add("reward_python", &E::reward_python,
+               "A Python function \"module:function\" mapping a batch of terminating states "
+               "int64 [B, state_dim] to log R, floating [B]; it replaces the environment's "
+               "reward, built-in, plugin or Python (docs/environments.md \"Python rewards\"). "
+               "Empty: the environment's own.");
   return fields;
 }
 

@@ -43,6 +43,16 @@ struct EnvOptions {
   /// Path of a TorchScript module giving log R of a batch of terminating states
   /// (reward_model.h); "" = the environment's own reward.
   std::string reward_model;
+  /// An environment written in Python, "module:Class" (runtime/python/python_environment.h;
+  /// docs/environments.md "Python environments"); "" = none. env.options go to its constructor.
+  std::string python;
+  /// Directories searched for env.python's and env.reward_python's modules, separated by ':'
+  /// (as PYTHONPATH), put before sys.path. gfn-train sets an empty value to the configuration
+  /// file's directory (python_environment.h resolve_python_path).
+  std::string python_path;
+  /// A Python function "module:function" giving log R of a batch of terminating states; it
+  /// replaces the environment's reward (python_environment.h); "" = the environment's own.
+  std::string reward_python;
 
   /// Every catalogued environment's options, with their defaults.
   EnvOptions();
