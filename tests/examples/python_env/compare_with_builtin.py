@@ -7,7 +7,7 @@ built-in HyperGrid under the same seed and layout.
 The two run directories must be the same run (tests/tools/compare_run_dirs.py's rules: every
 file, each deterministic value bit for bit, times excepted): the same sampled trajectories give
 the same losses, metrics, modes and l1_exact. Allowed to differ: config.yaml (its env: section
-names the Python class) and the environment's name, PYTHON_NAME in the Python run ("hypergrid"
+names the Python class), the attempt records (attempts.jsonl: times) and the environment's name, PYTHON_NAME in the Python run ("hypergrid"
 in the other), which labels the run. Prints l1_exact of both and every difference; exits 1 when
 there is one (or when no l1_exact was computed), 0 otherwise.
 """
@@ -36,8 +36,9 @@ def main():
             if path.is_file() and path.suffix in (".json", ".jsonl", ".csv", ".txt"):
                 text = path.read_text()
                 path.write_text(text.replace(f'"{name}"', '"hypergrid"'))
-        a = compare_run_dirs.files_of(builtin) - {"config.yaml"}
-        b = compare_run_dirs.files_of(renamed) - {"config.yaml"}
+        skipped = {"config.yaml"} | compare_run_dirs.RESTART_RECORDS  # and the attempts' times
+        a = compare_run_dirs.files_of(builtin) - skipped
+        b = compare_run_dirs.files_of(renamed) - skipped
         if a != b:
             problems.append(f"files only built-in: {sorted(a - b)}; only Python: {sorted(b - a)}")
         for f in sorted(a & b):
