@@ -21,7 +21,7 @@ void start_interpreter() {
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
   config.isolated = 0;
-  config.use_environment = 1;         // PYTHONPATH etc. work as for python3
+  config.use_environment = 1;          // PYTHONPATH etc. work as for python3
   config.install_signal_handlers = 0;  // gfn-train has its own (SIGINT, SIGTERM, SIGUSR1)
   PyConfig_SetBytesString(&config, &config.program_name, GFN_PYTHON_EXECUTABLE);
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);

@@ -94,9 +94,9 @@ const config::Fields<EnvOptions>& env_fields() {
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
                "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
-               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or "
-               "an "
-               "environment plugin's (env.plugin). Its own keys follow.")
+               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), an "
+               "environment plugin's (env.plugin), or any name for a Python environment "
+               "(env.python). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "
@@ -108,7 +108,8 @@ const config::Fields<EnvOptions>& env_fields() {
                "environment. Relative paths are from the working directory. Empty: a built-in "
                "environment.")
           .add("options", &E::options,
-               "The plugin environment's options, checked by its own schema: `options: {key: "
+               "The options of a plugin environment, checked by its own schema, or of a Python "
+               "environment (env.python), its constructor's keyword arguments: `options: {key: "
                "value}`, or `--set env.options.key=value`.")
           .add("reward_model", &E::reward_model,
                "Path of a TorchScript module (torch.jit.save) mapping a batch of terminating "

@@ -38,7 +38,8 @@ struct EnvOptions {
   PreprocessorKind preprocessor = PreprocessorKind::kKHot;  ///< khot | onehot | identity
   /// Path of an environment plugin (a shared library, plugin.h); "" = a built-in environment.
   std::string plugin;
-  /// The plugin's options, checked by its own schema (plugin_loader.h).
+  /// The plugin's options, checked by its own schema (plugin_loader.h), or the Python
+  /// environment's keyword arguments.
   config::OptionMap options;
   /// Path of a TorchScript module giving log R of a batch of terminating states
   /// (reward_model.h); "" = the environment's own reward.
