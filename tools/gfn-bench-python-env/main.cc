@@ -26,13 +26,14 @@
 
 namespace {
 
-using gfn::core::EnvOptions;
 using gfn::core::Environment;
+using gfn::core::EnvOptions;
 
 double microseconds_per_call(const std::function<void()>& call, int calls) {
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) call();
-  const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+  const std::chrono::duration<double, std::micro> elapsed =
+      std::chrono::steady_clock::now() - start;
   return elapsed.count() / calls;
 }
 
@@ -78,15 +79,16 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, std::vector<double>> times;
   for (int r = 0; r < rounds; ++r) {
-    for (const auto& [name, call] : cases) times[name].push_back(microseconds_per_call(call, calls));
+    for (const auto& [name, call] : cases)
+      times[name].push_back(microseconds_per_call(call, calls));
   }
   fmt::print("HyperGrid ndim {} height {}, batch {}, {} calls x {} rounds, one thread\n", ndim,
              height, batch, calls, rounds);
   for (const auto& [name, call] : cases) {
     auto& t = times[name];
     std::sort(t.begin(), t.end());
-    fmt::print("{:<32} {:8.2f} us/call (median; min {:.2f}, max {:.2f})\n", name,
-               t[t.size() / 2], t.front(), t.back());
+    fmt::print("{:<32} {:8.2f} us/call (median; min {:.2f}, max {:.2f})\n", name, t[t.size() / 2],
+               t.front(), t.back());
   }
   return 0;
 }
