@@ -6,10 +6,10 @@
 // LibTorch this program links (libtorch-dev) are one build (torch/lib/libtorch_cpu.so of the
 // Python package is the system's libtorch_cpu.so.1.13), so to_python wraps an at::Tensor in a
 // torch.Tensor with libtorch_python's THPVariable_Wrap and to_tensor unwraps one with
-// THPVariable_Unpack. Why not DLPack: LibTorch 1.13's DLPack has no bool type (a mask comes
-// back as uint8), and each conversion is a Python call (torch.from_dlpack) on top of the
-// capsule; THPVariable_Wrap allocates one Python object and shares everything else (dtype,
-// strides, storage, autograd state).
+// THPVariable_Unpack. Why not DLPack: LibTorch 1.13 refuses bool tensors there ("Bool type is
+// not supported by dlpack", and the masks are bool), and each conversion is a Python call
+// (torch.utils.dlpack.from_dlpack) on top of the capsule; THPVariable_Wrap allocates one Python
+// object and shares everything else (dtype, strides, storage, autograd state).
 //
 // Thread-safety: start() is serialised (std::call_once); every other function needs the GIL
 // (hold a Gil). Errors: config::ConfigError for what a configuration names wrongly, and
