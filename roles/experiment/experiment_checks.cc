@@ -21,21 +21,30 @@ using dist::spawn::SpawnPolicy;
 using dist::spawn::SpawnReplacementMode;
 
 /// env.name: a catalogued environment (runtime/gfn/env/env_options.h), or any name with
-/// env.plugin (the plugin loader checks it is the plugin's, runtime/gfn/env/plugin_loader.h).
+/// env.plugin (the plugin loader checks it is the plugin's, runtime/gfn/env/plugin_loader.h)
+/// or env.python (a Python environment, runtime/python/python_environment.h).
 std::string known_environment(const E& c) {
-  if (!c.env.plugin.empty()) return "";
+  if (!c.env.plugin.empty() || !c.env.python.empty()) return "";
   std::vector<std::string> names = core::catalogued_environment_names();
   if (std::find(names.begin(), names.end(), c.env.name) != names.end()) return "";
   std::sort(names.begin(), names.end());
-  return fmt::format("must be one of: {} (or an environment plugin's, with env.plugin)",
-                     fmt::join(names, ", "));
+  return fmt::format(
+      "must be one of: {} (or an environment plugin's, with env.plugin, or a Python "
+      "environment's, with env.python)",
+      fmt::join(names, ", "));
 }
 
-/// env.options: the options of an environment plugin only.
+/// env.options: the options of an environment plugin or of a Python environment only.
 std::string options_need_plugin(const E& c) {
-  if (c.env.options.empty() || !c.env.plugin.empty()) return "";
-  return "is only for an environment plugin (env.plugin); a built-in environment's options "
-         "are env.<key>";
+  if (c.env.options.empty() || !c.env.plugin.empty() || !c.env.python.empty()) return "";
+  return "is only for an environment plugin (env.plugin) or a Python environment (env.python); "
+         "a built-in environment's options are env.<key>";
+}
+
+/// env.python: one environment, so not with env.plugin.
+std::string python_or_plugin(const E& c) {
+  if (c.env.python.empty() || c.env.plugin.empty()) return "";
+  return "names a Python environment and env.plugin a plugin's: set only one of them";
 }
 
 /// spawn.metric score: used by selective, and by donor_pull unless it replaces by age;
@@ -131,6 +140,8 @@ constexpr ContinuousRefusal kContinuousRefusals[] = {
     {"spawn.random_strategies", [](const E& c) { return c.spawn.random_strategies; },
      "random exploration strategies"},
     {"env.reward_model", [](const E& c) { return !c.env.reward_model.empty(); }, "reward models"},
+    {"env.reward_python", [](const E& c) { return !c.env.reward_python.empty(); },
+     "Python rewards"},
     {"output.export",
      [](const E& c) {
        return c.output.export_model && c.env.name != "box" && c.env.name != "box_polar";
@@ -172,6 +183,7 @@ std::function<std::string(const E&)> continuous_refusal(const ContinuousRefusal&
 void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
   schema.cross_check("env.name", known_environment)
       .cross_check("env.options", options_need_plugin)
+      .cross_check("env.python", python_or_plugin)
       .cross_check("spawn.metric", score_needs_replies)
       .cross_check("spawn.policy", replacing_needs_model_averages)
       .cross_check("spawn.policy", donor_pull_needs_mpi)

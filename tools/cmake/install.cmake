@@ -10,6 +10,9 @@
 include(CMakePackageConfigHelpers)
 
 get_property(gfn_installed_libraries GLOBAL PROPERTY GFN_LAYER_LIBRARIES)
+# gfn_python (the embedded CPython of gfn-train) is inside gfn-train only: a consumer of the
+# package would need Python's and pybind11's CMake packages for it.
+list(REMOVE_ITEM gfn_installed_libraries gfn_python)
 install(TARGETS ${gfn_installed_libraries} gfn_plugin
         EXPORT GfnRuntimeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -23,6 +23,7 @@
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
+#include "runtime/python/python_environment.h"
 
 int main(int argc, char** argv) {
   using namespace gfn;
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "output directory (default: the run directory)");
   CLI11_PARSE(app, argc, argv);
   if (out_dir.empty()) out_dir = run_dir;
+  python::install();  // a run of a Python environment (env.python; config.yaml has its path)
   try {
     auto config = roles::load_config(run_dir + "/config.yaml", {});
     config.output.dir = out_dir;

@@ -35,6 +35,7 @@
 #include "runtime/log/logging.h"
 #include "runtime/process/blas_kernels.h"
 #include "runtime/process/malloc_tuning.h"
+#include "runtime/python/python_environment.h"
 
 int main(int argc, char** argv) {
   using namespace gfn;
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   std::optional<checkpoint::OpenedCheckpoint> resume;
   std::optional<roles::RestartRecord> restart;
   log::setup_startup_logging("gfn-train");
+  python::install();  // env.python, env.reward_python (runtime/python/python_environment.h)
   try {
     const auto cli = config::parse_command_line(argc, argv);
     if (cli.exit_now) return cli.exit_code;  // --help, or a command-line error (printed)
@@ -82,13 +84,17 @@ int main(int argc, char** argv) {
         config.engine.blas_kernels == core::BlasKernels::kAuto, config.train.num_threads,
         core::gemms_on_openmp_threads(config.engine, config.train.num_threads), argc, argv);
     runtime::tune_malloc_for_training(config.engine.malloc_tune);
-    // env.plugin and env.reward_model: loaded and checked on every rank before any
-    // communication (after the set-up, whose re-exec would load them twice); the reward model
-    // runs on a probe batch of the environment's states.
+    // env.plugin, env.reward_model, env.python and env.reward_python: loaded and checked on
+    // every rank before any communication (after the set-up, whose re-exec would load them
+    // twice); a reward model or Python reward runs on a probe batch of the environment's states.
     core::resolve_environment_plugin(config.env, config.source_file.empty()
                                                      ? "--set"
                                                      : "config file '" + config.source_file + "'");
-    if (!config.env.reward_model.empty()) core::make_environment(config.env);
+    python::resolve_python_path(config.env, config.source_file);
+    if (!config.env.reward_model.empty() || !config.env.python.empty() ||
+        !config.env.reward_python.empty()) {
+      core::make_environment(config.env);
+    }
     if (cli.print_config) {
       std::printf("%s\n", roles::to_yaml(config).c_str());
       return 0;

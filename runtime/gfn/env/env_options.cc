@@ -94,9 +94,9 @@ const config::Fields<EnvOptions>& env_fields() {
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
                "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
-               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or "
-               "an "
-               "environment plugin's (env.plugin). Its own keys follow.")
+               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), an "
+               "environment plugin's (env.plugin), or any name for a Python environment "
+               "(env.python). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "
@@ -108,13 +108,28 @@ const config::Fields<EnvOptions>& env_fields() {
                "environment. Relative paths are from the working directory. Empty: a built-in "
                "environment.")
           .add("options", &E::options,
-               "The plugin environment's options, checked by its own schema: `options: {key: "
+               "The options of a plugin environment, checked by its own schema, or of a Python "
+               "environment (env.python), its constructor's keyword arguments: `options: {key: "
                "value}`, or `--set env.options.key=value`.")
           .add("reward_model", &E::reward_model,
                "Path of a TorchScript module (torch.jit.save) mapping a batch of terminating "
                "states int64 [B, state_dim] to log R, floating [B]; it replaces the "
                "environment's reward (docs/environments.md \"Reward models\"). Empty: the "
-               "environment's own.");
+               "environment's own.")
+          .add("python", &E::python,
+               "An environment written in Python, \"module:Class\", run by the embedded "
+               "interpreter (docs/environments.md \"Python environments\"); env.options are "
+               "its constructor's keyword arguments and env.name is any name. Empty: none.")
+          .add("python_path", &E::python_path,
+               "Directories of the Python modules of env.python and env.reward_python, "
+               "separated by ':' as in PYTHONPATH, searched before sys.path; relative ones from "
+               "the working directory. Empty: the configuration file's directory (gfn-train "
+               "writes it into config.yaml).")
+          .add("reward_python", &E::reward_python,
+               "A Python function \"module:function\" mapping a batch of terminating states "
+               "int64 [B, state_dim] to log R, floating [B]; it replaces the environment's "
+               "reward, built-in, plugin or Python (docs/environments.md \"Python rewards\"). "
+               "Empty: the environment's own.");
   return fields;
 }
 

@@ -38,11 +38,22 @@ struct EnvOptions {
   PreprocessorKind preprocessor = PreprocessorKind::kKHot;  ///< khot | onehot | identity
   /// Path of an environment plugin (a shared library, plugin.h); "" = a built-in environment.
   std::string plugin;
-  /// The plugin's options, checked by its own schema (plugin_loader.h).
+  /// The plugin's options, checked by its own schema (plugin_loader.h), or the Python
+  /// environment's keyword arguments.
   config::OptionMap options;
   /// Path of a TorchScript module giving log R of a batch of terminating states
   /// (reward_model.h); "" = the environment's own reward.
   std::string reward_model;
+  /// An environment written in Python, "module:Class" (runtime/python/python_environment.h;
+  /// docs/environments.md "Python environments"); "" = none. env.options go to its constructor.
+  std::string python;
+  /// Directories searched for env.python's and env.reward_python's modules, separated by ':'
+  /// (as PYTHONPATH), put before sys.path. gfn-train sets an empty value to the configuration
+  /// file's directory (python_environment.h resolve_python_path).
+  std::string python_path;
+  /// A Python function "module:function" giving log R of a batch of terminating states; it
+  /// replaces the environment's reward (python_environment.h); "" = the environment's own.
+  std::string reward_python;
 
   /// Every catalogued environment's options, with their defaults.
   EnvOptions();

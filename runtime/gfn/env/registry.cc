@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "runtime/config/schema.h"
 #include "runtime/gfn/env/catalog.h"
 #include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/plugin_loader.h"
@@ -30,7 +31,24 @@ const std::map<std::string, EnvironmentFactory>& registry() {
   return kRegistry;
 }
 
+PythonSupport& python_support() {
+  static PythonSupport support;
+  return support;
+}
+
+/// The installed Python support, or a ConfigError naming `key` in a program without it.
+const PythonSupport& require_python(const char* key) {
+  if (python_support().make == nullptr) {
+    throw config::ConfigError(std::string(key) +
+                              ": this program has no embedded Python (gfn-train has; a program "
+                              "links gfn_python and calls gfn::python::install())");
+  }
+  return python_support();
+}
+
 }  // namespace
+
+void set_python_support(PythonSupport support) { python_support() = support; }
 
 std::vector<std::string> environment_names() {
   std::vector<std::string> names;
@@ -42,11 +60,15 @@ bool has_environment(const std::string& name) { return registry().count(name) > 
 
 std::unique_ptr<Environment> make_environment(const EnvOptions& options) {
   std::unique_ptr<Environment> env = make_base_environment(options);
-  if (options.reward_model.empty()) return env;
-  return with_reward_model(std::move(env), options.reward_model);
+  if (!options.reward_model.empty()) env = with_reward_model(std::move(env), options.reward_model);
+  if (!options.reward_python.empty()) {
+    env = require_python("env.reward_python").with_reward(std::move(env), options);
+  }
+  return env;
 }
 
 std::unique_ptr<Environment> make_base_environment(const EnvOptions& options) {
+  if (!options.python.empty()) return require_python("env.python").make(options);
   if (!options.plugin.empty()) return load_environment_plugin(options.plugin).make(options);
   const auto it = registry().find(options.name);
   if (it == registry().end() && is_continuous_environment(options.name)) {

@@ -44,11 +44,24 @@ using EnvironmentFactory = std::unique_ptr<Environment> (*)(const EnvOptions& op
 /// field). With options.plugin set, the plugin's environment (plugin_loader.h; throws
 /// config::ConfigError for a plugin that does not load or options it refuses). With
 /// options.reward_model set, wrapped by with_reward_model (reward_model.h; throws
-/// config::ConfigError for a module that cannot serve).
+/// config::ConfigError for a module that cannot serve). With options.python set, the Python
+/// environment, and with options.reward_python, its Python reward (PythonSupport).
 std::unique_ptr<Environment> make_environment(const EnvOptions& options);
 
 /// make_environment without the reward model.
 std::unique_ptr<Environment> make_base_environment(const EnvOptions& options);
+
+/// What the embedded Python provides (runtime/python/python_environment.h, whose install()
+/// sets it): the environment of env.python and the wrapper of env.reward_python. A program
+/// that does not link the Python library leaves it empty, and make_environment then refuses
+/// env.python and env.reward_python with a config::ConfigError. Set once at start-up, before
+/// any environment is built (not thread-safe).
+struct PythonSupport {
+  EnvironmentFactory make = nullptr;
+  std::unique_ptr<Environment> (*with_reward)(std::unique_ptr<Environment> inner,
+                                              const EnvOptions& options) = nullptr;
+};
+void set_python_support(PythonSupport support);
 
 /// The registered names, sorted.
 std::vector<std::string> environment_names();

@@ -40,10 +40,9 @@ std::string brief(const std::exception& e) {
 
 class RewardModelEnvironment final : public Environment {
  public:
-  RewardModelEnvironment(std::unique_ptr<Environment> inner, std::string path,
-                         torch::jit::Module module)
-      : inner_(std::move(inner)), path_(std::move(path)), module_(std::move(module)) {
-    module_.eval();
+  RewardModelEnvironment(std::unique_ptr<Environment> inner, LogRewardFunction log_reward,
+                         std::string label)
+      : inner_(std::move(inner)), label_(std::move(label)), log_reward_(std::move(log_reward)) {
     try {
       probe();
     } catch (const std::runtime_error& e) {
@@ -109,28 +108,22 @@ class RewardModelEnvironment final : public Environment {
 
  private:
   [[noreturn]] void fail(const std::string& problem) const {
-    throw std::runtime_error(fmt::format("env.reward_model '{}': {}", shown(path_), problem));
+    throw std::runtime_error(fmt::format("{}: {}", label_, problem));
   }
 
-  /// log R of `states` (int64 [B, state_dim]) as float32 [B]: one call of the module.
+  /// log R of `states` (int64 [B, state_dim]) as float32 [B]: one call of the function.
   at::Tensor run(const at::Tensor& states, bool check_values) const {
-    c10::IValue out;
+    at::Tensor log_r;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       at::NoGradGuard no_grad;
-      try {
-        out = module_.forward({states});
-      } catch (const std::exception& e) {  // c10::Error, torch::jit::JITException
-        fail("forward failed on a batch of states int64 " + shape_string(states) + ": " + brief(e));
-      }
+      log_r = log_reward_(states);
     }
-    if (!out.isTensor()) fail("forward must return a tensor, got " + out.tagKind());
-    const at::Tensor log_r = out.toTensor();
-    if (!at::isFloatingType(log_r.scalar_type()) || log_r.dim() != 1 ||
+    if (!log_r.defined() || !at::isFloatingType(log_r.scalar_type()) || log_r.dim() != 1 ||
         log_r.size(0) != states.size(0)) {
-      fail(fmt::format("forward must return log R, a floating tensor [{}], got {} {}",
-                       states.size(0), std::string(c10::toString(log_r.scalar_type())),
-                       shape_string(log_r)));
+      if (!log_r.defined()) fail("it must return a tensor, got an undefined one");
+      fail(fmt::format("it must return log R, a floating tensor [{}], got {} {}", states.size(0),
+                       std::string(c10::toString(log_r.scalar_type())), shape_string(log_r)));
     }
     const at::Tensor out32 = log_r.to(at::kFloat).contiguous();
     if (check_values &&
@@ -165,8 +158,8 @@ class RewardModelEnvironment final : public Environment {
   }
 
   std::unique_ptr<Environment> inner_;
-  std::string path_;
-  mutable torch::jit::Module module_;  // forward() is not const; serialised by mutex_
+  std::string label_;             // the source, in messages
+  LogRewardFunction log_reward_;  // serialised by mutex_
   mutable std::mutex mutex_;
   mutable std::once_flag rewards_once_;
   mutable at::Tensor true_dist_;
@@ -191,9 +184,34 @@ torch::jit::Module load_module(const std::string& path) {
 
 }  // namespace
 
+std::unique_ptr<Environment> with_log_reward(std::unique_ptr<Environment> inner,
+                                             LogRewardFunction log_reward, std::string label) {
+  return std::make_unique<RewardModelEnvironment>(std::move(inner), std::move(log_reward),
+                                                  std::move(label));
+}
+
 std::unique_ptr<Environment> with_reward_model(std::unique_ptr<Environment> inner,
                                                const std::string& path) {
-  return std::make_unique<RewardModelEnvironment>(std::move(inner), path, load_module(path));
+  // forward() is not const: the module is shared by the closure, its calls serialised by the
+  // wrapper's mutex.
+  auto module = std::make_shared<torch::jit::Module>(load_module(path));
+  module->eval();
+  const std::string label = fmt::format("env.reward_model '{}'", shown(path));
+  LogRewardFunction forward = [module, label](const at::Tensor& states) {
+    c10::IValue out;
+    try {
+      out = module->forward({states});
+    } catch (const std::exception& e) {  // c10::Error, torch::jit::JITException
+      throw std::runtime_error(fmt::format("{}: forward failed on a batch of states int64 {}: {}",
+                                           label, shape_string(states), brief(e)));
+    }
+    if (!out.isTensor()) {
+      throw std::runtime_error(
+          fmt::format("{}: forward must return a tensor, got {}", label, out.tagKind()));
+    }
+    return out.toTensor();
+  };
+  return with_log_reward(std::move(inner), std::move(forward), label);
 }
 
 }  // namespace gfn::core

@@ -21,12 +21,29 @@
 // thread). Errors: std::runtime_error naming the file for a module that fails or returns
 // something else than described above.
 
+#include <ATen/core/Tensor.h>
+
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace gfn::core {
 
 class Environment;
+
+/// log R of a batch of terminating states int64 [B, state_dim]: a floating tensor [B] whose
+/// entries are finite or -inf. Throws std::runtime_error with a complete message (naming its
+/// source) when it fails.
+using LogRewardFunction = std::function<at::Tensor(const at::Tensor& states)>;
+
+/// `inner` with log R from `log_reward`, which is called as the module above is (once per
+/// batch, serialised by a mutex, under no_grad; its result checked and converted to float32;
+/// an enumerable environment's R / Z and log Z recomputed from it on first use). `label` names
+/// the source in messages ("env.reward_python 'rewards:log_r'"). Checked on a probe batch:
+/// throws config::ConfigError "<label>: ..." when it fails or returns something else than a
+/// floating tensor [B]. with_reward_model and env.reward_python (runtime/python/) use it.
+std::unique_ptr<Environment> with_log_reward(std::unique_ptr<Environment> inner,
+                                             LogRewardFunction log_reward, std::string label);
 
 /// `inner` with log R from the TorchScript module at `path` (loaded once, checked on a probe
 /// batch). Throws config::ConfigError naming env.reward_model and the file when the file is

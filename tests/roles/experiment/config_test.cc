@@ -271,6 +271,26 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
 
 // The boundary values the rules accept: a learning rate of 0 freezes its group (lr, lr_logz),
 // and any finite positive reward exponent is a valid beta.
+// env.python (a Python environment): any env.name, env.options as its keyword arguments, not
+// with env.plugin; without it, env.options and an unknown env.name are refused as before.
+TEST_F(ConfigFileTest, PythonEnvironmentKeys) {
+  const std::string py = write("py.yaml",
+                               "env:\n  name: my_grid\n  python: 'grid:Grid'\n  options: {size: "
+                               "6}\n  python_path: /some/dir\n  reward_python: 'r:f'\n");
+  const ExperimentConfig c = load_config(py);
+  EXPECT_EQ(c.env.name, "my_grid");
+  EXPECT_EQ(c.env.python, "grid:Grid");
+  EXPECT_EQ(c.env.python_path, "/some/dir");
+  EXPECT_EQ(c.env.reward_python, "r:f");
+  EXPECT_EQ(c.env.options.at("size"), "6");
+  EXPECT_THAT(error_of(py, {"env.plugin=libx.so"}),
+              AllOf(HasSubstr("env.python"), HasSubstr("set only one of them")));
+  EXPECT_THAT(error_of(py, {"env.python="}),
+              AllOf(HasSubstr("env.name = my_grid"), HasSubstr("with env.python")));
+  EXPECT_THAT(error_of(py, {"env.python=", "env.name=hypergrid"}),
+              AllOf(HasSubstr("env.options"), HasSubstr("or a Python environment (env.python)")));
+}
+
 TEST_F(ConfigFileTest, BoundaryValuesTheRulesAccept) {
   const std::string p = write("edge.yaml", "train:\n  lr: 0\n  lr_logz: 0\n");
   const auto c = load_config(p, {"train.reward_exponent=1e-6"});
