@@ -93,7 +93,7 @@ const config::Fields<EnvOptions>& env_fields() {
       config::Fields<E>()
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-               "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
+               "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, walk, "
                "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or "
                "an "
                "environment plugin's (env.plugin). Its own keys follow.")

@@ -15,7 +15,7 @@
   X(discrete_ebm, DiscreteEbmOptions)                                     \
   X(bit_sequence, BitSequenceOptions)                                     \
   X(non_autoregressive_bit_sequence, NonAutoregressiveBitSequenceOptions) \
-  X(line, LineOptions)
+  X(walk, WalkOptions)
 
 #define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) \
   X(box, BoxEnvOptions)                    \

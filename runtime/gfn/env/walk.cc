@@ -1,5 +1,5 @@
 // The README's "Adding an environment" example, kept compiled and tested.
-// Line: a walk on {0, .., length-1} (env.height = length). States int64 [B, 1], s0 = 0.
+// Walk: a walk on {0, .., length-1} (env.height = length). States int64 [B, 1], s0 = 0.
 // Forward action 0 moves one step right, action 1 exits (allowed everywhere); backward
 // action 0 moves one step left. Reward R(x) = x + 1.
 #include <ATen/ATen.h>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/gfn/env/environment.h"
-#include "runtime/gfn/env/line_options.h"
+#include "runtime/gfn/env/walk_options.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/gfn/preprocessors.h"
 
@@ -15,10 +15,10 @@ namespace {
 
 using gfn::core::Environment;
 
-class Line final : public Environment {
+class Walk final : public Environment {
  public:
-  explicit Line(const gfn::core::LineOptions& options) : length_(options.height) {
-    if (length_ < 2) throw std::invalid_argument("env.height must be >= 2 for line");
+  explicit Walk(const gfn::core::WalkOptions& options) : length_(options.height) {
+    if (length_ < 2) throw std::invalid_argument("env.height must be >= 2 for walk");
     all_ = at::arange(length_, at::kLong).view({-1, 1});
     const at::Tensor lr = log_reward(all_).to(at::kDouble);
     log_z_ = lr.logsumexp(0).item<double>();
@@ -26,7 +26,7 @@ class Line final : public Environment {
   }
 
   // Description.
-  std::string name() const override { return "line"; }
+  std::string name() const override { return "walk"; }
   std::int64_t state_dim() const override { return 1; }
   std::int64_t n_actions() const override { return 2; }  // right, exit
   bool every_state_terminates() const override { return true; }
@@ -45,7 +45,7 @@ class Line final : public Environment {
     Environment::check_states(s, who);  // int64 [B, 1]
     if (s.numel() > 0 &&
         (s.min().item<std::int64_t>() < 0 || s.max().item<std::int64_t>() >= length_)) {
-      throw std::invalid_argument(std::string("line::") + who + ": position out of range");
+      throw std::invalid_argument(std::string("walk::") + who + ": position out of range");
     }
   }
   at::Tensor log_reward(const at::Tensor& s) const override {
@@ -59,7 +59,7 @@ class Line final : public Environment {
     if (kind == gfn::core::PreprocessorKind::kKHot) {
       return std::make_unique<gfn::core::KHotPreprocessor>(1, length_);
     }
-    throw std::invalid_argument("env.preprocessor: line supports \"khot\" only");
+    throw std::invalid_argument("env.preprocessor: walk supports \"khot\" only");
   }
 
   // Optional: enumeration, for exact L1 / JSD / logZ validation.
@@ -88,7 +88,7 @@ class Line final : public Environment {
 
 }  // namespace
 
-// The YAML name is the identifier: env.name: line
-GFN_DEFINE_ENVIRONMENT(line) {
-  return std::make_unique<Line>(options.get<gfn::core::LineOptions>());
+// The YAML name is the identifier: env.name: walk
+GFN_DEFINE_ENVIRONMENT(walk) {
+  return std::make_unique<Walk>(options.get<gfn::core::WalkOptions>());
 }
