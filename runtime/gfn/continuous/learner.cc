@@ -223,7 +223,9 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
     const std::int64_t n = options.n_samples;
     const ContinuousTrajectories learned =
         sample_continuous_trajectories(gflownet(), n, {}, validation_gen_);
-    v.jsd = kde_jensen_shannon(learned.terminating_states, env.sample_target(n, validation_gen_));
+    const at::Tensor target = env.sample_target(n, validation_gen_);
+    v.jsd = kde_jensen_shannon(env.target_coordinates(learned.terminating_states),
+                               env.target_coordinates(target), target_grid(env));
     v.n_samples = n;
   }
   v.seconds = seconds_since(t);

@@ -94,9 +94,9 @@ const config::Fields<EnvOptions>& env_fields() {
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
                "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, walk, "
-               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), or "
-               "an "
-               "environment plugin's (env.plugin). Its own keys follow.")
+               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), "
+               "line (continuous: a mixture of Gaussians on R, docs/environments.md \"Line\"), "
+               "or an environment plugin's (env.plugin). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "
                "(of the state index, enumerable environments), identity (the coordinates as "

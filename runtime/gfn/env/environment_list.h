@@ -19,4 +19,5 @@
 
 #define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) \
   X(box, BoxEnvOptions)                    \
-  X(box_polar, BoxPolarEnvOptions)
+  X(box_polar, BoxPolarEnvOptions)         \
+  X(line, LineEnvOptions)
