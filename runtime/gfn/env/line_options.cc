@@ -67,32 +67,31 @@ const config::Fields<LineEnvOptions>& line_fields() {
   static const auto fields =
       config::Fields<L>()
           .add("mus", &L::mus,
-               "Line: the means of the reward's Gaussian components, a comma-separated list "
+               "the means of the reward's Gaussian components, a comma-separated list "
                "(R(x) = sum_k w_k N(x; mu_k, sigma_k^2); runtime/gfn/env/line.h).",
                number_list("mus", true, false))
-          .add("sigmas", &L::sigmas, "Line: their standard deviations, as many as env.mus.",
+          .add("sigmas", &L::sigmas, "their standard deviations, as many as env.mus.",
                number_list("sigmas", true, true))
           .add("weights", &L::weights,
-               "Line: their weights w_k, as many as env.mus; empty: 1 each (torchgfn's "
+               "their weights w_k, as many as env.mus; empty: 1 each (torchgfn's "
                "unweighted sum, log Z = log K).",
                number_list("weights", false, true))
           .add("init_value", &L::init_value,
-               "Line: x of s0 (torchgfn's init_value); inside the range of env.n_sd.",
-               config::not_nan())
+               "x of s0 (torchgfn's init_value); inside the range of env.n_sd.", config::not_nan())
           .add("n_sd", &L::n_sd,
-               "Line: the range [min mu - n_sd max sigma, max mu + n_sd max sigma] that holds "
+               "the range [min mu - n_sd max sigma, max mu + n_sd max sigma] that holds "
                "s0 and the validation grid.",
                config::positive_finite())
           .add("n_steps", &L::n_steps,
-               "Line: Gaussian steps per trajectory; the exit follows the last one "
+               "Gaussian steps per trajectory; the exit follows the last one "
                "(torchgfn's n_steps_per_trajectory).",
                config::at_least(1))
           .add("policy_std_min", &L::policy_std_min,
-               "Line: the smallest scale of the policies' Normal, min + (max - min) "
+               "the smallest scale of the policies' Normal, min + (max - min) "
                "sigmoid(raw) (runtime/gfn/env/line_policies.h).",
                config::positive_finite())
           .add("policy_std_max", &L::policy_std_max,
-               "Line: the largest scale of the policies' Normal (> env.policy_std_min).",
+               "the largest scale of the policies' Normal (> env.policy_std_min).",
                config::positive_finite());
   return fields;
 }

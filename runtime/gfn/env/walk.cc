@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "runtime/gfn/env/environment.h"
-#include "runtime/gfn/env/walk_options.h"
 #include "runtime/gfn/env/registry.h"
+#include "runtime/gfn/env/walk_options.h"
 #include "runtime/gfn/preprocessors.h"
 
 namespace {
