@@ -224,8 +224,10 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
     const ContinuousTrajectories learned =
         sample_continuous_trajectories(gflownet(), n, {}, validation_gen_);
     const at::Tensor target = env.sample_target(n, validation_gen_);
-    v.jsd = kde_jensen_shannon(env.target_coordinates(learned.terminating_states),
-                               env.target_coordinates(target), target_grid(env));
+    const at::Tensor learned_x = env.target_coordinates(learned.terminating_states);
+    const at::Tensor target_x = env.target_coordinates(target);
+    v.jsd = kde_jensen_shannon(learned_x, target_x, target_grid(env));
+    if (learned_x.size(1) == 1) v.wasserstein = wasserstein_1d(learned_x, target_x);
     v.n_samples = n;
   }
   v.seconds = seconds_since(t);

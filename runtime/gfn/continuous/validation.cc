@@ -79,6 +79,25 @@ double kde_jensen_shannon(const at::Tensor& samples_a, const at::Tensor& samples
   return ((kl_p + kl_q) / 2.0).item<double>();
 }
 
+double wasserstein_1d(const at::Tensor& samples_a, const at::Tensor& samples_b) {
+  for (const at::Tensor* s : {&samples_a, &samples_b}) {
+    if (!s->defined() || s->dim() != 2 || s->size(1) != 1 || s->size(0) < 1) {
+      throw std::invalid_argument("wasserstein_1d: need two non-empty sample sets [n, 1]");
+    }
+  }
+  const at::Tensor a = std::get<0>(samples_a.to(at::kDouble).view({-1}).sort());
+  const at::Tensor b = std::get<0>(samples_b.to(at::kDouble).view({-1}).sort());
+  const at::Tensor all = std::get<0>(at::cat({a, b}).sort());
+  // F_a and F_b just right of every merged point, constant up to the next one.
+  const at::Tensor cdf_a = at::searchsorted(a, all, false, /*right=*/true).to(at::kDouble) /
+                           static_cast<double>(a.size(0));
+  const at::Tensor cdf_b = at::searchsorted(b, all, false, /*right=*/true).to(at::kDouble) /
+                           static_cast<double>(b.size(0));
+  const std::int64_t n = all.size(0);
+  const at::Tensor gaps = all.narrow(0, 1, n - 1) - all.narrow(0, 0, n - 1);
+  return ((cdf_a - cdf_b).abs().narrow(0, 0, n - 1) * gaps).sum().item<double>();
+}
+
 KdeJsdOptions target_grid(const ContinuousEnvironment& env) {
   KdeJsdOptions o;
   std::tie(o.grid_low, o.grid_high) = env.target_range();

@@ -37,6 +37,13 @@ at::Tensor kde_grid(std::int64_t dim, const KdeJsdOptions& options);
 /// samples [n, d] (any floating dtype): the KDE's log-density up to an additive constant.
 at::Tensor kde_log_density(const at::Tensor& samples, const at::Tensor& points, double bandwidth);
 
+/// The Wasserstein-1 distance between the empirical distributions of two 1-D sample sets
+/// [n_a, 1] and [n_b, 1] (any floating dtype), the integral of |F_a(x) - F_b(x)| over x
+/// (scipy.stats.wasserstein_distance), exact on the merged sorted samples in float64.
+/// Cost: O((n_a + n_b) log(n_a + n_b)). Throws std::invalid_argument for empty sets or
+/// another shape.
+double wasserstein_1d(const at::Tensor& samples_a, const at::Tensor& samples_b);
+
 /// The grid validation uses for `env`: train_box.py's options on env.target_range() (Box:
 /// [0.001, 1]), with 1000 points per coordinate for a 1-D target (Line's x: spacing 0.0135 on
 /// torchgfn's default range, below its KDE bandwidth 0.1).
