@@ -50,7 +50,7 @@ nlohmann::json engine_summary(const core::EngineOptions& engine,
 /// stopped early; modes are tracked while training, with or without validation.
 void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
   for (const char* key : {"l1_exact", "l1_sampled", "l1_visited", "spearman_logp_logr", "jsd",
-                          "logz_error", "logz", "modes_found", "n_modes"}) {
+                          "wasserstein", "logz_error", "logz", "modes_found", "n_modes"}) {
     summary[key] = nullptr;
   }
   const auto& f = result.final_metrics;
@@ -60,6 +60,7 @@ void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
     summary["l1_visited"] = f.l1_visited;  // NaN (not enumerable) is written as null
     summary["spearman_logp_logr"] = f.spearman_logp_logr;
     summary["jsd"] = f.jsd;
+    summary["wasserstein"] = f.wasserstein;  // NaN (not a 1-D target) is written as null
     summary["logz_error"] = f.logz_error;
     summary["logz"] = f.logz;
   }

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,7 +61,9 @@ struct FinalMetrics {
   double l1_visited = 0;
   /// BitSequence: Spearman(log p_θ(x), log R(x)) on the test set (NaN otherwise).
   double spearman_logp_logr = 0;
-  double jsd = 0;         ///< Jensen-Shannon divergence (nats)
+  double jsd = 0;  ///< Jensen-Shannon divergence (nats)
+  /// Wasserstein-1 distance of a 1-D continuous target (Line's x); NaN otherwise.
+  double wasserstein = std::numeric_limits<double>::quiet_NaN();
   double logz_error = 0;  ///< |logZ − log Z_true|
   double logz = 0;
   std::int64_t modes_found = 0;  ///< distinct modes sampled by all trainers during training

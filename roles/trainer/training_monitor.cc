@@ -26,6 +26,7 @@ FinalMetrics final_metrics(const core::ValidationResult& v, const core::Agent& a
   f.l1_visited = v.l1_visited;
   f.spearman_logp_logr = v.spearman_logp_logr;
   f.jsd = v.jsd;
+  f.wasserstein = v.wasserstein;
   f.logz_error = v.log_z_error;
   f.logz = v.log_z;
   f.n_modes = agent.n_modes();
@@ -49,7 +50,7 @@ TrainingMonitor::TrainingMonitor(const roles::ExperimentConfig& config, bool lea
       dir + "/metrics.csv",
       std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
                                "logz_error", "l1_sampled", "modes_found", "elapsed_s", "l1_visited",
-                               "spearman_logp_logr", "n_visited"},
+                               "spearman_logp_logr", "n_visited", "wasserstein"},
       resumed);
   progress_.emplace(
       output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
@@ -91,7 +92,8 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
                     fmt::format("{:.6g}", v.log_z_error), fmt::format("{:.6g}", v.l1_sampled),
                     std::to_string(v.n_modes_found), fmt::format("{:.3f}", seconds_since(t_start)),
                     fmt::format("{:.6g}", v.l1_visited),
-                    fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited)});
+                    fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited),
+                    fmt::format("{:.6g}", v.wasserstein)});
   progress_->clear_line();
   spdlog::info("validation at iteration {}: {} ({:.2f} s)", iteration, core::describe(v),
                v.seconds);

@@ -105,9 +105,15 @@ const config::Fields<TrainOptions>& train_fields() {
                "Off-policy sampling: PF's logits are divided by it.", config::positive())
           .add("temperature_start", &T::temperature_start,
                "> 0: the sampling temperature starts here and falls linearly to "
-               "train.temperature over the first half of the iterations (torchgfn's "
-               "train_box.py temperature_start); 0: off. Continuous environments only.",
+               "train.temperature over the first train.temperature_anneal_fraction of the "
+               "iterations (torchgfn's train_box.py temperature_start); 0: off. Continuous "
+               "environments only.",
                config::non_negative())
+          .add("temperature_anneal_fraction", &T::temperature_anneal_fraction,
+               "The fraction of the iterations over which the temperature falls from "
+               "train.temperature_start to train.temperature: 0.5 (train_box.py's first half); 1 "
+               "for train_line.py's exploration schedule over the whole run.",
+               config::in_half_open_unit_interval())
           .add("loss_at_sampling_temperature", &T::loss_at_sampling_temperature,
                "true: the loss reads log PF and log PB at the iteration's sampling temperature "
                "(train.temperature, train.temperature_start), as torchgfn's train_box.py does "

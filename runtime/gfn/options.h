@@ -67,9 +67,11 @@ struct TrainOptions {
   double epsilon = 0.0;      ///< epsilon-greedy exploration while sampling
   double temperature = 1.0;  ///< PF logits are divided by this while sampling
   /// > 0: the sampling temperature starts here and falls linearly to `temperature` over the
-  /// first half of iterations(), then stays (torchgfn's train_box.py temperature_start);
-  /// 0: off. Continuous learner only.
+  /// first temperature_anneal_fraction of iterations(), then stays (torchgfn's train_box.py
+  /// temperature_start, over the first half); 0: off. Continuous learner only.
   double temperature_start = 0.0;
+  /// In (0, 1]: the fraction of iterations() the temperature falls over (train_line.py: 1).
+  double temperature_anneal_fraction = 0.5;
   /// true: the loss reads log PF and log PB at the iteration's sampling temperature, as
   /// torchgfn's train_box.py does (save_logprobs under its estimators' temperature, which PB
   /// shares); false: at the policies themselves (temperature 1). Continuous learner only.
@@ -90,11 +92,13 @@ struct TrainOptions {
     return (n_trajectories + batch_size - 1) / batch_size;
   }
   /// The sampling temperature of iteration `iteration` (0-based): `temperature`, or with
-  /// temperature_start > 0 start + min(1, 2 iteration / iterations()) (temperature - start).
+  /// temperature_start > 0 start + min(1, iteration / (fraction iterations())) (temperature -
+  /// start), fraction = temperature_anneal_fraction.
   double sampling_temperature(std::int64_t iteration) const {
     if (temperature_start <= 0) return temperature;
     const double total = static_cast<double>(iterations() > 0 ? iterations() : 1);
-    const double f = std::min(1.0, 2.0 * static_cast<double>(iteration) / total);
+    const double f =
+        std::min(1.0, static_cast<double>(iteration) / (temperature_anneal_fraction * total));
     return temperature_start + f * (temperature - temperature_start);
   }
   /// The factor on every learning rate for the optimizer step of iteration `iteration`

@@ -239,6 +239,7 @@ std::string describe(const ValidationResult& v) {
     parts.push_back(fmt::format("L1 sampled ({} samples) {:.5f}", v.n_samples, v.l1_sampled));
   }
   if (!std::isnan(v.jsd)) parts.push_back(fmt::format("JSD {:.5f}", v.jsd));
+  if (!std::isnan(v.wasserstein)) parts.push_back(fmt::format("W1 {:.4f}", v.wasserstein));
   if (!std::isnan(v.log_z_error)) {
     parts.push_back(fmt::format("|logZ error| {:.4f}", v.log_z_error));
   } else {

@@ -137,6 +137,10 @@ struct ValidationResult {
   /// The test set's log p_theta(x) and log R(x) behind spearman_logp_logr (float64 [n_test];
   /// undefined when it is NaN because not computed).
   at::Tensor test_log_p, test_log_r;
+  /// Continuous environments with a 1-D target (ContinuousEnvironment::target_coordinates:
+  /// Line's x): the Wasserstein-1 distance between the learned sampler's samples and as many
+  /// exact samples of R / Z (wasserstein_1d, continuous/validation.h); NaN otherwise.
+  double wasserstein = std::numeric_limits<double>::quiet_NaN();
   double log_z = 0;                ///< learned logZ
   double log_z_true = 0;           ///< log of the partition function
   double log_z_error = 0;          ///< |log_z - log_z_true|

@@ -223,7 +223,11 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
     const std::int64_t n = options.n_samples;
     const ContinuousTrajectories learned =
         sample_continuous_trajectories(gflownet(), n, {}, validation_gen_);
-    v.jsd = kde_jensen_shannon(learned.terminating_states, env.sample_target(n, validation_gen_));
+    const at::Tensor target = env.sample_target(n, validation_gen_);
+    const at::Tensor learned_x = env.target_coordinates(learned.terminating_states);
+    const at::Tensor target_x = env.target_coordinates(target);
+    v.jsd = kde_jensen_shannon(learned_x, target_x, target_grid(env));
+    if (learned_x.size(1) == 1) v.wasserstein = wasserstein_1d(learned_x, target_x);
     v.n_samples = n;
   }
   v.seconds = seconds_since(t);

@@ -21,7 +21,8 @@
 //
 // Validation (validate): validation.n_samples on-policy terminating states of the current PF
 // against as many exact samples of R / Z (ContinuousEnvironment::sample_target), compared by
-// the KDE Jensen-Shannon divergence (validation.h, train_box.py's metric) into
+// the KDE Jensen-Shannon divergence of their target coordinates on the environment's grid
+// (validation.h target_grid, train_box.py's metric; Line: x on a 1-D grid) into
 // ValidationResult::jsd, and |logZ - log Z| (log_partition) into log_z_error; the discrete
 // metrics (L1s, Spearman) are NaN and ValidationResult::exact is false. Modes: with an
 // environment that defines modes (ContinuousEnvironment::n_modes; Box's 2^d top-reward

@@ -5,8 +5,8 @@
 // Estimator.to_probability_distribution with its Distribution's sample / log_prob. The
 // distribution families themselves are in runtime/gfn/distributions/ (distribution.h);
 // a policy adds what the environment imposes: the exit or back-to-source choice, the range
-// of each increment and the Jacobian of mapping the family's support onto it. Box's policies:
-// runtime/gfn/env/box_policies.h.
+// of each increment and the Jacobian of mapping the family's support onto it. Box's policies
+// (Beta mixtures): runtime/gfn/env/box_policies.h; Line's (Normal): line_policies.h.
 //
 // Shapes: states float32 [B, d] (the environment's), outputs float32 [B, n_outputs()] (the
 // network's, unconstrained), actions ContinuousActions of B rows (a backward policy's have
@@ -16,7 +16,9 @@
 //
 // Temperature T > 0 (torchgfn's estimator.temperature): the policy divides the logits of its
 // discrete choices (exit or back to source, mixture components) by T; T = 1 is the policy
-// itself. Thread-safety: implementations are immutable; sample draws only from `generator`.
+// itself. A policy without discrete choices says what T means for it (Line: T - 1 added to
+// the Normal's scale, train_line.py's scale_factor). Thread-safety: implementations are immutable;
+// sample draws only from `generator`.
 
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/gfn/env/continuous_environment.h"
@@ -78,15 +79,49 @@ double kde_jensen_shannon(const at::Tensor& samples_a, const at::Tensor& samples
   return ((kl_p + kl_q) / 2.0).item<double>();
 }
 
-DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
-                         const at::Tensor& target, const KdeJsdOptions& options) {
-  const std::int64_t d = env.dim();
-  for (const at::Tensor* s : {&learned, &target}) {
-    if (!s->defined() || s->dim() != 2 || s->size(0) < 1 || s->size(1) != d) {
-      throw std::invalid_argument("density_grid: need learned and target samples [n >= 1, " +
-                                  std::to_string(d) + "]");
+double wasserstein_1d(const at::Tensor& samples_a, const at::Tensor& samples_b) {
+  for (const at::Tensor* s : {&samples_a, &samples_b}) {
+    if (!s->defined() || s->dim() != 2 || s->size(1) != 1 || s->size(0) < 1) {
+      throw std::invalid_argument("wasserstein_1d: need two non-empty sample sets [n, 1]");
     }
   }
+  const at::Tensor a = std::get<0>(samples_a.to(at::kDouble).view({-1}).sort());
+  const at::Tensor b = std::get<0>(samples_b.to(at::kDouble).view({-1}).sort());
+  const at::Tensor all = std::get<0>(at::cat({a, b}).sort());
+  // F_a and F_b just right of every merged point, constant up to the next one.
+  const at::Tensor cdf_a = at::searchsorted(a, all, false, /*right=*/true).to(at::kDouble) /
+                           static_cast<double>(a.size(0));
+  const at::Tensor cdf_b = at::searchsorted(b, all, false, /*right=*/true).to(at::kDouble) /
+                           static_cast<double>(b.size(0));
+  const std::int64_t n = all.size(0);
+  const at::Tensor gaps = all.narrow(0, 1, n - 1) - all.narrow(0, 0, n - 1);
+  return ((cdf_a - cdf_b).abs().narrow(0, 0, n - 1) * gaps).sum().item<double>();
+}
+
+KdeJsdOptions target_grid(const ContinuousEnvironment& env) {
+  KdeJsdOptions o;
+  std::tie(o.grid_low, o.grid_high) = env.target_range();
+  const at::Tensor one = env.target_coordinates(env.initial_states(1));
+  if (one.size(1) == 1) o.grid_points = 1000;
+  return o;
+}
+
+DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
+                         const at::Tensor& target) {
+  return density_grid(env, learned, target, target_grid(env));
+}
+
+DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
+                         const at::Tensor& target, const KdeJsdOptions& options) {
+  for (const at::Tensor* s : {&learned, &target}) {
+    if (!s->defined() || s->dim() != 2 || s->size(0) < 1 || s->size(1) != env.dim()) {
+      throw std::invalid_argument("density_grid: need learned and target samples [n >= 1, " +
+                                  std::to_string(env.dim()) + "]");
+    }
+  }
+  const at::Tensor learned_x = env.target_coordinates(learned);
+  const at::Tensor target_x = env.target_coordinates(target);
+  const std::int64_t d = learned_x.size(1);
   const std::int64_t k = std::min<std::int64_t>(d, 2);
   DensityGrid g;
   g.points = kde_grid(k, options);
@@ -94,10 +129,11 @@ DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& lea
     const at::Tensor log_p = kde_log_density(samples.narrow(1, 0, k), g.points, options.bandwidth);
     return (log_p - log_p.logsumexp(0)).exp();
   };
-  g.learned = normalised(learned);
-  g.target = normalised(target);
+  g.learned = normalised(learned_x);
+  g.target = normalised(target_x);
   if (d <= 2) {
-    const at::Tensor log_r = env.log_density(g.points.to(at::kFloat)).to(at::kDouble);
+    const at::Tensor log_r =
+        env.log_density(env.target_states(g.points.to(at::kFloat))).to(at::kDouble);
     g.true_density = (log_r - log_r.logsumexp(0)).exp();
   } else {
     g.true_density = at::full({g.points.size(0)}, std::nan(""), at::kDouble);

@@ -37,14 +37,27 @@ at::Tensor kde_grid(std::int64_t dim, const KdeJsdOptions& options);
 /// samples [n, d] (any floating dtype): the KDE's log-density up to an additive constant.
 at::Tensor kde_log_density(const at::Tensor& samples, const at::Tensor& points, double bandwidth);
 
+/// The Wasserstein-1 distance between the empirical distributions of two 1-D sample sets
+/// [n_a, 1] and [n_b, 1] (any floating dtype), the integral of |F_a(x) - F_b(x)| over x
+/// (scipy.stats.wasserstein_distance), exact on the merged sorted samples in float64.
+/// Cost: O((n_a + n_b) log(n_a + n_b)). Throws std::invalid_argument for empty sets or
+/// another shape.
+double wasserstein_1d(const at::Tensor& samples_a, const at::Tensor& samples_b);
+
+/// The grid validation uses for `env`: train_box.py's options on env.target_range() (Box:
+/// [0.001, 1]), with 1000 points per coordinate for a 1-D target (Line's x: spacing 0.0135 on
+/// torchgfn's default range, below its KDE bandwidth 0.1).
+KdeJsdOptions target_grid(const ContinuousEnvironment& env);
+
 /// The Jensen-Shannon divergence of the two sample sets' KDEs on the grid (above); samples
 /// [n_a, d] and [n_b, d].
 double kde_jensen_shannon(const at::Tensor& samples_a, const at::Tensor& samples_b,
                           const KdeJsdOptions& options = {});
 
 /// The densities tools/gfn-plot draws for a continuous run (density.csv,
-/// runtime/output/density_csv.h), on the grid of the first k = min(d, 2) coordinates
-/// (kde_grid(k, options): train_box.py's 100 x 100 grid for d >= 2), each normalised to sum
+/// runtime/output/density_csv.h), on the grid of the first k = min(d, 2) target coordinates
+/// (ContinuousEnvironment::target_coordinates, d of them; kde_grid(k, options):
+/// train_box.py's 100 x 100 grid for d >= 2), each normalised to sum
 /// 1 over the grid (a probability per grid point, so the three share one colour scale).
 struct DensityGrid {
   at::Tensor points;        ///< float64 [G, k]
@@ -56,12 +69,15 @@ struct DensityGrid {
                             ///< (no marginal in closed form)
 };
 
-/// DensityGrid of `learned` and `target` samples float32/float64 [n, d] of `env` (which must
-/// have a target: ContinuousEnvironment::has_target). Cost: two kde_log_density calls on
+/// DensityGrid of `learned` and `target` terminating states float32 [n, dim] of `env` (which
+/// must have a target: ContinuousEnvironment::has_target), on target_grid(env) unless
+/// `options` are given. Cost: two kde_log_density calls on
 /// grid_points^k points, plus env.log_density on them. Throws std::invalid_argument for
 /// empty or mismatched sample sets (width != env.dim()), and what kde_grid throws;
 /// std::domain_error from an environment without a target.
 DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
-                         const at::Tensor& target, const KdeJsdOptions& options = {});
+                         const at::Tensor& target);
+DensityGrid density_grid(const ContinuousEnvironment& env, const at::Tensor& learned,
+                         const at::Tensor& target, const KdeJsdOptions& options);
 
 }  // namespace gfn::core

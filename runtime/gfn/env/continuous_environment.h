@@ -29,7 +29,11 @@
 // Validation extras (optional): log_partition() = log Z, log_density(x) = log R(x) - log Z
 // (the density of the target distribution w.r.t. Lebesgue measure on the state space) and
 // sample_target(n, generator): exact samples of R / Z (validation's JSD,
-// runtime/gfn/continuous/validation.h). has_target() tells whether they exist.
+// runtime/gfn/continuous/validation.h). has_target() tells whether they exist. Validation
+// compares distributions on target_coordinates(x), the k columns of the terminating states
+// where R / Z lives (default: all d; Line: x without its step counter), on a grid over
+// target_range()^k (default [0.001, 1], train_box.py's); target_states maps grid points back
+// to terminating states for log_density.
 //
 // Costs: every member works on a whole batch with O(B * dim) tensor operations. Errors:
 // std::invalid_argument naming the caller ("<name>::<member>") for bad shapes, dtypes or
@@ -42,6 +46,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace gfn::core {
 
@@ -123,6 +128,15 @@ class ContinuousEnvironment {
   virtual at::Tensor log_density(const at::Tensor& states) const;
   /// n exact samples of R / Z, float32 [n, dim], drawn with `generator`.
   virtual at::Tensor sample_target(std::int64_t n, at::Generator& generator) const;
+  /// The coordinates validation compares: float32 [B, k] of terminating states [B, dim];
+  /// default the states themselves (k = dim).
+  virtual at::Tensor target_coordinates(const at::Tensor& states) const { return states; }
+  /// The terminating states float32 [G, dim] of coordinates float32 [G, k] (the inverse of
+  /// target_coordinates on terminating states); default the coordinates themselves.
+  virtual at::Tensor target_states(const at::Tensor& coordinates) const { return coordinates; }
+  /// [low, high]: every target coordinate's range for validation's grid; default
+  /// {0.001, 1.0} (train_box.py's grid on the unit box).
+  virtual std::pair<double, double> target_range() const { return {0.001, 1.0}; }
 
  protected:
   /// Throws std::domain_error "<name>::<what>: no target distribution".

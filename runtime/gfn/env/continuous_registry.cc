@@ -8,6 +8,9 @@
 #include "runtime/gfn/env/box_polar_policies.h"
 #include "runtime/gfn/env/box_policies.h"
 #include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/line.h"
+#include "runtime/gfn/env/line_options.h"
+#include "runtime/gfn/env/line_policies.h"
 #include "runtime/gfn/env/plugin_loader.h"
 
 namespace gfn::core {
@@ -56,6 +59,22 @@ ContinuousParts make_box_polar(const BoxPolarEnvOptions& o, bool fixed_pb) {
   return parts;
 }
 
+// torchgfn's train_line.py: Gaussian PF and PB (learned; model.uniform_pb has no meaning).
+ContinuousParts make_line(const LineEnvOptions& o, bool fixed_pb) {
+  if (fixed_pb) {
+    throw std::invalid_argument(
+        "model.uniform_pb: line has no fixed backward policy (its PB is learned, as "
+        "train_line.py's)");
+  }
+  ContinuousParts parts;
+  auto line = std::make_unique<Line>(line_options(o));
+  const LinePolicyOptions policy{o.policy_std_min, o.policy_std_max};
+  parts.pf = std::make_unique<LineForwardPolicy>(*line, policy);
+  parts.pb = std::make_unique<LineBackwardPolicy>(*line, policy);
+  parts.env = std::move(line);
+  return parts;
+}
+
 }  // namespace
 
 ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb) {
@@ -65,6 +84,7 @@ ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixe
   if (!options.plugin.empty())
     return load_environment_plugin(options.plugin).make_continuous(options);
   if (options.name == "box") return make_box(options.get<BoxEnvOptions>());
+  if (options.name == "line") return make_line(options.get<LineEnvOptions>(), fixed_pb);
   if (options.name == "box_polar") {
     return make_box_polar(options.get<BoxPolarEnvOptions>(), fixed_pb);
   }

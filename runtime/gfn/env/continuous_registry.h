@@ -1,9 +1,9 @@
 #pragma once
 // Continuous environments by name (env.name of GFN_CONTINUOUS_ENVIRONMENT_LIST,
-// environment_list.h: "box", "box_polar"): the environment with its forward and backward policies
-// (runtime/gfn/continuous/policy.h), built from its env: keys (EnvOptions::get). The discrete
-// environments are registry.h's; make_environment refuses a continuous name, and this one a
-// discrete name, each saying which kind the name is.
+// environment_list.h: "box", "box_polar", "line"): the environment with its forward and backward
+// policies (runtime/gfn/continuous/policy.h), built from its env: keys (EnvOptions::get). The
+// discrete environments are registry.h's; make_environment refuses a continuous name, and this one
+// a discrete name, each saying which kind the name is.
 //
 // With env.plugin, the plugin's continuous environment (plugin.h, GFN_CONTINUOUS_ENVIRONMENT_
 // PLUGIN; plugin_loader.h).

@@ -93,9 +93,10 @@ const config::Fields<EnvOptions>& env_fields() {
       config::Fields<E>()
           .add("name", &E::name,
                "The environment: a name of the registry (runtime/gfn/env/registry.h): "
-               "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, line, "
-               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), an "
-               "environment plugin's (env.plugin), or any name for a Python environment "
+               "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, walk, "
+               "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), "
+               "line (continuous: a mixture of Gaussians on R, docs/environments.md \"Line\"), "
+               "an environment plugin's (env.plugin), or any name for a Python environment "
                "(env.python). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,
                "How states become the network's input: khot (one-hot per coordinate), onehot "

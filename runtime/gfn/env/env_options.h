@@ -24,6 +24,7 @@
 #include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/line_options.h"
 #include "runtime/gfn/env/non_autoregressive_bit_sequence_options.h"
+#include "runtime/gfn/env/walk_options.h"
 #include "runtime/gfn/preprocessor_kind.h"
 
 namespace gfn::config {

@@ -15,8 +15,9 @@
   X(discrete_ebm, DiscreteEbmOptions)                                     \
   X(bit_sequence, BitSequenceOptions)                                     \
   X(non_autoregressive_bit_sequence, NonAutoregressiveBitSequenceOptions) \
-  X(line, LineOptions)
+  X(walk, WalkOptions)
 
 #define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) \
   X(box, BoxEnvOptions)                    \
-  X(box_polar, BoxPolarEnvOptions)
+  X(box_polar, BoxPolarEnvOptions)         \
+  X(line, LineEnvOptions)

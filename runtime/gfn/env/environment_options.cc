@@ -6,8 +6,8 @@
 #include "runtime/gfn/env/box_options.h"
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/hypergrid_options.h"
-#include "runtime/gfn/env/line_options.h"
 #include "runtime/gfn/env/non_autoregressive_bit_sequence_options.h"
+#include "runtime/gfn/env/walk_options.h"
 
 namespace gfn::core {
 
@@ -93,10 +93,10 @@ non_autoregressive_bit_sequence_fields() {
   return fields;
 }
 
-const config::Fields<LineOptions>& line_fields() {
-  using L = LineOptions;
-  static const auto fields = config::Fields<L>().add(
-      "height", &L::height, "Length of the line: states 0 .. height - 1.", config::at_least(2));
+const config::Fields<WalkOptions>& walk_fields() {
+  using W = WalkOptions;
+  static const auto fields = config::Fields<W>().add(
+      "height", &W::height, "Length of the walk: states 0 .. height - 1.", config::at_least(2));
   return fields;
 }
 

@@ -61,7 +61,7 @@
 namespace gfn::core {
 
 /// Bumped when a type shared with plugins changes layout (see above).
-inline constexpr int kEnvironmentPluginAbiVersion = 3;
+inline constexpr int kEnvironmentPluginAbiVersion = 4;
 
 #define GFN_PLUGIN_STRINGIFY_(x) #x
 #define GFN_PLUGIN_STRINGIFY(x) GFN_PLUGIN_STRINGIFY_(x)

@@ -95,9 +95,9 @@ TEST(EnvironmentRegistry, EveryEnvironmentDescribesItsOptions) {
     for (const auto& field : entry.fields) expected.insert(field.name);
     EXPECT_EQ(keys, expected);
     EXPECT_EQ(d.options, o.option_values(entry.name));
-    // HyperGrid's struct holds 5; line reads a height of its own (its default, 8).
+    // HyperGrid's struct holds 5; walk reads a height of its own (its default, 8).
     if (entry.name == "hypergrid") EXPECT_EQ(d.options.at("height"), "5");
-    if (entry.name == "line") EXPECT_EQ(d.options.at("height"), "8");
+    if (entry.name == "walk") EXPECT_EQ(d.options.at("height"), "8");
     if (entry.name == "bit_sequence") EXPECT_EQ(d.options.count("height"), 0u);
   }
   EXPECT_EQ(make_environment(hypergrid_options())->describe().options.at("height"), "4");
@@ -111,10 +111,10 @@ TEST(EnvironmentGeneric, RoundTripsOnEveryEnvironment) {
   check_generic(*make_environment(ebm_options(4, 1.0)));
   check_generic(*make_environment(bitseq_options(16, 4, 4)));
   check_generic(*make_environment(bitseq_options(120, 4, 60)));  // not enumerable
-  core::EnvOptions line;
-  line.name = "line";  // the README example (runtime/gfn/env/line.cc)
-  line.get<core::HyperGridOptions>().height = 5;
-  check_generic(*make_environment(line));
+  core::EnvOptions walk;
+  walk.name = "walk";  // the README example (runtime/gfn/env/walk.cc)
+  walk.get<core::HyperGridOptions>().height = 5;
+  check_generic(*make_environment(walk));
 }
 
 TEST(EnvironmentGeneric, EnumerationAndExactDp) {
@@ -125,10 +125,10 @@ TEST(EnvironmentGeneric, EnumerationAndExactDp) {
   check_enumeration(*make_environment(ebm_options(4, 0.7)), 1.0 / 16);
   // BitSequence (a tree): (2^-k)^L = 2^-n.
   check_enumeration(*make_environment(bitseq_options(8, 2, 3)), 1.0 / 256);
-  core::EnvOptions line;
-  line.name = "line";
-  line.get<core::HyperGridOptions>().height = 5;
-  check_enumeration(*make_environment(line), 0);
+  core::EnvOptions walk;
+  walk.name = "walk";
+  walk.get<core::HyperGridOptions>().height = 5;
+  check_enumeration(*make_environment(walk), 0);
 }
 
 TEST(DiscreteEBM, MasksStepsAndRewards) {

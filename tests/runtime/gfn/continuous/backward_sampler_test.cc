@@ -1,6 +1,7 @@
 // Backward trajectories of continuous environments (sample_backward_continuous_trajectories,
 // runtime/gfn/continuous/sampler.h) and the step-major concatenation of two batches
-// (continuous/trajectory_ops.h), on Box and the polar Box, with a learned and a fixed PB:
+// (continuous/trajectory_ops.h), on Box and the polar Box, with a learned and a fixed PB, and
+// on Line (its learned Gaussian PB, the forced step back to s0):
 // every trajectory starts in s0, replays forward to the state it was sampled from, exits
 // there, and its actions are valid with finite log PF and log PB; the concatenation keeps
 // every trajectory's rows and log-densities.
@@ -24,7 +25,8 @@ struct Case {
 };
 
 std::vector<Case> cases() {
-  return {{"box", false}, {"box", true}, {"box_polar", false}, {"box_polar", true}};
+  return {
+      {"box", false}, {"box", true}, {"box_polar", false}, {"box_polar", true}, {"line", false}};
 }
 
 std::unique_ptr<ContinuousLearner> learner_for(const Case& c) {

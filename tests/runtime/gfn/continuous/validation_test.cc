@@ -1,6 +1,7 @@
 // The KDE Jensen-Shannon divergence (runtime/gfn/continuous/validation.h): 0 for identical
 // sample sets, log 2 for disjoint ones, symmetric, equal to a direct loop recomputation, and
-// on Box smaller between two target sample sets than between target and uniform samples.
+// on Box smaller between two target sample sets than between target and uniform samples; the
+// 1-D Wasserstein-1 distance against hand-computed values.
 #include "runtime/gfn/continuous/validation.h"
 
 #include <ATen/ATen.h>
@@ -96,6 +97,22 @@ TEST(KdeJensenShannon, Refusals) {
   o = KdeJsdOptions{};
   o.grid_points = 1;
   EXPECT_THROW(kde_jensen_shannon(a, a, o), std::invalid_argument);
+}
+
+// W1 = integral of |F_a - F_b|: hand-computed step functions, a shift, symmetry.
+TEST(Wasserstein1d, ClosedForms) {
+  const auto col = [](std::vector<double> v) { return at::tensor(v, at::kDouble).view({-1, 1}); };
+  EXPECT_NEAR(wasserstein_1d(col({0}), col({1})), 1.0, 1e-12);
+  EXPECT_NEAR(wasserstein_1d(col({0, 1}), col({0.5})), 0.5, 1e-12);
+  // F_a = 2/3 on [0, 3); F_b = 0, 1/2, 1 from 1 and 2: 2/3 + 1/6 + 1/3.
+  EXPECT_NEAR(wasserstein_1d(col({3, 0, 0}), col({2, 1})), 7.0 / 6, 1e-12);
+  EXPECT_NEAR(wasserstein_1d(col({2, 1}), col({3, 0, 0})), 7.0 / 6, 1e-12);
+  at::Generator gen = at::detail::createCPUGenerator(3);
+  const at::Tensor x = at::randn({1000, 1}, gen);
+  EXPECT_NEAR(wasserstein_1d(x, x + 0.25f), 0.25, 1e-6);
+  EXPECT_EQ(wasserstein_1d(x, x), 0.0);
+  EXPECT_THROW(wasserstein_1d(x, at::zeros({0, 1})), std::invalid_argument);
+  EXPECT_THROW(wasserstein_1d(x, at::zeros({3, 2})), std::invalid_argument);
 }
 
 }  // namespace

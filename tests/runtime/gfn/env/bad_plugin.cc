@@ -4,7 +4,7 @@
 //   GFN_BAD_BUILD_ID: another LibTorch;
 //   GFN_NO_ENTRY: the version functions but no gfn_environment_plugin;
 //   GFN_UNDEFINED_SYMBOL: a function nobody defines (dlopen with RTLD_NOW fails);
-//   GFN_BUILTIN_NAME: an environment named like a built-in one ("line").
+//   GFN_BUILTIN_NAME: an environment named like a built-in one ("walk").
 #include "runtime/gfn/env/plugin.h"
 
 extern "C" __attribute__((visibility("default"))) int gfn_environment_plugin_abi_version() {
@@ -41,7 +41,7 @@ const gfn::config::Fields<NoOptions>& no_fields() {
 }
 }  // namespace
 #ifdef GFN_BUILTIN_NAME
-#define GFN_BAD_PLUGIN_NAME line
+#define GFN_BAD_PLUGIN_NAME walk
 #else
 #define GFN_BAD_PLUGIN_NAME bad
 #endif
