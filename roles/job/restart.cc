@@ -102,7 +102,7 @@ std::optional<checkpoint::OpenedCheckpoint> restart_checkpoint(const ExperimentC
   record->restart = launch.restart_count;
   record->ended_by = launch.restart_reason;
   // Absolute, so the log and restarts.jsonl name the checkpoints wherever they are read.
-  const std::string run_dir = std::filesystem::absolute(config.output.dir).lexically_normal();
+  const std::string run_dir = checkpoint::normal_directory(config.output.dir);
   auto opened = checkpoint::open_newest_valid_checkpoint(checkpoint::checkpoints_root(run_dir),
                                                          &record->skipped_checkpoints);
   for (const auto& s : record->skipped_checkpoints) {
