@@ -22,8 +22,20 @@ reshape. torchgfn asks for torch >= 2.6; Debian's python3-torch is 1.13, on whic
 scenarios run (checked 2026-11-28, torchgfn f39bfc96).
 
     git -C <torchgfn git dir> archive HEAD | tar -x -C /tmp/torchgfn   # or a clone
+    # (a mirror without the large blob src/gfn/gym/helpers/chip_design/plc_wrapper_main:
+    #  ... archive HEAD -- src/gfn benchmark ':(exclude)src/gfn/gym/helpers/chip_design/plc_wrapper_main')
     /usr/bin/python3 tools/versus-torchgfn.py --torchgfn /tmp/torchgfn --rounds 3 \
         --scenario tb_hypergrid_small --batch-sizes 32 128 512
+
+--suite DIR chooses our side's configs (gfn-bench-train --suite DIR; default
+configs/bench/torchgfn, the built-in environments); a scenario is the same file stem on both
+sides. configs/bench/torchgfn_python holds torchgfn's two HyperGrid scenarios with the
+environment written in Python (examples/python_env/hypergrid.py, env.python; run from the
+repository root): torchgfn's Python HyperGrid against ours under gfn-train's embedded Python:
+
+    /usr/bin/python3 tools/versus-torchgfn.py --torchgfn /tmp/torchgfn --rounds 3 \
+        --suite configs/bench/torchgfn_python \
+        --scenario tb_hypergrid_small tb_hypergrid_medium --batch-sizes 128
 
 docs/performance.md "torchgfn's benchmark suite" has the figures and the machine.
 Exit codes: 0 success, 2 bad arguments, 1 a run failed.
@@ -168,7 +180,7 @@ def measure(args, root: Path, work: Path) -> list:
                 rounds.append({name: fn() for name, fn in sides})
                 print(f"# {scenario} b{batch} round {r + 1}: torchgfn {rounds[-1]['torchgfn']['ms']:.3f} ms,"
                       f" ours {rounds[-1]['ours']['ms']:.3f} ms", flush=True)
-            rows.append(summarize(scenario, batch, rounds))
+            rows.append(dict(summarize(scenario, batch, rounds), suite=args.suite))
     return rows
 
 
@@ -183,7 +195,8 @@ def summarize(scenario: str, batch: int, rounds: list) -> dict:
             "ours_params": rounds[0]["ours"]["params"], "rounds": rounds}
 
 
-def print_table(rows: list) -> None:
+def print_table(rows: list, suite: str) -> None:
+    print(f"# ours: gfn-bench-train --suite {suite}")
     print("| scenario | batch | params (torchgfn / ours) | torchgfn ms/iter | ours ms/iter "
           "| speed-up (median, range) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -198,7 +211,8 @@ def print_table(rows: list) -> None:
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--torchgfn", required=True, type=Path, help="torchgfn source tree")
-    p.add_argument("--suite", default="configs/bench/torchgfn", help="gfn-bench-train --suite DIR")
+    p.add_argument("--suite", default="configs/bench/torchgfn", help="gfn-bench-train --suite DIR: our side's configs "
+                   "(configs/bench/torchgfn_python: the Python HyperGrid)")
     p.add_argument("--bench", default="build/bin/gfn-bench-train")
     p.add_argument("--scenario", nargs="+", required=True, help="scenario names (both sides)")
     p.add_argument("--batch-sizes", nargs="+", type=int, default=[32, 128, 512])
@@ -225,7 +239,7 @@ def main(argv) -> int:
         except (subprocess.CalledProcessError, RuntimeError, KeyError) as e:
             print(f"versus-torchgfn: error: {e}", file=sys.stderr)
             return 1
-    print_table(rows)
+    print_table(rows, args.suite)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -10,10 +10,12 @@
 #include <memory>
 #include <stdexcept>
 
+#include "roles/experiment/experiment.h"
 #include "runtime/gfn/env/hypergrid.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/gfn/preprocessors.h"
 #include "runtime/process/threads.h"
+#include "runtime/python/python_environment.h"
 #include "tools/common/harness/machine.h"
 #include "tools/common/harness/timing.h"
 
@@ -323,6 +325,13 @@ void print_report(const BenchResult& r, std::ostream& out) {
   print_flop_model(r, out);
   print_gemm_probes(r, out);
   print_figures(r, out);
+}
+
+roles::ExperimentConfig load_bench_config(const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+  roles::ExperimentConfig config = roles::load_config(path, overrides);
+  python::resolve_python_path(config.env, path);
+  return config;
 }
 
 }  // namespace gfn::bench

@@ -104,6 +104,13 @@ struct IterationTimes {
 IterationTimes time_iterations(core::Agent& learner, std::int64_t batch,
                                const harness::Repetitions& reps, const std::string& profile_path);
 
+/// roles::load_config(path, overrides) with env.python_path resolved as gfn-train resolves it
+/// (python::resolve_python_path: empty is the directory of `path`, relative ones from the
+/// working directory), so that env.python and env.reward_python find their modules. Throws
+/// what load_config throws.
+roles::ExperimentConfig load_bench_config(const std::string& path,
+                                          const std::vector<std::string>& overrides);
+
 /// Throws std::invalid_argument for warmup < 0, iters < 1, row_batches < 1,
 /// record_iters < 1, paired_rounds < 1, paired_iters < 1, and whatever
 /// Learner's constructor throws for the configuration.

@@ -17,6 +17,10 @@
 // --suite DIR [--scenario NAME...] [--batch-sizes 32 128 512]: every scenario of DIR at every
 // batch size, mean ± sd ms per iteration and the phases as torchgfn's summary prints them
 // (suite.h; warm-up 50 and 100 iterations unless --warmup / --iters say otherwise).
+// Environments written in Python (env.python, env.reward_python) run as under gfn-train: this
+// tool links gfn_python (runtime/python/python_environment.h), an empty env.python_path is the
+// config file's directory, and a module that does not load is refused (exit 2) before timing:
+//   build/bin/gfn-bench-train --suite configs/bench/torchgfn_python   # the Python HyperGrid
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -31,8 +35,10 @@
 
 #include "roles/experiment/experiment.h"
 #include "runtime/config/cli.h"
+#include "runtime/gfn/env/registry.h"
 #include "runtime/process/blas_kernels.h"
 #include "runtime/process/malloc_tuning.h"
+#include "runtime/python/python_environment.h"
 #include "tools/common/harness/front.h"
 #include "tools/gfn-bench-train/bench.h"
 #include "tools/gfn-bench-train/cases.h"
@@ -197,18 +203,28 @@ Runs load_runs(const Cli& c) {
   if (c.all) {
     for (const auto& g : bench::goals()) {
       const std::string path = c.bench_dir + "/" + g.name + ".yaml";
-      runs.emplace_back(path, roles::load_config(path, c.cl.overrides));
+      runs.emplace_back(path, bench::load_bench_config(path, c.cl.overrides));
     }
   } else {
     runs.emplace_back(c.cl.config_path.empty() ? "defaults" : c.cl.config_path,
-                      roles::load_config(c.cl.config_path, c.cl.overrides));
+                      bench::load_bench_config(c.cl.config_path, c.cl.overrides));
   }
   if (!c.versus.empty()) {
     std::vector<std::string> b_overrides = c.cl.overrides;
     b_overrides.insert(b_overrides.end(), c.versus.begin(), c.versus.end());
-    runs.emplace_back("versus", roles::load_config(c.cl.config_path, b_overrides));
+    runs.emplace_back("versus", bench::load_bench_config(c.cl.config_path, b_overrides));
   }
   return runs;
+}
+
+// env.python and env.reward_python are loaded and checked before any timing, after the process
+// set-up (whose re-exec would load them twice), as gfn-train does: a module that does not load,
+// a class that raises or a reward that fails on its probe batch throws config::ConfigError.
+void check_python_environments(const Runs& runs) {
+  for (const auto& run : runs) {
+    const gfn::core::EnvOptions& env = run.second.env;
+    if (!env.python.empty() || !env.reward_python.empty()) gfn::core::make_environment(env);
+  }
 }
 
 // Process set-up from the (first) config's `engine:` (engine_options.h): OpenBLAS's
@@ -269,15 +285,16 @@ int run_suite_main(const CLI::App& app, const gfn::harness::Front& front, Cli& c
   set_suite_counts(app, front, c);
   try {
     const auto scenarios = bench::suite_scenarios(c.suite);
-    Runs first{
-        {scenarios.front().path, roles::load_config(scenarios.front().path, c.suite.overrides)}};
+    Runs all;
+    for (const auto& s : scenarios)
+      all.emplace_back(s.path, bench::load_bench_config(s.path, c.suite.overrides));
     if (c.cl.print_config) {
-      for (const auto& s : scenarios)
-        std::printf("# %s\n%s\n", s.path.c_str(),
-                    roles::to_yaml(roles::load_config(s.path, c.suite.overrides)).c_str());
+      for (const auto& [path, cfg] : all)
+        std::printf("# %s\n%s\n", path.c_str(), roles::to_yaml(cfg).c_str());
       return 0;
     }
-    set_up_process(first, argc, argv);
+    set_up_process({all.front()}, argc, argv);
+    check_python_environments(all);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 2;
@@ -293,6 +310,7 @@ int run_suite_main(const CLI::App& app, const gfn::harness::Front& front, Cli& c
 
 int main(int argc, char** argv) {
   using namespace gfn;
+  python::install();  // env.python, env.reward_python (runtime/python/python_environment.h)
   CLI::App app("Trainer throughput benchmark: times Learner::train_iteration.", "gfn-bench-train");
   app.footer("Method and figures: docs/performance.md \"Trainer throughput\".");
   Cli c;
@@ -318,6 +336,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     set_up_process(runs, argc, argv);
+    check_python_environments(runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gfn-bench-train: error: %s\n", e.what());
     return 2;

@@ -73,7 +73,7 @@ std::vector<SuiteCase> run_suite(const SuiteOptions& options, std::ostream& out)
     for (const auto& s : scenarios) {
       std::vector<std::string> overrides = options.overrides;
       overrides.push_back("train.batch_size=" + std::to_string(batch));
-      const roles::ExperimentConfig config = roles::load_config(s.path, overrides);
+      const roles::ExperimentConfig config = load_bench_config(s.path, overrides);
       cases.push_back(run_suite_case(config, s.name, options.warmup, options.iters));
       print_suite_row(cases.back(), out);
       out.flush();

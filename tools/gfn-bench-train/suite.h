@@ -12,6 +12,9 @@
 //
 // The configs' train.batch_size is replaced by each batch size; everything else is the
 // config's (train.num_threads 1 in the torchgfn configs, as the comparison pins one thread).
+// A scenario may be an environment written in Python (env.python, load_bench_config):
+// configs/bench/torchgfn_python/ holds torchgfn's HyperGrid scenarios on
+// examples/python_env/hypergrid.py, with the same file names and parameter counts.
 // Blocking, single-threaded caller. Cost: (warmup + iters) iterations per scenario and batch.
 
 #include <cstdint>

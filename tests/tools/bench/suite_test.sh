@@ -2,12 +2,13 @@
 # gfn-bench-train --suite on configs/bench/torchgfn (tools/gfn-bench-train/suite.h): every
 # scenario of the directory at two batch sizes is timed and reported (text and JSON), each with
 # the parameter count its config's comment states ("N trainable parameters", torchgfn's count),
-# and the suite's refusals name what is wrong.
-# Usage: suite_test.sh <gfn-bench-train> <source dir>
+# and the suite's refusals name what is wrong. A third argument names another suite directory
+# (configs/bench/torchgfn_python: the Python HyperGrid; run from the source directory).
+# Usage: suite_test.sh <gfn-bench-train> <source dir> [<suite dir>]
 set -euo pipefail
 bench=$1
 src=$2
-suite=$src/configs/bench/torchgfn
+suite=${3:-$src/configs/bench/torchgfn}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
