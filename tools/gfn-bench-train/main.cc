@@ -35,6 +35,7 @@
 
 #include "roles/experiment/experiment.h"
 #include "runtime/config/cli.h"
+#include "runtime/gfn/env/environment.h"
 #include "runtime/gfn/env/registry.h"
 #include "runtime/process/blas_kernels.h"
 #include "runtime/process/malloc_tuning.h"

@@ -63,7 +63,7 @@ out.mkdir(parents=True, exist_ok=True)
 
 
 def stated_params(path: Path) -> int:
-    return int(re.search(r"([0-9,]+)\s+trainable parameters", path.read_text())
+    return int(re.search(r"([0-9,]+) trainable parameters", path.read_text())
                .group(1).replace(",", ""))
 
 
