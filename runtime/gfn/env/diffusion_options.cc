@@ -19,7 +19,7 @@ const config::Fields<DiffusionEnvOptions>& diffusion_fields() {
                config::at_least(0))
           .add("n_steps", &D::n_steps,
                "T, the discretisation steps of [0, 1] (dt = 1 / T); every trajectory makes T "
-               "Gaussian steps, then exits (torchgfn's num_discretization_steps).",
+               "Gaussian steps, then exits (torchgfn's num_discretization_steps; default 32).",
                config::at_least(1))
           .add("sigma", &D::sigma,
                "the diffusion coefficient of the pinned Brownian motion: PF's step noise is "
