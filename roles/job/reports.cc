@@ -50,7 +50,8 @@ nlohmann::json engine_summary(const core::EngineOptions& engine,
 /// stopped early; modes are tracked while training, with or without validation.
 void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
   for (const char* key : {"l1_exact", "l1_sampled", "l1_visited", "spearman_logp_logr", "jsd",
-                          "wasserstein", "logz_error", "logz", "modes_found", "n_modes"}) {
+                          "wasserstein", "elbo", "iw_elbo", "eubo", "delta_logz", "delta_logz_iw",
+                          "delta_eubo", "logz_error", "logz", "modes_found", "n_modes"}) {
     summary[key] = nullptr;
   }
   const auto& f = result.final_metrics;
@@ -61,6 +62,14 @@ void put_final_metrics(nlohmann::json& summary, const TrainerResult& result) {
     summary["spearman_logp_logr"] = f.spearman_logp_logr;
     summary["jsd"] = f.jsd;
     summary["wasserstein"] = f.wasserstein;  // NaN (not a 1-D target) is written as null
+    // log Z estimates of continuous targets (NaN, written as null, for discrete ones) and
+    // their errors log Z_true - estimate (torchgfn's Δ_elbo, Δ_iw_elbo, Δ_eubo).
+    summary["elbo"] = f.elbo;
+    summary["iw_elbo"] = f.iw_elbo;
+    summary["eubo"] = f.eubo;
+    summary["delta_logz"] = f.logz_true - f.elbo;
+    summary["delta_logz_iw"] = f.logz_true - f.iw_elbo;
+    summary["delta_eubo"] = f.logz_true - f.eubo;
     summary["logz_error"] = f.logz_error;
     summary["logz"] = f.logz;
   }

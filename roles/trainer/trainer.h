@@ -64,6 +64,12 @@ struct FinalMetrics {
   double jsd = 0;  ///< Jensen-Shannon divergence (nats)
   /// Wasserstein-1 distance of a 1-D continuous target (Line's x); NaN otherwise.
   double wasserstein = std::numeric_limits<double>::quiet_NaN();
+  /// Continuous targets: the ELBO, importance-weighted ELBO and EUBO estimates of log Z and
+  /// log Z_true (ValidationResult, runtime/gfn/validation.h); NaN otherwise.
+  double elbo = std::numeric_limits<double>::quiet_NaN();
+  double iw_elbo = std::numeric_limits<double>::quiet_NaN();
+  double eubo = std::numeric_limits<double>::quiet_NaN();
+  double logz_true = std::numeric_limits<double>::quiet_NaN();
   double logz_error = 0;  ///< |logZ − log Z_true|
   double logz = 0;
   std::int64_t modes_found = 0;  ///< distinct modes sampled by all trainers during training

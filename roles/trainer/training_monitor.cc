@@ -27,6 +27,10 @@ FinalMetrics final_metrics(const core::ValidationResult& v, const core::Agent& a
   f.spearman_logp_logr = v.spearman_logp_logr;
   f.jsd = v.jsd;
   f.wasserstein = v.wasserstein;
+  f.elbo = v.elbo;
+  f.iw_elbo = v.iw_elbo;
+  f.eubo = v.eubo;
+  f.logz_true = v.log_z_true;
   f.logz_error = v.log_z_error;
   f.logz = v.log_z;
   f.n_modes = agent.n_modes();
@@ -48,9 +52,11 @@ TrainingMonitor::TrainingMonitor(const roles::ExperimentConfig& config, bool lea
   }
   metrics_.emplace(
       dir + "/metrics.csv",
-      std::vector<std::string>{"iteration", "trajectories", "loss", "logz", "l1_exact", "jsd",
-                               "logz_error", "l1_sampled", "modes_found", "elapsed_s", "l1_visited",
-                               "spearman_logp_logr", "n_visited", "wasserstein"},
+      std::vector<std::string>{"iteration",   "trajectories", "loss",          "logz",
+                               "l1_exact",    "jsd",          "logz_error",    "l1_sampled",
+                               "modes_found", "elapsed_s",    "l1_visited",    "spearman_logp_logr",
+                               "n_visited",   "wasserstein",  "elbo",          "iw_elbo",
+                               "eubo",        "delta_logz",   "delta_logz_iw", "delta_eubo"},
       resumed);
   progress_.emplace(
       output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
@@ -86,14 +92,26 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
   const auto t0 = TrainerClock::now();
   const auto v = agent.validate(config_.validation, visited);
   add_time(timing_, "validate", seconds_since(t0));
-  metrics_->append({std::to_string(iteration), std::to_string(iteration * config_.train.batch_size),
-                    fmt::format("{:.6g}", step.loss), fmt::format("{:.6g}", step.log_z),
-                    fmt::format("{:.6g}", v.l1_exact), fmt::format("{:.6g}", v.jsd),
-                    fmt::format("{:.6g}", v.log_z_error), fmt::format("{:.6g}", v.l1_sampled),
-                    std::to_string(v.n_modes_found), fmt::format("{:.3f}", seconds_since(t_start)),
+  metrics_->append({std::to_string(iteration),
+                    std::to_string(iteration * config_.train.batch_size),
+                    fmt::format("{:.6g}", step.loss),
+                    fmt::format("{:.6g}", step.log_z),
+                    fmt::format("{:.6g}", v.l1_exact),
+                    fmt::format("{:.6g}", v.jsd),
+                    fmt::format("{:.6g}", v.log_z_error),
+                    fmt::format("{:.6g}", v.l1_sampled),
+                    std::to_string(v.n_modes_found),
+                    fmt::format("{:.3f}", seconds_since(t_start)),
                     fmt::format("{:.6g}", v.l1_visited),
-                    fmt::format("{:.6g}", v.spearman_logp_logr), std::to_string(v.n_visited),
-                    fmt::format("{:.6g}", v.wasserstein)});
+                    fmt::format("{:.6g}", v.spearman_logp_logr),
+                    std::to_string(v.n_visited),
+                    fmt::format("{:.6g}", v.wasserstein),
+                    fmt::format("{:.6g}", v.elbo),
+                    fmt::format("{:.6g}", v.iw_elbo),
+                    fmt::format("{:.6g}", v.eubo),
+                    fmt::format("{:.6g}", v.log_z_true - v.elbo),
+                    fmt::format("{:.6g}", v.log_z_true - v.iw_elbo),
+                    fmt::format("{:.6g}", v.log_z_true - v.eubo)});
   progress_->clear_line();
   spdlog::info("validation at iteration {}: {} ({:.2f} s)", iteration, core::describe(v),
                v.seconds);

@@ -240,6 +240,10 @@ std::string describe(const ValidationResult& v) {
   }
   if (!std::isnan(v.jsd)) parts.push_back(fmt::format("JSD {:.5f}", v.jsd));
   if (!std::isnan(v.wasserstein)) parts.push_back(fmt::format("W1 {:.4f}", v.wasserstein));
+  if (!std::isnan(v.elbo)) {
+    parts.push_back(fmt::format("ELBO {:.4f}, IW ELBO {:.4f}", v.elbo, v.iw_elbo));
+  }
+  if (!std::isnan(v.eubo)) parts.push_back(fmt::format("EUBO {:.4f}", v.eubo));
   if (!std::isnan(v.log_z_error)) {
     parts.push_back(fmt::format("|logZ error| {:.4f}", v.log_z_error));
   } else {

@@ -141,6 +141,14 @@ struct ValidationResult {
   /// Line's x): the Wasserstein-1 distance between the learned sampler's samples and as many
   /// exact samples of R / Z (wasserstein_1d, continuous/validation.h); NaN otherwise.
   double wasserstein = std::numeric_limits<double>::quiet_NaN();
+  /// Continuous environments with a target (continuous/log_z_bounds.h): the ELBO and the
+  /// importance-weighted ELBO (log Z^RW) of the validation's forward trajectories, and the
+  /// EUBO of backward trajectories from as many exact samples of R / Z; NaN otherwise
+  /// (discrete environments). Their errors are log_z_true minus each (torchgfn's Δ_elbo,
+  /// Δ_iw_elbo, Δ_eubo).
+  double elbo = std::numeric_limits<double>::quiet_NaN();
+  double iw_elbo = std::numeric_limits<double>::quiet_NaN();
+  double eubo = std::numeric_limits<double>::quiet_NaN();
   double log_z = 0;                ///< learned logZ
   double log_z_true = 0;           ///< log of the partition function
   double log_z_error = 0;          ///< |log_z - log_z_true|

@@ -23,6 +23,16 @@ torch::nn::Sequential make_trunk(std::int64_t input_dim, const ContinuousModelOp
   return trunk;
 }
 
+void check_pis(const ContinuousModelOptions& o, std::int64_t pf_outputs, std::int64_t policy_dim) {
+  const std::int64_t d = o.pis.x_dim;
+  if ((o.tied && !o.uniform_pb) || o.pf_constant_outputs != 0 || pf_outputs != d ||
+      policy_dim != (o.pis.langevin ? 2 * d + 1 : d + 1)) {
+    throw std::invalid_argument(
+        "ContinuousModel: a PISGradNet PF needs a fixed or untied PB, no constant outputs, d "
+        "outputs and its own input width");
+  }
+}
+
 }  // namespace
 
 ContinuousModel::ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs,
@@ -42,17 +52,24 @@ ContinuousModel::ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs
                                 std::to_string(pf_outputs) + "), got " +
                                 std::to_string(n_constant));
   }
+  const std::int64_t policy_dim =
+      options.policy_input_dim > 0 ? options.policy_input_dim : input_dim;
   // Registration order fixes the order of parameters(): PF, PB, log F, then logZ.
-  pf_trunk_ = register_module("pf_trunk", make_trunk<torch::nn::ELU>(input_dim, options));
-  pf_head_ =
-      register_module("pf_head", torch::nn::Linear(options.hidden_dim, pf_outputs - n_constant));
+  if (options.pis_pf) {
+    check_pis(options, pf_outputs, policy_dim);
+    pf_pis_ = register_module("pf_pis", std::make_shared<PisNetwork>(options.pis));
+  } else {
+    pf_trunk_ = register_module("pf_trunk", make_trunk<torch::nn::ELU>(policy_dim, options));
+    pf_head_ =
+        register_module("pf_head", torch::nn::Linear(options.hidden_dim, pf_outputs - n_constant));
+  }
   if (n_constant > 0) {
     pf_constant_ = register_parameter("pf_constant", torch::zeros({n_constant}, torch::kFloat));
   }
   if (!options.uniform_pb) {
     pb_trunk_ = options.tied
                     ? pf_trunk_
-                    : register_module("pb_trunk", make_trunk<torch::nn::ELU>(input_dim, options));
+                    : register_module("pb_trunk", make_trunk<torch::nn::ELU>(policy_dim, options));
     pb_head_ = register_module("pb_head", torch::nn::Linear(options.hidden_dim, pb_outputs));
   }
   if (options.with_log_flow) {
@@ -69,7 +86,10 @@ at::Tensor ContinuousModel::pf_outputs(const at::Tensor& h) {
   return at::cat({head, pf_constant_.unsqueeze(0).expand({h.size(0), -1})}, 1);
 }
 
-at::Tensor ContinuousModel::pf(const at::Tensor& x) { return pf_outputs(pf_trunk_->forward(x)); }
+at::Tensor ContinuousModel::pf(const at::Tensor& x) {
+  if (pf_pis_) return pf_pis_->forward(x);
+  return pf_outputs(pf_trunk_->forward(x));
+}
 
 ContinuousOutputs ContinuousModel::forward(const at::Tensor& x, std::int64_t pb_begin) {
   const std::int64_t n = x.size(0);
@@ -78,8 +98,8 @@ ContinuousOutputs ContinuousModel::forward(const at::Tensor& x, std::int64_t pb_
                                 " is not in [0, " + std::to_string(n) + "]");
   }
   ContinuousOutputs out;
-  const at::Tensor h = pf_trunk_->forward(x);
-  out.pf = pf_outputs(h);
+  const at::Tensor h = pf_pis_ ? at::Tensor() : pf_trunk_->forward(x);
+  out.pf = pf_pis_ ? pf_pis_->forward(x) : pf_outputs(h);
   if (options_.uniform_pb) {
     out.pb = at::full({n - pb_begin, pb_outputs_}, options_.fixed_pb_output, x.options());
   } else if (options_.tied) {

@@ -18,6 +18,8 @@
 //    Box, box_polar_policies.h): the last pf_constant_outputs of the pf_outputs columns are a
 //    learned vector, initialised to 0, the same on every row; the head gives the others.
 //  * logZ: a float32 scalar, initialised to 0.
+//  * pis_pf (diffusion sampling): PF is a PisNetwork (pis_network.h) named "pf_pis.*" instead
+//    of the trunk and head; the policy inputs may be wider than the states (policy_input_dim).
 // Linear layers keep LibTorch's default initialisation (PyTorch's). Parameter names:
 // "pf_trunk.*", "pf_head.*", "pb_trunk.*" (untied), "pb_head.*" (learned PB), "logF_trunk.*",
 // "logF_head.*" (log F), "pf_constant" (PF's constant outputs), "logZ". With the box benchmarks'
@@ -32,6 +34,9 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cstdint>
+#include <memory>
+
+#include "runtime/gfn/continuous/pis_network.h"
 
 namespace gfn::core {
 
@@ -43,6 +48,13 @@ struct ContinuousModelOptions {
   double fixed_pb_output = 1.0;  ///< torchgfn's UniformModule fill value for Box
   bool with_log_flow = false;    ///< add the log F network (DB, SubTB)
   int pf_constant_outputs = 0;   ///< trailing PF columns that are one learned vector, >= 0
+  /// PF is a PISGradNet of `pis` (pis_network.h; env.name diffusion) instead of the MLP; its
+  /// outputs are the drift (pf_outputs = pis.x_dim, no constant outputs); PB must be
+  /// uniform_pb or untied.
+  bool pis_pf = false;
+  PisNetworkOptions pis;
+  /// Width of the policy inputs (ContinuousEnvironment::policy_inputs); 0: input_dim.
+  std::int64_t policy_input_dim = 0;
 };
 
 /// The raw outputs of the policy networks for N rows.
@@ -53,9 +65,11 @@ struct ContinuousOutputs {
 
 class ContinuousModel : public torch::nn::Module {
  public:
-  /// input_dim: the width of the policy inputs and of the states (d); pf_outputs counts the
-  /// constant outputs. Throws std::invalid_argument if hidden_dim < 1, n_hidden < 1,
-  /// input_dim < 1, an output width < 1 or pf_constant_outputs not in [0, pf_outputs).
+  /// input_dim: the width of the states (d), and of the policy inputs unless
+  /// options.policy_input_dim says otherwise; pf_outputs counts the constant outputs. Throws
+  /// std::invalid_argument if hidden_dim < 1, n_hidden < 1, input_dim < 1, an output width < 1,
+  /// pf_constant_outputs not in [0, pf_outputs), or with pis_pf a PB tied to PF, constant
+  /// outputs, pf_outputs != pis.x_dim or a policy input width the network does not read.
   ContinuousModel(std::int64_t input_dim, std::int64_t pf_outputs, std::int64_t pb_outputs,
                   const ContinuousModelOptions& options);
 
@@ -79,6 +93,7 @@ class ContinuousModel : public torch::nn::Module {
   std::int64_t pb_outputs_;
   torch::nn::Sequential pf_trunk_{nullptr};
   torch::nn::Linear pf_head_{nullptr};
+  std::shared_ptr<PisNetwork> pf_pis_;       ///< with pis_pf, instead of pf_trunk_ / pf_head_
   at::Tensor pf_constant_;                   ///< float32 [pf_constant_outputs]; undefined when 0
   torch::nn::Sequential pb_trunk_{nullptr};  ///< == pf_trunk_ when tied; null when uniform
   torch::nn::Linear pb_head_{nullptr};       ///< null when uniform

@@ -14,6 +14,7 @@
 
 #include "runtime/config/fields.h"
 #include "runtime/gfn/archive_io.h"
+#include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/loss.h"
 #include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/continuous/validation.h"
@@ -83,10 +84,12 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
                                      const EngineOptions& engine)
     : train_(train),
       model_options_(model),
+      seed_(seed),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_options(model, train, engine);
-  parts_ = make_continuous_environment(env, model.uniform_pb);
+  parts_ = make_continuous_environment(
+      env, ModelShape{model.uniform_pb, model.hidden_dim, model.n_hidden});
   plan_ = continuous_plan(engine, train);
   torch::manual_seed(seed);
   model_ = make_model();
@@ -106,10 +109,13 @@ std::shared_ptr<ContinuousModel> ContinuousLearner::make_model() const {
   o.hidden_dim = model_options_.hidden_dim;
   o.n_hidden = model_options_.n_hidden;
   o.tied = model_options_.tied;
-  o.uniform_pb = model_options_.uniform_pb;
+  o.uniform_pb = model_options_.uniform_pb || parts_.pb_fixed;
   o.fixed_pb_output = parts_.fixed_pb_output;
   o.pf_constant_outputs = parts_.pf_constant_outputs;
   o.with_log_flow = continuous_loss_needs_log_flow(train_.loss);
+  o.pis_pf = parts_.pis_pf;
+  o.pis = parts_.pis;
+  o.policy_input_dim = parts_.policy_input_dim;
   return std::make_shared<ContinuousModel>(parts_.env->dim(), parts_.pf->n_outputs(),
                                            parts_.pb->n_outputs(), o);
 }
@@ -226,8 +232,18 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
     const at::Tensor target = env.sample_target(n, validation_gen_);
     const at::Tensor learned_x = env.target_coordinates(learned.terminating_states);
     const at::Tensor target_x = env.target_coordinates(target);
-    v.jsd = kde_jensen_shannon(learned_x, target_x, target_grid(env));
+    // The KDE grid has grid_points^k points: only for k <= 3 (diffusion's funnel, many_well:
+    // k = 10, 32).
+    if (learned_x.size(1) <= 3) v.jsd = kde_jensen_shannon(learned_x, target_x, target_grid(env));
     if (learned_x.size(1) == 1) v.wasserstein = wasserstein_1d(learned_x, target_x);
+    const LogZBounds bounds = log_z_bounds(gflownet(), learned);
+    v.elbo = bounds.elbo;
+    v.iw_elbo = bounds.iw_elbo;
+    // The EUBO's backward walks draw from a generator of their own (seed and iteration), so the
+    // validation stream stays as it was without them.
+    at::Generator eubo_gen = at::detail::createCPUGenerator(
+        seed_ ^ 0xD1B54A32D192ED03ULL ^ static_cast<std::uint64_t>(counts_.iterations));
+    v.eubo = eubo(gflownet(), target, eubo_gen);
     v.n_samples = n;
   }
   v.seconds = seconds_since(t);

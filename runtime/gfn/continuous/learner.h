@@ -24,7 +24,11 @@
 // the KDE Jensen-Shannon divergence of their target coordinates on the environment's grid
 // (validation.h target_grid, train_box.py's metric; Line: x on a 1-D grid) into
 // ValidationResult::jsd, and |logZ - log Z| (log_partition) into log_z_error; the discrete
-// metrics (L1s, Spearman) are NaN and ValidationResult::exact is false. Modes: with an
+// metrics (L1s, Spearman) are NaN and ValidationResult::exact is false. The same trajectories
+// give the ELBO and the importance-weighted ELBO of log Z, and backward walks from the exact
+// samples the EUBO (continuous/log_z_bounds.h; ValidationResult::elbo, iw_elbo, eubo), with a
+// generator seeded by the seed and the iteration (the validation stream is not touched). The
+// JSD needs a grid of 100^k points and is NaN for k > 3 target coordinates. Modes: with an
 // environment that defines modes (ContinuousEnvironment::n_modes; Box's 2^d top-reward
 // corners), every iteration's fresh terminating states update the mode tracker
 // (IterationResult::n_new_modes) and validation reports the modes found so far
@@ -134,6 +138,7 @@ class ContinuousLearner final : public Agent {
 
   TrainOptions train_;
   ModelOptions model_options_;
+  std::uint64_t seed_;
   ContinuousParts parts_;
   EnginePlan plan_;
   std::shared_ptr<ContinuousModel> model_;

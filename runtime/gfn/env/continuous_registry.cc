@@ -8,6 +8,9 @@
 #include "runtime/gfn/env/box_polar_policies.h"
 #include "runtime/gfn/env/box_policies.h"
 #include "runtime/gfn/env/catalog.h"
+#include "runtime/gfn/env/diffusion.h"
+#include "runtime/gfn/env/diffusion_options.h"
+#include "runtime/gfn/env/diffusion_policies.h"
 #include "runtime/gfn/env/line.h"
 #include "runtime/gfn/env/line_options.h"
 #include "runtime/gfn/env/line_policies.h"
@@ -75,9 +78,37 @@ ContinuousParts make_line(const LineEnvOptions& o, bool fixed_pb) {
   return parts;
 }
 
+// torchgfn's train_diffusion_sampler.py: the pinned-Brownian-motion PF on a PISGradNet
+// (model.hidden_dim, model.n_hidden: its hidden_dim and joint_layers) and the fixed bridge PB.
+ContinuousParts make_diffusion(const DiffusionEnvOptions& o, const ModelShape& model) {
+  ContinuousParts parts;
+  auto env = std::make_unique<DiffusionSampling>(o);
+  parts.pf = std::make_unique<DiffusionForwardPolicy>(*env);
+  parts.pb = std::make_unique<DiffusionBackwardPolicy>(*env);
+  parts.fixed_pb_output = 0.0;  // torchgfn's zero outputs (unread by the bridge)
+  parts.pb_fixed = true;        // whatever model.uniform_pb says
+  parts.pis_pf = true;
+  parts.pis.x_dim = env->x_dim();
+  parts.pis.harmonics_dim = o.harmonics_dim;
+  parts.pis.emb_dim = o.emb_dim;
+  parts.pis.hidden_dim = model.hidden_dim;
+  parts.pis.joint_layers = model.n_hidden;
+  parts.pis.zero_init = o.zero_init;
+  parts.pis.langevin = o.langevin;
+  parts.pis.lgv_layers = o.lgv_layers;
+  parts.policy_input_dim = env->policy_input_dim();
+  parts.env = std::move(env);
+  return parts;
+}
+
 }  // namespace
 
 ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb) {
+  return make_continuous_environment(options, ModelShape{fixed_pb});
+}
+
+ContinuousParts make_continuous_environment(const EnvOptions& options, const ModelShape& model) {
+  const bool fixed_pb = model.uniform_pb;
   if (!options.reward_model.empty()) {
     throw std::invalid_argument("env.reward_model: continuous environments do not support it yet");
   }
@@ -85,6 +116,7 @@ ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixe
     return load_environment_plugin(options.plugin).make_continuous(options);
   if (options.name == "box") return make_box(options.get<BoxEnvOptions>());
   if (options.name == "line") return make_line(options.get<LineEnvOptions>(), fixed_pb);
+  if (options.name == "diffusion") return make_diffusion(options.get<DiffusionEnvOptions>(), model);
   if (options.name == "box_polar") {
     return make_box_polar(options.get<BoxPolarEnvOptions>(), fixed_pb);
   }

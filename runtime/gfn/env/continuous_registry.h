@@ -15,6 +15,7 @@
 
 #include <memory>
 
+#include "runtime/gfn/continuous/pis_network.h"
 #include "runtime/gfn/continuous/policy.h"
 #include "runtime/gfn/env/continuous_environment.h"
 #include "runtime/gfn/env/env_options.h"
@@ -32,11 +33,29 @@ struct ContinuousParts {
   /// PF's trailing outputs that do not depend on the state (ContinuousModelOptions::
   /// pf_constant_outputs; box_polar: its s0 distribution's 5 K0 parameters), else 0.
   int pf_constant_outputs = 0;
+  /// The PB has no network whatever model.uniform_pb says (diffusion's fixed bridge).
+  bool pb_fixed = false;
+  /// PF is a PISGradNet of these options (ContinuousModelOptions::pis_pf; diffusion).
+  bool pis_pf = false;
+  PisNetworkOptions pis;
+  /// Width of env->policy_inputs when it differs from env->dim() (diffusion: d + 1 or
+  /// 2 d + 1 for states of width d + 1); 0: env->dim().
+  std::int64_t policy_input_dim = 0;
+};
+
+/// What of model: an environment's networks read (diffusion's PISGradNet: its hidden width and
+/// joint layers).
+struct ModelShape {
+  bool uniform_pb = false;  ///< model.uniform_pb
+  int hidden_dim = 64;      ///< model.hidden_dim
+  int n_hidden = 2;         ///< model.n_hidden
 };
 
 /// Builds the continuous environment options.name names, with its policies. fixed_pb: the
 /// backward policy reads the constant outputs fixed_pb_output (model.uniform_pb; box_polar's
 /// then are the concentrations themselves, torchgfn's BoxPBUniform).
 ContinuousParts make_continuous_environment(const EnvOptions& options, bool fixed_pb = false);
+/// The same with the model's shape (diffusion builds its PISGradNet options from it).
+ContinuousParts make_continuous_environment(const EnvOptions& options, const ModelShape& model);
 
 }  // namespace gfn::core

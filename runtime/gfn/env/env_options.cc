@@ -96,6 +96,8 @@ const config::Fields<EnvOptions>& env_fields() {
                "hypergrid, discrete_ebm, bit_sequence, non_autoregressive_bit_sequence, walk, "
                "box, box_polar (continuous: states in [0, 1]^d, docs/environments.md \"Box\"), "
                "line (continuous: a mixture of Gaussians on R, docs/environments.md \"Line\"), "
+               "diffusion (continuous: a diffusion sampler of a target density on R^d, "
+               "docs/environments.md \"Diffusion sampling\"), "
                "an environment plugin's (env.plugin), or any name for a Python environment "
                "(env.python). Its own keys follow.")
           .add("preprocessor", &E::preprocessor,

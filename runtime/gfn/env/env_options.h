@@ -20,6 +20,7 @@
 #include "runtime/config/option_map.h"
 #include "runtime/gfn/env/bit_sequence_options.h"
 #include "runtime/gfn/env/box_options.h"
+#include "runtime/gfn/env/diffusion_options.h"
 #include "runtime/gfn/env/discrete_ebm_options.h"
 #include "runtime/gfn/env/hypergrid_options.h"
 #include "runtime/gfn/env/line_options.h"

@@ -20,4 +20,5 @@
 #define GFN_CONTINUOUS_ENVIRONMENT_LIST(X) \
   X(box, BoxEnvOptions)                    \
   X(box_polar, BoxPolarEnvOptions)         \
-  X(line, LineEnvOptions)
+  X(line, LineEnvOptions)                  \
+  X(diffusion, DiffusionEnvOptions)

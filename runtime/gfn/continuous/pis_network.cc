@@ -1,0 +1,82 @@
+#include "runtime/gfn/continuous/pis_network.h"
+
+#include <ATen/ATen.h>
+#include <torch/nn/modules/activation.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace gfn::core {
+
+PisNetwork::PisNetwork(const PisNetworkOptions& o) : options_(o) {
+  if (o.x_dim < 1 || o.harmonics_dim < 1 || o.emb_dim < 1 || o.hidden_dim < 1 ||
+      o.joint_layers < 1 || o.lgv_layers < 1) {
+    throw std::invalid_argument(
+        "PisNetwork: every width and layer count (d, harmonics_dim, emb_dim, hidden_dim, "
+        "joint_layers, lgv_layers) must be >= 1");
+  }
+  using torch::nn::GELU;
+  using torch::nn::Linear;
+  // Registration order fixes parameters(): the time encoding, the state encoding, the joint
+  // network, the head, then the Langevin scaling.
+  t_phase_ = register_parameter("t_phase", torch::randn({1, o.harmonics_dim}));
+  t_pe_ = register_buffer("t_pe", torch::linspace(0.1, 100.0, o.harmonics_dim).unsqueeze(0));
+  t_model_ =
+      register_module("t_model", torch::nn::Sequential(Linear(2 * o.harmonics_dim, o.hidden_dim),
+                                                       GELU(), Linear(o.hidden_dim, o.emb_dim)));
+  s_model_ = register_module("s_model", Linear(o.x_dim, o.emb_dim));
+  torch::nn::Sequential joint(GELU(), Linear(o.emb_dim, o.hidden_dim), GELU());
+  for (int i = 1; i < o.joint_layers; ++i) {
+    joint->push_back(Linear(o.hidden_dim, o.hidden_dim));
+    joint->push_back(GELU());
+  }
+  joint_model_ = register_module("joint_model", joint);
+  drift_head_ = register_module("drift_head", Linear(o.hidden_dim, o.x_dim));
+  torch::NoGradGuard no_grad;
+  if (o.zero_init) {
+    drift_head_->weight.fill_(1e-8);
+    drift_head_->bias.fill_(0.0);
+  }
+  if (!o.langevin) return;
+  lgv_phase_ = register_parameter("lgv_phase", torch::randn({1, o.emb_dim}));
+  lgv_pe_ = register_buffer("lgv_pe", torch::linspace(0.1, 100.0, o.emb_dim).unsqueeze(0));
+  torch::nn::Sequential lgv(Linear(2 * o.emb_dim, o.hidden_dim));
+  for (int i = 1; i < o.lgv_layers; ++i) {
+    lgv->push_back(GELU());
+    lgv->push_back(Linear(o.hidden_dim, o.hidden_dim));
+  }
+  lgv->push_back(GELU());
+  Linear head(o.hidden_dim, o.x_dim);
+  if (o.zero_init) {
+    head->weight.fill_(0.0);
+    head->bias.fill_(0.01);
+  }
+  lgv->push_back(head);
+  lgv_model_ = register_module("lgv_model", lgv);
+}
+
+at::Tensor PisNetwork::harmonics(const at::Tensor& tau, const at::Tensor& pe,
+                                 const at::Tensor& phase) {
+  const at::Tensor angle = tau * pe + phase;  // [N, 1] * [1, H] -> [N, H]
+  return at::cat({angle.sin(), angle.cos()}, 1);
+}
+
+at::Tensor PisNetwork::forward(const at::Tensor& input) {
+  const std::int64_t d = options_.x_dim;
+  if (input.dim() != 2 || input.size(1) != input_dim()) {
+    throw std::invalid_argument("PisNetwork::forward: need inputs [N, " +
+                                std::to_string(input_dim()) + "]");
+  }
+  const at::Tensor x = input.narrow(1, 0, d);
+  const at::Tensor tau = input.narrow(1, d, 1);
+  const at::Tensor t_emb = t_model_->forward(harmonics(tau, t_pe_, t_phase_));
+  const at::Tensor s_emb = s_model_->forward(x);
+  at::Tensor drift = drift_head_->forward(joint_model_->forward(s_emb + t_emb));
+  if (options_.langevin) {
+    const at::Tensor g = input.narrow(1, d + 1, d);
+    drift = drift + lgv_model_->forward(harmonics(tau, lgv_pe_, lgv_phase_)) * g;
+  }
+  return drift;
+}
+
+}  // namespace gfn::core

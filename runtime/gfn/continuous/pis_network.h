@@ -1,0 +1,68 @@
+#pragma once
+// PISGradNet: the forward network of diffusion samplers (Zhang & Chen 2022, the Path Integral
+// Sampler; torchgfn's DiffusionPISGradNetForward, src/gfn/utils/modules.py, used by
+// tutorials/examples/train_diffusion_sampler.py), with gfn-diffusion's optional Langevin term
+// (energy_sampling/models/gfn.py with pis_architectures and langevin: LangevinScalingModelPIS,
+// per dimension). For x in R^d and time tau in [0, 1]:
+//
+//   phi(tau)  = [sin(tau pe + phase), cos(tau pe + phase)], pe = linspace(0.1, 100, H), phase a
+//               learned vector ~ N(0, 1) (H = harmonics_dim)
+//   t_emb     = Linear(h, emb)(GELU(Linear(2 H, h)(phi(tau))))
+//   s_emb     = Linear(d, emb)(x)
+//   drift     = Linear(h, d)(joint(GELU(s_emb + t_emb))), joint = Linear(emb, h), GELU, then
+//               (joint_layers - 1) x [Linear(h, h), GELU]
+//   langevin: drift += s(tau) * g, s(tau) = lgv(phi'(tau)) of its own phase and pe (width
+//               emb), lgv = Linear(2 emb, h), (lgv_layers - 1) x [GELU, Linear(h, h)], GELU,
+//               Linear(h, d); g = grad log R(x), given in the input.
+//
+// zero_init: the drift head's weights 1e-8 and bias 0 (torchgfn), the Langevin head's weights 0
+// and bias 0.01 (gfn-diffusion). Linear layers otherwise keep LibTorch's (PyTorch's) default
+// initialisation; the phases draw from LibTorch's default generator (torch::manual_seed).
+// Parameter names: "t_phase", "t_model.*", "s_model.*", "joint_model.*", "drift_head.*", and
+// with langevin "lgv_phase", "lgv_model.*".
+//
+// Not thread-safe (a Module).
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+
+#include <cstdint>
+
+namespace gfn::core {
+
+struct PisNetworkOptions {
+  std::int64_t x_dim = 2;  ///< d
+  int harmonics_dim = 64;  ///< H
+  int emb_dim = 64;        ///< torchgfn's s_emb_dim = t_emb_dim
+  int hidden_dim = 64;     ///< h
+  int joint_layers = 2;    ///< hidden layers of the joint network
+  bool zero_init = false;  ///< (above)
+  bool langevin = false;   ///< the input carries g and the drift adds s(tau) * g
+  int lgv_layers = 3;      ///< Linear layers of the Langevin scaling network before its head
+};
+
+class PisNetwork : public torch::nn::Module {
+ public:
+  /// Throws std::invalid_argument unless every width and layer count is >= 1.
+  explicit PisNetwork(const PisNetworkOptions& options);
+  /// The input width: d + 1 (x, tau), or 2 d + 1 with langevin (x, tau, g).
+  std::int64_t input_dim() const {
+    return options_.langevin ? 2 * options_.x_dim + 1 : options_.x_dim + 1;
+  }
+  /// The drift float32 [N, d] of inputs float32 [N, input_dim()].
+  at::Tensor forward(const at::Tensor& input);
+
+ private:
+  /// [sin(tau pe + phase), cos(tau pe + phase)] of tau float32 [N, 1].
+  static at::Tensor harmonics(const at::Tensor& tau, const at::Tensor& pe, const at::Tensor& phase);
+  PisNetworkOptions options_;
+  at::Tensor t_phase_, t_pe_, lgv_phase_, lgv_pe_;
+  torch::nn::Sequential t_model_{nullptr};
+  torch::nn::Linear s_model_{nullptr};
+  torch::nn::Sequential joint_model_{nullptr};
+  torch::nn::Linear drift_head_{nullptr};
+  torch::nn::Sequential lgv_model_{nullptr};
+};
+
+}  // namespace gfn::core

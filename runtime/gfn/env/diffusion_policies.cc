@@ -1,0 +1,119 @@
+#include "runtime/gfn/env/diffusion_policies.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "runtime/gfn/distributions/normal.h"
+#include "runtime/gfn/env/diffusion.h"
+
+namespace gfn::core {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+DiffusionPolicy::DiffusionPolicy(const DiffusionSampling& env)
+    : d_(env.x_dim()), n_steps_(env.n_steps()), sigma_(env.sigma()) {}
+
+void DiffusionPolicy::check(const at::Tensor& outputs, double temperature, const char* who) const {
+  if (!outputs.defined() || outputs.dim() != 2 || outputs.size(1) != d_ ||
+      outputs.scalar_type() != at::kFloat) {
+    throw std::invalid_argument(std::string(who) + ": outputs must be float32 [B, " +
+                                std::to_string(d_) + "] (the drift)");
+  }
+  if (!(temperature >= 1.0) || !std::isfinite(temperature)) {
+    throw std::invalid_argument(std::string(who) + ": temperature " + std::to_string(temperature) +
+                                " < 1: diffusion's PF reads T - 1 as its exploration std "
+                                "(train.temperature, train.temperature_start >= 1)");
+  }
+}
+
+at::Tensor DiffusionPolicy::increments_of(const at::Tensor& a) {
+  return at::cat({a, at::ones({a.size(0), 1}, a.options())}, 1);
+}
+
+double DiffusionForwardPolicy::step_std(double temperature) const {
+  const double dt = 1.0 / n_steps_;
+  const double e = temperature - 1.0;
+  return std::sqrt(sigma_ * sigma_ * dt + e * e);
+}
+
+ContinuousActions DiffusionForwardPolicy::sample(const at::Tensor& states,
+                                                 const at::Tensor& outputs, double temperature,
+                                                 at::Generator& generator) const {
+  check(outputs, temperature, "DiffusionForwardPolicy::sample");
+  const double dt = 1.0 / n_steps_;
+  const at::Tensor loc = (outputs * dt).contiguous();
+  const at::Tensor scale = at::full_like(loc, step_std(temperature));
+  const at::Tensor is_exit = states.select(1, d_).eq(n_steps_);
+  const at::Tensor a = distributions::Normal(loc, scale).sample(generator);
+  return {increments_of(a.masked_fill(is_exit.unsqueeze(1), 0.0)), is_exit};
+}
+
+at::Tensor DiffusionForwardPolicy::log_prob(const at::Tensor& states, const at::Tensor& outputs,
+                                            const ContinuousActions& actions,
+                                            double temperature) const {
+  check(outputs, temperature, "DiffusionForwardPolicy::log_prob");
+  const double dt = 1.0 / n_steps_;
+  const at::Tensor at_end = states.select(1, d_).eq(n_steps_);
+  const at::Tensor a = actions.increments.narrow(1, 0, d_);
+  const at::Tensor move_ok = actions.increments.select(1, d_).eq(1) & a.isfinite().all(1);
+  const at::Tensor loc = outputs * dt;
+  // Evaluate the Normal where the action is a finite move only (finite gradients).
+  const at::Tensor safe_a = at::where(move_ok.unsqueeze(1), a, loc.detach());
+  const at::Tensor lp =
+      distributions::Normal(loc, at::full_like(loc, step_std(temperature))).log_prob(safe_a).sum(1);
+  const at::Tensor minus_inf = at::full_like(lp, -kInf);
+  const at::Tensor move = at::where(at_end.logical_not() & move_ok, lp, minus_inf);
+  return at::where(actions.is_exit, at::where(at_end, at::zeros_like(lp), minus_inf), move);
+}
+
+std::pair<at::Tensor, at::Tensor> DiffusionBackwardPolicy::bridge(const at::Tensor& states) const {
+  const double dt = 1.0 / n_steps_;
+  const at::Tensor x = states.narrow(1, 0, d_);
+  const at::Tensor t = states.narrow(1, d_, 1);
+  const at::Tensor inner = t.ge(2);
+  const at::Tensor t_safe = at::where(inner, t, at::full_like(t, 2.0));
+  const at::Tensor mean = x / t_safe;
+  const at::Tensor std =
+      at::where(inner, (sigma_ * sigma_ * dt * (t_safe - 1.0) / t_safe).sqrt(), at::ones_like(t));
+  return {mean, std};
+}
+
+ContinuousActions DiffusionBackwardPolicy::sample(const at::Tensor& states,
+                                                  const at::Tensor& outputs, double temperature,
+                                                  at::Generator& generator) const {
+  check(outputs, temperature, "DiffusionBackwardPolicy::sample");
+  const auto [mean, std] = bridge(states);
+  const at::Tensor a =
+      distributions::Normal(mean.contiguous(), std.expand_as(mean).contiguous()).sample(generator);
+  const at::Tensor x = states.narrow(1, 0, d_);
+  const at::Tensor to_origin = states.select(1, d_).eq(1).unsqueeze(1);
+  return {increments_of(at::where(to_origin, x, a)), at::zeros({states.size(0)}, at::kBool)};
+}
+
+at::Tensor DiffusionBackwardPolicy::log_prob(const at::Tensor& states, const at::Tensor& outputs,
+                                             const ContinuousActions& actions,
+                                             double temperature) const {
+  check(outputs, temperature, "DiffusionBackwardPolicy::log_prob");
+  const auto [mean, std] = bridge(states);
+  const at::Tensor x = states.narrow(1, 0, d_);
+  const at::Tensor t = states.select(1, d_);
+  const at::Tensor a = actions.increments.narrow(1, 0, d_);
+  const at::Tensor ok = actions.increments.select(1, d_).eq(1) & a.isfinite().all(1);
+  const at::Tensor safe_a = at::where(ok.unsqueeze(1), a, mean);
+  const at::Tensor lp = distributions::Normal(mean, std.expand_as(mean)).log_prob(safe_a).sum(1);
+  const at::Tensor minus_inf = at::full_like(lp, -kInf);
+  // t = 1: the forced step back to s0 (diffusion.h's tolerance on a = x).
+  const at::Tensor first =
+      at::where(ok & DiffusionSampling::returns_to_origin(x, a), at::zeros_like(lp), minus_inf);
+  return at::where(t.gt(1), at::where(ok, lp, minus_inf), at::where(t.eq(1), first, minus_inf));
+}
+
+}  // namespace gfn::core

@@ -1,0 +1,265 @@
+// DiffusionSampling (runtime/gfn/env/diffusion.h) and its pinned-Brownian-motion policies
+// (diffusion_policies.h): the ContinuousEnvironment contract on gmm2 and on a 3-D funnel with
+// the Langevin input; the log-densities against the Normal formula written out here (PF's
+// Euler-Maruyama step, PB's Brownian bridge, the forced steps); the exactness of the whole
+// path measure: with zero drift PF is the Brownian motion sigma W, whose marginal at time 1 is
+// N(0, sigma^2 I) and whose bridge is PB, so for the target R = N(0, sigma^2 I) every
+// trajectory's log R + log PB - log PF is 0 (ELBO = IW ELBO = EUBO = log Z = 0); the
+// PISGradNet's parameter count (torchgfn's DiffusionPISGradNetForward, counted by hand below)
+// and the Langevin term; training through the ContinuousLearner with every continuous loss; the
+// refusals.
+#include "runtime/gfn/env/diffusion.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "runtime/gfn/continuous/estimators.h"
+#include "runtime/gfn/continuous/learner.h"
+#include "runtime/gfn/continuous/log_z_bounds.h"
+#include "runtime/gfn/continuous/pis_network.h"
+#include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/env/continuous_registry.h"
+#include "runtime/gfn/env/diffusion_options.h"
+#include "runtime/gfn/env/diffusion_policies.h"
+#include "runtime/gfn/targets/gaussian_mixture.h"
+#include "tests/support/continuous_environment_contract.h"
+#include "tests/support/error_text.h"
+
+namespace gfn::core {
+namespace {
+
+using testing::what_of;
+
+at::Tensor flags(bool a, bool b) { return at::tensor({a ? 1 : 0, b ? 1 : 0}).to(at::kBool); }
+
+double normal_log_pdf(double a, double loc, double sigma) {
+  const double z = (a - loc) / sigma;
+  return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI);
+}
+
+DiffusionEnvOptions options(const std::string& target = "gmm2", int n_steps = 8,
+                            double sigma = 2.0) {
+  DiffusionEnvOptions o;
+  o.target = target;
+  o.n_steps = n_steps;
+  o.sigma = sigma;
+  return o;
+}
+
+TEST(Diffusion, Contract) {
+  DiffusionEnvOptions funnel = options("funnel", 5, 1.5);
+  funnel.target_dim = 3;
+  funnel.langevin = true;
+  for (const DiffusionEnvOptions& o : {options(), funnel}) {
+    const DiffusionSampling env(o);
+    gfn::test::check_continuous_generic(env, DiffusionForwardPolicy(env),
+                                        DiffusionBackwardPolicy(env));
+    gfn::test::check_continuous_target(env);
+  }
+}
+
+TEST(Diffusion, StatesRewardAndPolicyInputs) {
+  DiffusionEnvOptions o = options("funnel", 4, 1.0);
+  o.target_dim = 3;
+  const DiffusionSampling env(o);
+  EXPECT_EQ(env.dim(), 4);
+  EXPECT_EQ(env.x_dim(), 3);
+  const at::Tensor s = at::tensor({0.5f, -1.0f, 2.0f, 4.0f, 0.1f, 0.2f, 0.3f, 2.0f}).view({2, 4});
+  EXPECT_TRUE(at::equal(env.can_exit(s), flags(true, false)));
+  const at::Tensor x = s.narrow(1, 0, 3).contiguous();
+  EXPECT_TRUE(
+      at::allclose(env.log_reward(s.narrow(0, 0, 1)), env.target().log_reward(x.narrow(0, 0, 1))));
+  const at::Tensor in = env.policy_inputs(s);
+  EXPECT_EQ(in.sizes(), (at::IntArrayRef{2, 4}));  // (x, t / T) without langevin
+  EXPECT_TRUE(at::allclose(in.select(1, 3), at::tensor({1.0f, 0.5f})));
+  o.langevin = true;
+  o.lgv_clip = 1.5;
+  const DiffusionSampling lgv(o);
+  const at::Tensor g = lgv.policy_inputs(s);
+  EXPECT_EQ(g.sizes(), (at::IntArrayRef{2, 7}));
+  const at::Tensor expected = lgv.target().grad_log_reward(x).clamp(-1.5, 1.5);
+  EXPECT_TRUE(at::allclose(g.narrow(1, 4, 3), expected));
+  EXPECT_GT(expected.abs().max().item<float>(), 0.0f);
+  // Exact target samples sit at t = T; log_density = log R - log Z.
+  at::Generator gen = at::detail::createCPUGenerator(3);
+  const at::Tensor y = env.sample_target(16, gen);
+  EXPECT_TRUE(env.can_exit(y).all().item<bool>());
+  EXPECT_TRUE(at::allclose(env.log_density(y), env.log_reward(y) - env.log_partition()));
+}
+
+TEST(Diffusion, ForwardLogDensityIsTheEulerMaruyamaStep) {
+  const DiffusionSampling env(options("gmm2", 4, 3.0));
+  const DiffusionForwardPolicy pf(env);
+  const at::Tensor s = at::tensor({0.2f, -0.4f, 1.0f, 1.0f, 2.0f, 4.0f}).view({2, 3});
+  const at::Tensor drift = at::tensor({1.5f, -2.0f, 0.3f, 0.7f}).view({2, 2});
+  const at::Tensor inc = at::tensor({0.9f, -1.2f, 1.0f, 0.0f, 0.0f, 1.0f}).view({2, 3});
+  const ContinuousActions a{inc, flags(false, true)};
+  for (const double temperature : {1.0, 1.8}) {
+    const at::Tensor lp = pf.log_prob(s, drift, a, temperature);
+    const double dt = 0.25;
+    const double e = temperature - 1.0;
+    const double std = std::sqrt(9.0 * dt + e * e);
+    const double expected =
+        normal_log_pdf(0.9, 1.5 * dt, std) + normal_log_pdf(-1.2, -2.0 * dt, std);
+    EXPECT_NEAR(lp[0].item<double>(), expected, 1e-5) << temperature;
+    EXPECT_EQ(lp[1].item<double>(), 0.0);  // the forced exit at t = T
+  }
+  // A move at T, an exit before T: -inf.
+  const ContinuousActions wrong{inc, flags(true, false)};
+  const at::Tensor lp = pf.log_prob(s, drift, wrong, 1.0);
+  EXPECT_TRUE(std::isinf(lp[0].item<double>()) && std::isinf(lp[1].item<double>()));
+  EXPECT_THROW(pf.log_prob(s, drift, a, 0.5), std::invalid_argument);
+  EXPECT_THROW(pf.log_prob(s, at::zeros({2, 3}), a, 1.0), std::invalid_argument);
+}
+
+TEST(Diffusion, BackwardLogDensityIsTheBrownianBridge) {
+  const double sigma = 2.5;
+  const DiffusionSampling env(options("gmm2", 8, sigma));
+  const DiffusionBackwardPolicy pb(env);
+  // (x, t = 5): a ~ N(x / 5, sigma^2 dt 4 / 5); (x, t = 1): a = x, forced.
+  const at::Tensor s = at::tensor({1.0f, -2.0f, 5.0f, 0.6f, 0.7f, 1.0f}).view({2, 3});
+  const at::Tensor inc = at::tensor({0.3f, -0.1f, 1.0f, 0.6f, 0.7f, 1.0f}).view({2, 3});
+  const at::Tensor lp = pb.log_prob(s, at::zeros({2, 2}), {inc, at::zeros({2}, at::kBool)}, 1.0);
+  const double std = sigma * std::sqrt(0.125 * 4.0 / 5.0);
+  EXPECT_NEAR(lp[0].item<double>(), normal_log_pdf(0.3, 0.2, std) + normal_log_pdf(-0.1, -0.4, std),
+              1e-5);
+  EXPECT_EQ(lp[1].item<double>(), 0.0);
+  // Not back to the origin from t = 1: -inf; the outputs are not read.
+  const at::Tensor off = inc.clone();
+  off[1][0] = 0.5f;
+  const at::Tensor lp2 = pb.log_prob(s, at::randn({2, 2}), {off, at::zeros({2}, at::kBool)}, 1.0);
+  EXPECT_NEAR(lp2[0].item<double>(), lp[0].item<double>(), 1e-6);
+  EXPECT_TRUE(std::isinf(lp2[1].item<double>()));
+  // Sampling: the t = 1 row returns to s0 exactly.
+  at::Generator gen = at::detail::createCPUGenerator(1);
+  const ContinuousActions b = pb.sample(s, at::zeros({2, 2}), 1.0, gen);
+  const at::Tensor parents = env.backward_step(s, b.increments);
+  EXPECT_TRUE(env.is_initial(parents.narrow(0, 1, 1)).item<bool>());
+  EXPECT_TRUE(at::equal(parents.narrow(0, 1, 1), env.initial_states(1)));
+}
+
+// The Brownian motion sigma W and the target N(0, sigma^2 I): PF with zero drift, the bridge
+// PB; every trajectory, forward or backward from exact samples, has log w = 0.
+TEST(Diffusion, ZeroDriftPathMeasureIsExactForItsOwnMarginal) {
+  const double sigma = 1.7;
+  const double var = sigma * sigma;
+  register_target("test_brownian_marginal", [var](std::int64_t) {
+    return std::make_unique<GaussianMixtureTarget>(
+        "test_brownian_marginal", at::ones({1}), at::zeros({1, 2}),
+        (at::eye(2, at::kDouble) * var).unsqueeze(0), 5.0);
+  });
+  EnvOptions env_options;
+  env_options.name = "diffusion";
+  env_options.get<DiffusionEnvOptions>() = options("test_brownian_marginal", 6, sigma);
+  const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+  ContinuousModelOptions mo;
+  mo.hidden_dim = 16;
+  mo.uniform_pb = true;
+  mo.pis_pf = parts.pis_pf;
+  mo.pis = parts.pis;
+  mo.policy_input_dim = parts.policy_input_dim;
+  ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.named_parameters()) {
+      if (p.key().find("drift_head") != std::string::npos) p.value().zero_();
+    }
+  }
+  const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
+  at::Generator gen = at::detail::createCPUGenerator(11);
+  const ContinuousTrajectories fwd = sample_continuous_trajectories(gfn, 256, {}, gen);
+  EXPECT_TRUE(at::equal(fwd.lengths, at::full({256}, 7, at::kLong)));  // T moves + exit
+  const at::Tensor w = log_importance_weights(gfn, fwd);
+  EXPECT_LT(w.abs().max().item<double>(), 1e-3);
+  const LogZBounds b = log_z_bounds(gfn, fwd);
+  EXPECT_NEAR(b.elbo, 0.0, 1e-4);
+  EXPECT_NEAR(b.iw_elbo, 0.0, 1e-4);
+  EXPECT_NEAR(eubo(gfn, parts.env->sample_target(256, gen), gen), 0.0, 1e-4);
+  // With a drift the forward bound is below log Z and the backward one above.
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.named_parameters()) {
+      if (p.key().find("drift_head.bias") != std::string::npos) p.value().fill_(2.0);
+    }
+  }
+  const LogZBounds off = log_z_bounds(gfn, sample_continuous_trajectories(gfn, 512, {}, gen));
+  EXPECT_LT(off.elbo, -0.1);
+  EXPECT_LE(off.elbo, off.iw_elbo);
+  EXPECT_GT(eubo(gfn, parts.env->sample_target(512, gen), gen), 0.1);
+}
+
+// torchgfn's DiffusionPISGradNetForward(s_dim 2) with train_diffusion_sampler.py's defaults:
+// t_phase 64, t_model Linear(128, 64) + Linear(64, 64), s_model Linear(2, 64), joint
+// Linear(64, 64) x 2, head Linear(64, 2).
+TEST(Diffusion, PisNetworkHasTorchgfnsParameterCount) {
+  PisNetworkOptions o;
+  PisNetwork net(o);
+  std::int64_t n = 0;
+  for (const auto& p : net.parameters()) n += p.numel();
+  EXPECT_EQ(
+      n, 64 + (128 * 64 + 64) + (64 * 64 + 64) + (2 * 64 + 64) + 2 * (64 * 64 + 64) + (64 * 2 + 2));
+  EXPECT_EQ(net.forward(at::randn({5, 3})).sizes(), (at::IntArrayRef{5, 2}));
+  // Langevin: the drift moves with g by s(tau) * g (zero_init: s = 0.01 at first).
+  o.langevin = true;
+  o.zero_init = true;
+  PisNetwork lgv(o);
+  at::Tensor in = at::randn({4, 5});
+  at::Tensor other = in.clone();
+  other.narrow(1, 3, 2).add_(1.0);
+  const at::Tensor diff = lgv.forward(other) - lgv.forward(in);
+  EXPECT_TRUE(at::allclose(diff, at::full({4, 2}, 0.01f), 1e-5, 1e-6));
+}
+
+TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
+  EnvOptions env;
+  env.name = "diffusion";
+  env.get<DiffusionEnvOptions>() = options("gmm2", 8, 5.0);
+  ModelOptions model;
+  model.hidden_dim = 32;
+  model.n_hidden = 2;
+  for (const LossKind loss : {LossKind::kTB, LossKind::kZVar, LossKind::kSubTB}) {
+    TrainOptions train;
+    train.loss = loss;
+    ContinuousLearner learner(env, model, train, 5);
+    for (int i = 0; i < 3; ++i) {
+      const IterationResult r = learner.train_iteration(16);
+      EXPECT_TRUE(std::isfinite(r.loss)) << config::enum_name(loss);
+      EXPECT_EQ(r.terminating_states.sizes(), (at::IntArrayRef{16, 3}));
+    }
+    ValidationOptions v;
+    v.n_samples = 200;
+    const ValidationResult result = learner.validate(v);
+    EXPECT_TRUE(std::isfinite(result.elbo) && std::isfinite(result.iw_elbo) &&
+                std::isfinite(result.eubo))
+        << config::enum_name(loss);
+    EXPECT_LE(result.elbo, result.iw_elbo);
+    EXPECT_EQ(result.log_z_true, 0.0);
+    EXPECT_TRUE(std::isfinite(result.jsd));
+  }
+}
+
+TEST(Diffusion, Refusals) {
+  EXPECT_NE(what_of([] { (void)DiffusionSampling(options("nope")); }).find("env.target"),
+            std::string::npos);
+  DiffusionEnvOptions o = options("gmm2");
+  o.target_dim = 3;
+  EXPECT_NE(what_of([&] { (void)DiffusionSampling(o); }).find("env.target"), std::string::npos);
+  o = options("gmm2", 0);
+  EXPECT_NE(what_of([&] { (void)DiffusionSampling(o); }).find("env.n_steps"), std::string::npos);
+  o = options("gmm2", 4, 0.0);
+  EXPECT_NE(what_of([&] { (void)DiffusionSampling(o); }).find("env.sigma"), std::string::npos);
+  const DiffusionSampling env(options("gmm2", 4));
+  const at::Tensor half_step = at::tensor({0.0f, 0.0f, 1.5f}).view({1, 3});
+  EXPECT_NE(what_of([&] { env.check_states(half_step, "who"); }).find("step counter"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gfn::core
