@@ -23,6 +23,7 @@
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/learner.h"
 #include "runtime/output/run_output.h"
+#include "runtime/process/blas_kernels.h"
 #include "runtime/python/python_environment.h"
 
 int main(int argc, char** argv) {
@@ -41,6 +42,12 @@ int main(int argc, char** argv) {
   python::install();  // a run of a Python environment (env.python; config.yaml has its path)
   try {
     auto config = roles::load_config(run_dir + "/config.yaml", {});
+    // OpenBLAS's kernel set as the run's gfn-train chose it (engine.blas_kernels; may re-exec
+    // with OPENBLAS_CORETYPE set), so model_check.pt's forward uses the same kernels as the
+    // trainer's and equals its bit for bit (on a CPU whose kernels OpenBLAS 0.3.21 does not
+    // recognise, its own guess rounds differently).
+    runtime::set_library_environment(config.engine.blas_kernels == core::BlasKernels::kAuto, 1,
+                                     false, argc, argv);
     config.output.dir = out_dir;
     config.model.init_from.clear();  // the run's starting point: model.pt supersedes it
     output::ensure_directory(out_dir);
