@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/box-replay/study.py end to end on a tiny budget: every variant runs (one trainer; four
+# tools/replay-study/study.py end to end on a tiny budget: every variant runs (one trainer; four
 # gradient-averaged trainers; four + a buffer manager replaying stored states), the CSV holds
 # a validation row of each, the replaying runs trained on remote items, and the table and the
 # figure are written.
@@ -8,7 +8,7 @@ set -euo pipefail
 build=$1 work=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 rm -rf "$work"
-table=$(/usr/bin/python3 "$here/tools/box-replay/study.py" --seeds 1 --iters 20 --interval 10 \
+table=$(/usr/bin/python3 "$here/tools/replay-study/study.py" --seeds 1 --iters 20 --interval 10 \
   --n-samples 300 --replay 4 --build "$build" --work "$work/runs" --out "$work/out")
 echo "$table"
 csv="$work/out/box_replay_r0_0.1.csv"
