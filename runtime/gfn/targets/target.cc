@@ -29,6 +29,8 @@ std::map<std::string, TargetFactory>& registry() {
       {"gmm2", [](std::int64_t d) { return two_dimensional("gmm2", d, make_gmm2); }},
       {"grid25", [](std::int64_t d) { return two_dimensional("grid25", d, make_grid25); }},
       {"funnel", [](std::int64_t d) { return std::make_unique<FunnelTarget>(d ? d : 10); }},
+      {"hard_funnel",
+       [](std::int64_t d) { return std::make_unique<FunnelTarget>(d ? d : 10, 3.0); }},
       {"many_well", [](std::int64_t d) { return std::make_unique<ManyWellTarget>(d ? d : 32); }},
   };
   return targets;

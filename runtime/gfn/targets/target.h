@@ -12,6 +12,8 @@
 //               {-10, -5, 0, 5, 10}^2, covariance 0.3 I; 2-D only; log Z 0.
 //   funnel      Neal's funnel (torchgfn's Funnel, std 1): x0 ~ N(0, 1), x_i | x0 ~
 //               N(0, exp(x0)) for i >= 1; default d = 10; log Z 0.
+//   hard_funnel the same with x0 ~ N(0, 3^2): gfn-diffusion's HardFunnel (energies/
+//               hard_funnel.py), the "Funnel" of Sendera et al. 2024's tables; d = 10.
 //   many_well   torchgfn's ManyWell: d / 2 independent double wells, each block
 //               log R(x1, x2) = -x1^4 + 6 x1^2 + 0.5 x1 - 0.5 x2^2; default d = 32, d even;
 //               log Z = d / 2 (log 11784.50927 + log sqrt(2 pi)).

@@ -127,6 +127,24 @@ TEST(TargetsTest, FunnelSamplesHaveItsMoments) {
   EXPECT_NEAR(s.select(1, 2).pow(2).mean().item<double>(), std::exp(0.5), 0.06);
 }
 
+TEST(TargetsTest, HardFunnelIsGfnDiffusionsFunnel) {
+  at::Generator gen = at::detail::createCPUGenerator(10);
+  const auto t = make_target("hard_funnel");
+  EXPECT_EQ(t->dim(), 10);
+  const at::Tensor s = t->sample(200000, gen).to(at::kDouble);
+  EXPECT_NEAR(s.select(1, 0).mean().item<double>(), 0.0, 0.05);
+  EXPECT_NEAR(s.select(1, 0).var().item<double>(), 9.0, 0.15);
+  // log R at a point against the closed form: log N(x0; 0, 9) + sum_i log N(x_i; 0, e^x0).
+  const at::Tensor x =
+      at::tensor({1.5f, 0.3f, -0.2f, 0.1f, 0.0f, 0.4f, -0.6f, 0.2f, 0.9f, -1.0f}).view({1, 10});
+  const at::Tensor xd = x.to(at::kDouble);
+  const double x0 = 1.5, half_log_2pi = 0.5 * std::log(2 * M_PI);
+  double expect = -x0 * x0 / 18.0 - std::log(3.0) - half_log_2pi;
+  const at::Tensor rest = xd.slice(1, 1);
+  expect += (-rest.pow(2) / (2 * std::exp(x0))).sum().item<double>() - 9 * (x0 / 2 + half_log_2pi);
+  EXPECT_NEAR(t->log_reward(x)[0].item<double>(), expect, 1e-4);
+}
+
 TEST(TargetsTest, ManyWellSamplesFollowTheWells) {
   at::Generator gen = at::detail::createCPUGenerator(9);
   const ManyWellTarget t(4);
@@ -163,7 +181,8 @@ TEST(TargetsTest, RegistryRefusesWhatCannotBeBuilt) {
     make_target("funel");
     FAIL() << "an unknown target was built";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("funnel, gmm2, grid25, many_well"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("funnel, gmm2, grid25, hard_funnel, many_well"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(make_target("many_well", 3), std::invalid_argument);
