@@ -119,14 +119,14 @@ class RunDir:
 
     Attributes (None when the file is absent):
       path, config (config.yaml), summary (summary.json), timing (timing.json),
-      metrics, training, distribution, density, logp_logr ({column: tensor}),
+      metrics, training, distribution, density, logp_logr, sample_metrics ({column: tensor}),
       modes_timeline ({agent: {column: tensor}}, agent = trainer rank or "total"),
       buffer_managers ({rank: dict} of buffer_manager_<rank>.json; {} without managers),
       restarts, attempts (the records of restarts.jsonl / attempts.jsonl; [] when absent).
     A run still running (no summary.json yet) reads too: its summary is None.
     """
 
-    CSV_FILES = ("metrics", "training", "distribution", "density", "logp_logr")
+    CSV_FILES = ("metrics", "training", "distribution", "density", "logp_logr", "sample_metrics")
 
     def __init__(self, path):
         if not os.path.isdir(path):

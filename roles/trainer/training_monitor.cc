@@ -15,6 +15,7 @@
 #include "runtime/gfn/validation.h"
 #include "runtime/gfn/visited_states.h"
 #include "runtime/output/logp_logr_csv.h"
+#include "runtime/output/validation_samples.h"
 
 namespace gfn::roles {
 namespace {
@@ -50,6 +51,8 @@ TrainingMonitor::TrainingMonitor(const roles::ExperimentConfig& config, bool lea
     drop_csv_rows_after(dir + "/metrics.csv", resumed_at);
     drop_csv_rows_after(dir + "/training.csv", resumed_at);
   }
+  // Sample files of a previous run, or after the checkpoint (written again).
+  output::remove_validation_samples_after(dir, resumed ? resumed_at : -1);
   metrics_.emplace(
       dir + "/metrics.csv",
       std::vector<std::string>{"iteration",   "trajectories", "loss",          "logz",
@@ -112,6 +115,10 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
                     fmt::format("{:.6g}", v.log_z_true - v.elbo),
                     fmt::format("{:.6g}", v.log_z_true - v.iw_elbo),
                     fmt::format("{:.6g}", v.log_z_true - v.eubo)});
+  if (v.learned_points.defined() && v.target_points.defined()) {
+    output::write_validation_samples(output::validation_samples_path(config_.output.dir, iteration),
+                                     v.learned_points, v.target_points);
+  }
   progress_->clear_line();
   spdlog::info("validation at iteration {}: {} ({:.2f} s)", iteration, core::describe(v),
                v.seconds);

@@ -2,12 +2,14 @@
 // What a trainer shows and writes while it trains (step 4 of roles/trainer/trainer.h; README
 // "The run directory and plots"). Trainer-group rank 0 (the leader) validates every
 // validation.interval iterations and at the last one (runtime/gfn/validation.h), writing a
-// metrics.csv row and a "validation at iteration" line, and at the last iteration the final
-// metrics (FinalMetrics, logp_logr.csv); every output.log_every iterations a training.csv row
-// and an "iteration i/N" line; the progress bar or lines (output.progress,
-// runtime/output/progress.h). The other trainers write nothing and record 0 s of "validate",
-// so that the time they wait for the leader shows in the load-imbalance report.
-// On resume the CSV rows written after the checkpoint are dropped (they are written again).
+// metrics.csv row, a "validation at iteration" line and, for a continuous environment with a
+// target, samples/validation_<iteration>.npy (runtime/output/validation_samples.h); at the last
+// iteration the final metrics (FinalMetrics, logp_logr.csv); every output.log_every
+// iterations a training.csv row and an "iteration i/N" line; the progress bar or lines
+// (output.progress, runtime/output/progress.h). The other trainers write nothing and record
+// 0 s of "validate", so that the time they wait for the leader shows in the load-imbalance
+// report. On resume the CSV rows and sample files written after the checkpoint are dropped
+// (they are written again); a fresh run removes a previous run's sample files.
 //
 // Not thread-safe. Blocking file I/O; errors: std::runtime_error when a file cannot be
 // written.

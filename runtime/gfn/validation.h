@@ -141,6 +141,13 @@ struct ValidationResult {
   /// Line's x): the Wasserstein-1 distance between the learned sampler's samples and as many
   /// exact samples of R / Z (wasserstein_1d, continuous/validation.h); NaN otherwise.
   double wasserstein = std::numeric_limits<double>::quiet_NaN();
+  /// Continuous environments with a target: the validation's n_samples on-policy terminating
+  /// states and as many exact samples of R / Z, in the target's coordinates
+  /// (ContinuousEnvironment::target_coordinates), float32 [n_samples, k] each; undefined
+  /// otherwise. Trainer rank 0 writes them to samples/validation_<iteration>.npy
+  /// (runtime/output/validation_samples.h) for the 2-Wasserstein distance and the MMD of
+  /// tools/gfn-sample-metrics and the plots of tools/gfn-plot.
+  at::Tensor learned_points, target_points;
   /// Continuous environments with a target (continuous/log_z_bounds.h): the ELBO and the
   /// importance-weighted ELBO (log Z^RW) of the validation's forward trajectories, and the
   /// EUBO of backward trajectories from as many exact samples of R / Z; NaN otherwise

@@ -10,8 +10,8 @@ Checked, in README.md and every docs/**/*.md (fenced code blocks and inline code
   - every textual reference README "Section" or docs/<file>.md "Section" (also <file>.md
     "Section" relative to the document): the file exists and has a heading with that text.
 Checked in the --help output of every tool (the --binary programs, and the scripts tools/gfn-plot,
-tools/load_in_torchgfn.py, tools/soak.sh, tools/run_fuzz.sh): the same textual references, and
-that each help names at least one.
+tools/gfn-sample-metrics, tools/load_in_torchgfn.py, tools/soak.sh, tools/run_fuzz.sh): the same
+textual references, and that each help names at least one.
 
 --allow-missing names a file that may not exist yet (a generated one); links to it are not
 checked further. Before the real check, the checker runs on a small synthetic tree with broken
@@ -33,6 +33,7 @@ INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # README "Section", README.md "Section", docs/x/y.md "Section", x.md "Section"
 TEXT_REF = re.compile(r'(?<![\w/.-])((?:README(?:\.md)?)|(?:[\w.-]+/)*[\w.-]+\.md)\s+"([^"\n]+)"')
 SCRIPT_TOOLS = [["/usr/bin/python3", "tools/gfn-plot"],
+                ["/usr/bin/python3", "tools/gfn-sample-metrics"],
                 ["/usr/bin/python3", "tools/load_in_torchgfn.py"],
                 ["bash", "tools/soak.sh"],
                 ["bash", "tools/run_fuzz.sh"]]

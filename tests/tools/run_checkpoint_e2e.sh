@@ -15,6 +15,8 @@
 # buffer_manager_<rank>.json (submissions, items received, buffer size, modes, ...) and the
 # summary's submission totals must be the same; with a coordinator (layout.coordinator=true)
 # its file is in the manifest too and its final mode count is the straight run's.
+# A continuous run's samples/validation_*.npy must be the straight run's byte for byte, and the
+# resume removes a sample file planted after the checkpoint.
 # GFN_CHECKPOINT_CONFIG (optional) replaces the config (e.g. the continuous
 # configs/bench/torchgfn/tb_box_2d.yaml; 20 iterations need its batch size of 128).
 #   run_checkpoint_e2e.sh GFN_TRAIN COMPARE OUTDIR NP [GFN_TRAIN_ARGS...]
@@ -42,8 +44,21 @@ run "$np" --config "$config" "${common[@]}" --set train.n_trajectories=2560 \
 run "$np" --config "$config" "${common[@]}" --set train.n_trajectories=1280 \
   --set output.dir="$out/split" >"$out/first_half.log" 2>&1 || { echo "FAIL: first half"; cat "$out/first_half.log"; exit 1; }
 [ -f "$out/split/checkpoints/iteration_00000010/manifest.json" ] || { echo "FAIL: no checkpoint after the first half"; exit 1; }
+# A sample file after the checkpoint (a previous attempt's) is removed by the resume.
+mkdir -p "$out/split/samples" && : >"$out/split/samples/validation_00000099.npy"
 run "$np" --resume "$out/split" --set train.n_trajectories=2560 >"$out/second_half.log" 2>&1 || { echo "FAIL: resume"; cat "$out/second_half.log"; exit 1; }
 grep -q "resumed from" "$out/second_half.log" || { echo "FAIL: the resumed run does not say so"; fail=1; }
+[ ! -e "$out/split/samples/validation_00000099.npy" ] || { echo "FAIL: the resume kept a sample file after its checkpoint"; fail=1; }
+# Continuous environments with exact samples: each validation's samples/*.npy (learned and
+# exact samples) are the straight run's, byte for byte.
+if [ -d "$out/straight/samples" ]; then
+  straight_files=$(cd "$out/straight/samples" && ls) split_files=$(cd "$out/split/samples" && ls)
+  [ -n "$straight_files" ] && [ "$straight_files" = "$split_files" ] ||
+    { echo "FAIL: sample files differ: [$straight_files] vs [$split_files]"; fail=1; }
+  for f in $straight_files; do
+    cmp -s "$out/straight/samples/$f" "$out/split/samples/$f" || { echo "FAIL: samples/$f differs"; fail=1; }
+  done
+fi
 
 # Every rank with state has its file in the manifest; the trainers' files are compared.
 roles=$(python3 - "$out/split/checkpoints/iteration_00000020/manifest.json" <<'PY'

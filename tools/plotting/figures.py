@@ -13,6 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from plotting.run_dir import read_samples  # noqa: E402
+
 DPI = 100
 # name -> (width, height) in pixels
 SIZES = {
@@ -23,6 +25,8 @@ SIZES = {
     "timing.png": (1200, 500),
     "modes_agents.png": (1200, 500),
     "discovery.png": (1200, 500),
+    "samples.png": (1200, 500),
+    "sample_distance.png": (1200, 500),
 }
 
 
@@ -247,6 +251,130 @@ def distribution(run, path):
         right.set_ylabel("learned P_θ(x)")
         right.set_title("learned vs true")
     fig.suptitle(f"{run.label}: terminating-state distribution")
+    return _save(fig, path)
+
+
+# ---- samples of the learned sampler against the target's exact samples ----------------------
+
+MARGINAL_COORDINATES = 3  # d > 2: histograms of x0, x1, x2
+
+
+def _why_no_samples(run):
+    if validation_off(run):
+        return VALIDATION_OFF
+    if not run.continuous:
+        return f"{run.env.get('name')}: no samples/ (not a continuous environment)"
+    return (f"{run.env.get('name')}: no samples/validation_*.npy (the target has no exact "
+            "samples, or no validation with validation.n_samples > 0)")
+
+
+def _log_density_grid(run):
+    """(g0, g1, log R/Z on the grid) from density.csv for a 2-D target; None without it."""
+    d = run.density
+    if d is None or "x1" not in d or not d["p_true"] or \
+            not np.isfinite(np.array(d["p_true"])).all():
+        return None
+    x0, x1, p = np.array(d["x0"]), np.array(d["x1"]), np.array(d["p_true"])
+    g0, g1 = np.unique(x0), np.unique(x1)
+    grid = np.zeros((len(g1), len(g0)))
+    grid[np.searchsorted(g1, x1), np.searchsorted(g0, x0)] = p
+    with np.errstate(divide="ignore"):
+        log_p = np.log(grid)
+    return g0, g1, np.maximum(log_p, log_p.max() - 30)  # gfn-diffusion clamps log p too
+
+
+def _samples_2d(run, axes, learned, exact):
+    """d = 2: the target's log-density contours (density.csv) with each sample set over them
+    (gfn-diffusion plot_utils.py: plot_contours, plot_samples)."""
+    contours = _log_density_grid(run)
+    for ax, points, title, colour in ((axes[0], learned, "learned sampler", "tab:red"),
+                                      (axes[1], exact, "exact samples of R/Z", "tab:blue")):
+        if contours is not None:
+            g0, g1, log_p = contours
+            ax.contour(g0, g1, log_p, levels=20, cmap="Greys", linewidths=0.6)
+            ax.set_xlim(g0[0], g0[-1])
+            ax.set_ylim(g1[0], g1[-1])
+        ax.scatter(points[:, 0], points[:, 1], s=3, alpha=0.5, color=colour)
+        ax.set_aspect("equal", adjustable="box")
+        ax.set_xlabel("x0")
+        ax.set_ylabel("x1")
+        ax.set_title(f"{title} ({len(points)})")
+    return "lines: log R/Z levels" if contours is not None else "no density.csv: no contours"
+
+
+def _histogram_range(learned, exact, j):
+    both = np.concatenate([learned[:, j], exact[:, j]])
+    low, high = np.percentile(exact[:, j], [0.5, 99.5])
+    low, high = min(low, np.percentile(both, 0.5)), max(high, np.percentile(both, 99.5))
+    return (low - 0.5, high + 0.5) if low == high else (low, high)
+
+
+def _marginals(axes, learned, exact):
+    """d = 1 or d > 2: histograms of the first coordinates (learned filled, exact as a line),
+    and for d > 2 the (x0, x2) projection of both sets (gfn-diffusion viz_many_well's x13)."""
+    dims = min(learned.shape[1], MARGINAL_COORDINATES)
+    for j in range(dims):
+        ax = axes[j]
+        bins = np.linspace(*_histogram_range(learned, exact, j), 41)
+        ax.hist(learned[:, j], bins=bins, density=True, alpha=0.5, color="tab:red",
+                label="learned")
+        ax.hist(exact[:, j], bins=bins, density=True, histtype="step", color="tab:blue",
+                linewidth=1.2, label="exact")
+        ax.set_xlabel(f"x{j}")
+        ax.set_title(f"marginal of x{j}")
+        ax.legend(fontsize="small")
+    axes[0].set_ylabel("density")
+    if learned.shape[1] > 2:
+        ax = axes[dims]
+        ax.scatter(exact[:, 0], exact[:, 2], s=2, alpha=0.4, color="tab:blue", label="exact")
+        ax.scatter(learned[:, 0], learned[:, 2], s=2, alpha=0.4, color="tab:red",
+                   label="learned")
+        ax.set_xlabel("x0")
+        ax.set_ylabel("x2")
+        ax.set_title("(x0, x2)")
+        ax.legend(fontsize="small", markerscale=4)
+    for ax in axes[dims + (learned.shape[1] > 2):]:
+        ax.set_visible(False)
+
+
+def samples(run, path):
+    """The last validation's samples (samples/validation_<iteration>.npy): d = 2 the
+    target's density contours with the learned samples over them beside the exact samples;
+    d = 1 and d > 2 histograms of the first coordinates, learned against exact, and for d > 2
+    the (x0, x2) projection. Raises NotDrawn without sample files."""
+    if not run.sample_files:
+        fig, _ = _figure("samples.png")
+        _not_drawn(fig, _why_no_samples(run))
+    iteration, file = run.sample_files[-1]
+    learned, exact = read_samples(file)
+    d = learned.shape[1]
+    fig, axes = _figure("samples.png", ncols=2 if d == 2 else MARGINAL_COORDINATES + 1)
+    axes = list(axes[0])
+    note = _samples_2d(run, axes, learned, exact) if d == 2 else _marginals(axes, learned, exact)
+    title = f"{run.label}: {run.env.get('target', run.env.get('name'))}, d = {d}, samples " \
+            f"at iteration {iteration}"
+    fig.suptitle(title + (f" ({note})" if note else ""))
+    return _save(fig, path)
+
+
+def sample_distance(runs, path):
+    """w2 and mmd of sample_metrics.csv vs iterations, the runs overlaid (log scale). Raises
+    NotDrawn when no run has that file."""
+    fig, axes = _figure("sample_distance.png")
+    if not any(run.sample_metrics and run.sample_metrics["iteration"] for run in runs):
+        reasons = {_why_no_samples(run) if not run.sample_files else
+                   "no sample_metrics.csv (tools/gfn-sample-metrics)" for run in runs}
+        _not_drawn(fig, reasons.pop() if len(reasons) == 1 else "no sample_metrics.csv")
+    for ax, key, title in ((axes[0][0], "w2", "2-Wasserstein distance to exact samples"),
+                           (axes[0][1], "mmd", "RBF MMD² to exact samples")):
+        drawn = _curves(ax, runs, "sample_metrics", "iteration", key)
+        if drawn:
+            ax.set_yscale("log")
+            ax.legend(fontsize="small")
+        else:
+            _no_data(ax, f"no finite {key}")
+        ax.set_title(title)
+        ax.set_xlabel("iteration")
     return _save(fig, path)
 
 

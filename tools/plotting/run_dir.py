@@ -13,6 +13,10 @@ A run directory holds, all written by gfn-train (roles/run_job.cc, roles/trainer
   modes_timeline.csv  first discoveries per agent (trainer rank) and for the population
                     ("total"): agent, modes_found, iteration, trajectories, wall_s
   buffer_manager_<rank>.json  each buffer manager's counts, modes_found among them
+  samples/validation_<iteration>.npy  continuous environments with exact samples of the
+                    target: float32 [2, n, k], the learned sampler's and the exact samples
+  sample_metrics.csv  tools/gfn-sample-metrics (or gfn-plot) from those: iteration,
+                    n_samples, dim, w2, mmd
 Every reader checks what it reads and raises DataError naming the file and the line, so a
 malformed file never gives a silently wrong picture.
 """
@@ -24,6 +28,7 @@ import math
 import os
 import re
 
+import numpy as np
 import yaml
 
 
@@ -35,6 +40,31 @@ METRICS_COLUMNS = ("iteration", "trajectories", "loss", "logz", "l1_exact", "jsd
                    "l1_sampled", "modes_found", "elapsed_s")
 TRAINING_COLUMNS = ("iteration", "trajectories", "elapsed_s", "loss", "logz", "modes_found")
 TIMELINE_COLUMNS = ("modes_found", "iteration", "trajectories", "wall_s")
+SAMPLE_METRICS_COLUMNS = ("iteration", "n_samples", "dim", "w2", "mmd")
+SAMPLES_FILE = re.compile(r"validation_(\d{8})\.npy$")
+
+
+def read_samples(path):
+    """(learned [n, k], exact [n, k]) float32 of one samples/validation_*.npy; DataError naming
+    the file when it is not a float32 [2, n >= 1, k >= 1] .npy array."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise DataError(f"{path}: cannot read as .npy: {e}") from e
+    if data.dtype != np.float32 or data.ndim != 3 or data.shape[0] != 2 or min(data.shape) < 1:
+        raise DataError(f"{path}: expected float32 [2, n, k], got {data.dtype} "
+                        f"{list(data.shape)}")
+    return data[0], data[1]
+
+
+def sample_files(run_path):
+    """[(iteration, path)] of the run's samples/validation_*.npy, by iteration."""
+    found = []
+    for path in glob.glob(os.path.join(run_path, "samples", "validation_*.npy")):
+        match = SAMPLES_FILE.search(path)
+        if match:
+            found.append((int(match.group(1)), path))
+    return sorted(found)
 
 
 def read_modes_timeline(path):
@@ -170,6 +200,8 @@ class RunDir:
         timeline = self._file("modes_timeline.csv")
         self.modes_timeline = read_modes_timeline(timeline) if os.path.exists(timeline) else None
         self.managers = read_managers(path)
+        self.sample_files = sample_files(path)
+        self.sample_metrics = self._optional_csv("sample_metrics.csv", SAMPLE_METRICS_COLUMNS)
         self.manager_timelines = read_manager_timelines(path)
 
     def _file(self, name):

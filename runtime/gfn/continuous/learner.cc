@@ -236,6 +236,8 @@ ValidationResult ContinuousLearner::validate(const ValidationOptions& options,
     // k = 10, 32).
     if (learned_x.size(1) <= 3) v.jsd = kde_jensen_shannon(learned_x, target_x, target_grid(env));
     if (learned_x.size(1) == 1) v.wasserstein = wasserstein_1d(learned_x, target_x);
+    v.learned_points = learned_x.to(at::kFloat);
+    v.target_points = target_x.to(at::kFloat);
     const LogZBounds bounds = log_z_bounds(gflownet(), learned);
     v.elbo = bounds.elbo;
     v.iw_elbo = bounds.iw_elbo;

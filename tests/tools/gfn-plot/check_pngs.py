@@ -6,8 +6,13 @@ columns and three densities each summing to 1 (p_true "nan" only beyond 2 dimens
 the grid is 2-D), and distribution.png holds heat maps or curves, not a one-line note.
 --skipped NAME ...: PNGs that must not be drawn (no data), each named with its reason by a
 "gfn-plot: skipped NAME: <why>" line of RUN_DIR.log (run_plots_e2e.sh keeps the log there).
-Usage: check_pngs.py RUN_DIR [--density] [--skipped NAME ...] [--data FILE ...] (default:
-DATA_FILES). Exit code 1 on a failure."""
+--samples K (a continuous run with exact samples of a target in K dimensions): one
+samples/validation_<iteration>.npy per metrics.csv row, float32 [2, n, K] with n =
+min(validation.n_samples, 2000); sample_metrics.csv with a row per file whose w2 equals a
+direct POT call (sqrt of ot.emd2 on squared Euclidean costs) on that file and a positive mmd;
+samples.png and sample_distance.png of the documented size.
+Usage: check_pngs.py RUN_DIR [--density] [--samples K] [--skipped NAME ...] [--data FILE ...]
+(default: DATA_FILES). Exit code 1 on a failure."""
 
 import csv
 import math
@@ -60,6 +65,55 @@ def check_density(run_dir):
     return failures
 
 
+SAMPLE_PNGS = {"samples.png": (1200, 500), "sample_distance.png": (1200, 500)}
+
+
+def check_samples(run_dir, dim):
+    """The failures of samples/*.npy, sample_metrics.csv and the PNGs drawn from them."""
+    import numpy as np
+    import ot
+    import yaml
+    failures = []
+    with open(os.path.join(run_dir, "config.yaml")) as f:
+        n = min(int(yaml.safe_load(f)["validation"]["n_samples"]), 2000)
+    with open(os.path.join(run_dir, "metrics.csv"), newline="") as f:
+        iterations = [int(r["iteration"]) for r in csv.DictReader(f)]
+    try:
+        with open(os.path.join(run_dir, "sample_metrics.csv"), newline="") as f:
+            rows = {int(r["iteration"]): r for r in csv.DictReader(f)}
+    except OSError:
+        return ["sample_metrics.csv missing"]
+    if sorted(rows) != iterations:
+        failures.append(f"sample_metrics.csv iterations {sorted(rows)}, metrics.csv {iterations}")
+    for it in iterations:
+        path = os.path.join(run_dir, "samples", f"validation_{it:08d}.npy")
+        if not os.path.isfile(path):
+            failures.append(f"{path} missing")
+            continue
+        data = np.load(path)
+        if data.dtype != np.float32 or data.shape != (2, n, dim):
+            failures.append(f"{path}: {data.dtype} {data.shape}, expected float32 (2, {n}, {dim})")
+            continue
+        if it in rows:
+            a, b = data[0].astype(np.float64), data[1].astype(np.float64)
+            direct = math.sqrt(ot.emd2(ot.unif(n), ot.unif(n), ot.dist(a, b), numItermax=10**7))
+            w2, mmd = float(rows[it]["w2"]), float(rows[it]["mmd"])
+            if not math.isclose(w2, direct, rel_tol=1e-6):
+                failures.append(f"iteration {it}: w2 {w2} != direct ot.emd2 {direct}")
+            if not mmd > 0:
+                failures.append(f"iteration {it}: mmd {mmd} not > 0")
+    for name, size in SAMPLE_PNGS.items():
+        path = os.path.join(run_dir, name)
+        if not os.path.isfile(path) or os.path.getsize(path) < 5000:
+            failures.append(f"{name} missing or blank")
+        elif png_size(path) != size:
+            failures.append(f"{name}: {png_size(path)} pixels, expected {size}")
+    if not failures:
+        print(f"check_pngs: {len(iterations)} sample files of [2, {n}, {dim}], their w2 as "
+              "ot.emd2 gives, samples.png and sample_distance.png")
+    return failures
+
+
 def check_skipped(run_dir, skipped):
     """The failures of the PNGs that must be skipped: absent, and the log says why."""
     failures = []
@@ -76,8 +130,10 @@ def check_skipped(run_dir, skipped):
     return failures
 
 
-def main(run_dir, data_files, density=False, skipped=()):
+def main(run_dir, data_files, density=False, skipped=(), samples_dim=None):
     failures = check_density(run_dir) if density else []
+    if samples_dim is not None:
+        failures += check_samples(run_dir, samples_dim)
     failures += check_skipped(run_dir, skipped)
     for name in data_files:
         if not os.path.isfile(os.path.join(run_dir, name)):
@@ -122,4 +178,6 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     data = option_values(args, "--data")
     sys.exit(main(args[0], DATA_FILES if data is None else data, density="--density" in args,
-                  skipped=tuple(option_values(args, "--skipped") or ())))
+                  skipped=tuple(option_values(args, "--skipped") or ()),
+                  samples_dim=int(option_values(args, "--samples")[0]) if "--samples" in args
+                  else None))

@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 import matplotlib.text  # noqa: E402
+import numpy as np  # noqa: E402
 from plotting import figures  # noqa: E402
 from plotting.run_dir import RunDir  # noqa: E402
 
@@ -222,6 +223,63 @@ def continuous_runs(work):
            "box_bare distribution.png drawn, or another reason")
 
 
+def write_sample_file(run, iteration, learned, exact):
+    os.makedirs(os.path.join(run.path, "samples"), exist_ok=True)
+    np.save(os.path.join(run.path, "samples", f"validation_{iteration:08d}.npy"),
+            np.stack([learned, exact]).astype(np.float32))
+
+
+def diffusion_samples(work):
+    """samples.png of diffusion runs (d = 2 with density.csv's contours, d = 32 marginals,
+    d = 1), sample_distance.png from sample_metrics.csv, both not drawn without data."""
+    rng = np.random.default_rng(0)
+    summary = '{"engine": {"evaluator": "continuous"}}'
+    axis = np.linspace(-5, 5, 30)
+    lines = ["x0,x1,p_learned,p_target,p_true"]
+    bumps = [math.exp(-((x - 2) ** 2 + y ** 2) / 2) + math.exp(-((x + 2) ** 2 + y ** 2) / 2)
+             for y in axis for x in axis]
+    points = [(x, y) for y in axis for x in axis]
+    lines += [f"{x},{y},{b / sum(bumps)},{b / sum(bumps)},{b / sum(bumps)}"
+              for (x, y), b in zip(points, bumps)]
+    gmm = run_dir(work, "gmm2", "diffusion\n  target: gmm2",
+                  {"density.csv": "\n".join(lines) + "\n", "summary.json": summary,
+                   "sample_metrics.csv": "iteration,n_samples,dim,w2,mmd\n10,300,2,2.5,0.3\n"
+                                         "20,300,2,0.8,0.05\n"})
+    exact = np.concatenate([rng.normal(size=(150, 2)) + [2, 0], rng.normal(size=(150, 2)) - [2, 0]])
+    write_sample_file(gmm, 10, rng.normal(size=(300, 2)), exact)
+    write_sample_file(gmm, 20, rng.normal(size=(300, 2)) + [2, 0], exact)
+    gmm = RunDir(gmm.path)
+    expect([i for i, _ in gmm.sample_files] == [10, 20], f"sample files {gmm.sample_files}")
+    check_png(figures.samples(gmm, os.path.join(gmm.path, "samples.png")), "samples.png")
+    texts = " | ".join(SAVED["samples.png"])
+    expect("gmm2, d = 2, samples at iteration 20 (lines: log R/Z levels)" in texts,
+           f"d = 2 samples.png title: {texts}")
+    expect("learned sampler (300)" in texts and "exact samples of R/Z (300)" in texts, texts)
+    check_png(figures.sample_distance([gmm], os.path.join(gmm.path, "sample_distance.png")),
+              "sample_distance.png")
+    texts = " | ".join(SAVED["sample_distance.png"])
+    expect("gmm2 w2" in texts and "gmm2 mmd" in texts, f"sample_distance.png legend: {texts}")
+    wells = run_dir(work, "many_well", "diffusion\n  target: many_well", {"summary.json": summary})
+    write_sample_file(wells, 5, rng.normal(size=(200, 32)), rng.normal(size=(200, 32)) * 2)
+    wells = RunDir(wells.path)
+    check_png(figures.samples(wells, os.path.join(wells.path, "samples.png")), "samples.png")
+    texts = " | ".join(SAVED["samples.png"])
+    expect(all(t in texts for t in ("marginal of x0", "marginal of x1", "marginal of x2",
+                                    "(x0, x2)", "many_well, d = 32, samples at iteration 5")),
+           f"d = 32 samples.png: {texts}")
+    expect(not_drawn(figures.sample_distance, [wells],
+                     os.path.join(wells.path, "sample_distance.png")) ==
+           "no sample_metrics.csv (tools/gfn-sample-metrics)", "sample_distance.png without csv")
+    line = run_dir(work, "line_samples", "line", {"summary.json": summary})
+    write_sample_file(line, 5, rng.normal(size=(100, 1)), rng.normal(size=(100, 1)))
+    check_png(figures.samples(RunDir(line.path), os.path.join(line.path, "samples.png")),
+              "samples.png")
+    none = run_dir(work, "no_samples", "diffusion\n  target: gmm2", {"summary.json": summary})
+    reason = not_drawn(figures.samples, none, os.path.join(none.path, "samples.png"))
+    expect(reason is not None and "no samples/validation_*.npy" in reason,
+           f"samples.png without samples: {reason}")
+
+
 def main(work):
     # Spearman: monotone, reversed, ties (ranks [1, 2.5, 2.5, 4] vs [1, 2, 3, 4]:
     # 4.5 / sqrt(4.5 * 5)), constant.
@@ -280,6 +338,7 @@ def main(work):
     check_validation_off(work, sys.argv[1])
 
     continuous_runs(work)
+    diffusion_samples(work)
 
     # gfn-bench-discovery's curves.csv: two cells, two seeds, the exact sampler.
     os.makedirs(work, exist_ok=True)

@@ -242,6 +242,13 @@ TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
     EXPECT_LE(result.elbo, result.iw_elbo);
     EXPECT_EQ(result.log_z_true, 0.0);
     EXPECT_TRUE(std::isfinite(result.jsd));
+    // The samples samples/validation_<iteration>.npy holds: x without t, float32.
+    ASSERT_TRUE(result.learned_points.defined() && result.target_points.defined());
+    EXPECT_EQ(result.learned_points.sizes(), (at::IntArrayRef{200, 2}));
+    EXPECT_EQ(result.target_points.sizes(), (at::IntArrayRef{200, 2}));
+    EXPECT_EQ(result.learned_points.scalar_type(), at::kFloat);
+    EXPECT_TRUE(result.learned_points.isfinite().all().item<bool>());
+    EXPECT_TRUE(result.target_points.isfinite().all().item<bool>());
   }
 }
 
