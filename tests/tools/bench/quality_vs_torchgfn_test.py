@@ -1,0 +1,141 @@
+"""tools/quality-vs-torchgfn.py: its wrappers against a stand-in torchgfn tree of the same shape
+(the functions the wrappers record, a script that calls them as torchgfn's do), our side on a
+few real gfn-train iterations, the table and the refusals.
+
+The wrappers must record the evaluation's forward states and metrics (diffusion), give the line
+script the chosen seed in place of its fixed one and record its final samples and logZ, and the
+distances must be those of tools/plotting/sample_metrics.py on the recorded samples.
+Run with Debian's python3: /usr/bin/python3 quality_vs_torchgfn_test.py <script> <gfn-train>
+"""
+import importlib.util
+import io
+import json
+import math
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+from pathlib import Path
+
+SCRIPT = Path(sys.argv.pop(1))
+GFN_TRAIN = sys.argv.pop(1)
+spec = importlib.util.spec_from_file_location("quality_vs_torchgfn", SCRIPT)
+quality = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(quality)
+
+FILES = {
+    "src/gfn/__init__.py": "",
+    "src/gfn/utils/__init__.py": "",
+    "src/gfn/utils/common.py": "SEEN = []\ndef set_seed(seed):\n    SEEN.append(seed)\n",
+    "src/gfn/samplers.py": """import torch
+class _States:
+    def __init__(self, t):
+        self.tensor = t
+class _Trajectories:
+    def __init__(self, t):
+        self.terminating_states = _States(t)
+class Sampler:
+    def sample_trajectories(self, env, n=None, states=None, **kwargs):
+        x = torch.full((n, 2), 3.0) if states is None else torch.zeros(n, 2)
+        return _Trajectories(torch.cat([x, torch.ones(n, 1)], 1))
+""",
+    "src/gfn/gym/__init__.py": "",
+    "src/gfn/gym/diffusion_sampling.py": """import torch
+class _Target:
+    def sample(self, batch_size, seed=None):
+        return torch.zeros(batch_size, 2)
+class DiffusionSampling:
+    target = _Target()
+    @staticmethod
+    def density_metrics(**kwargs):
+        return {"Δ_elbo": 1.5, "Δ_iw_elbo": 0.25, "eubo": float("inf")}
+""",
+    "src/gfn/gflownet.py": """import torch
+import gfn.utils.common as common
+class TBGFlowNet:
+    def sample_terminating_states(self, env, n):
+        self.logZ = torch.tensor(float(common.SEEN[-1]))
+        return type("S", (), {"tensor": torch.cat([torch.full((n, 1), 3.5), torch.ones(n, 1)], 1)})()
+""",
+    "tutorials/__init__.py": "",
+    "tutorials/examples/__init__.py": "",
+    "tutorials/examples/train_diffusion_sampler.py": """import argparse
+from gfn.gym.diffusion_sampling import DiffusionSampling
+from gfn.samplers import Sampler
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    for a in ("--seed", "--n_iterations", "--eval_interval", "--target", "--target_seed"):
+        p.add_argument(a)
+    args = p.parse_args()
+    assert args.target_seed == "3", args.target_seed
+    Sampler().sample_trajectories(DiffusionSampling(), n=40)   # training batch
+    Sampler().sample_trajectories(DiffusionSampling(), n=60)   # the evaluation's
+    Sampler().sample_trajectories(DiffusionSampling(), n=60, states=1)  # its EUBO walk
+    DiffusionSampling.density_metrics(fwd=1)
+""",
+    "tutorials/examples/train_line.py": """import math
+from gfn.gflownet import TBGFlowNet
+from gfn.utils.common import set_seed
+class Line:
+    def log_partition(self):
+        return math.log(2)
+if __name__ == "__main__":
+    set_seed(4444)
+    TBGFlowNet().sample_terminating_states(Line(), 3000)
+""",
+}
+
+
+def make_tree(root: Path) -> Path:
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for name in quality.versus_module().RUNNER_FILES:
+        (root / "benchmark" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "benchmark" / name).write_text("")
+    return root
+
+
+class QualityVersusTorchgfn(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.work = Path(self.tmp.name)
+        self.root, self.env = quality.prepare(make_tree(self.work / "source"), self.work / "w")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_diffusion_wrapper_records_the_evaluation(self):
+        args = quality.parse_args(["--torchgfn", "x", "--iterations", "7"])
+        m = quality.run_torchgfn(args, self.root, self.env, self.work / "w", 5)
+        self.assertEqual((m["delta_logz"], m["delta_logz_iw"]), (1.5, 0.25))
+        # learned (3, 3) against exact (0, 0): every pair is 3 sqrt 2 apart.
+        self.assertAlmostEqual(m["w2"], 3 * math.sqrt(2), places=5)
+        self.assertGreater(m["mmd"], 0)
+
+    def test_line_wrapper_swaps_the_seed_and_records_samples(self):
+        args = quality.parse_args(["--torchgfn", "x", "--scenario", "line"])
+        m = quality.run_torchgfn(args, self.root, self.env, self.work / "w", 7)
+        self.assertAlmostEqual(m["logz_error"], 7 - math.log(2), places=5)  # logZ = the seed
+        self.assertGreater(m["w2"], 0.5)   # 3.5 against N(2 or 5, 0.25)
+        self.assertLess(m["w2"], 3.0)
+
+    def test_ours_reads_summary_and_samples(self):
+        args = quality.parse_args(["--torchgfn", "x", "--iterations", "3", "--gfn-train", GFN_TRAIN])
+        m = quality.run_ours(args, self.work, 0)
+        summary = json.loads((self.work / "ours_s0" / "summary.json").read_text())
+        self.assertEqual(m["delta_logz"], summary["delta_logz"])
+        self.assertTrue(math.isfinite(m["w2"]) and m["w2"] > 0)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            quality.print_table([{"seed": 0, "ours": m, "torchgfn": m}], quality.METRICS["diffusion"])
+        self.assertIn(f"| mean | ours | {m['delta_logz']:.4f}", out.getvalue())
+
+    def test_refusals(self):
+        self.assertEqual(quality.main(["--torchgfn", str(self.work / "nowhere")]), 2)
+        with self.assertRaises(SystemExit):
+            quality.parse_args(["--torchgfn", "x", "--iterations", "0"])
+
+
+if __name__ == "__main__":
+    unittest.main()

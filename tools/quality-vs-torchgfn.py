@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Continuous GFlowNet quality against torchgfn's own scripts, same target, budget and seeds.
+
+--scenario diffusion (default): runs torchgfn's tutorials/examples/train_diffusion_sampler.py (its code, under Debian's
+python3-torch with versus-torchgfn.py's stand-ins for the packages Debian lacks) and gfn-train
+on configs/diffusion_gmm2.yaml (the script's argparse defaults: 32 steps, sigma 5, PISGradNet
+64/64/64 with 2 joint layers, TB, Adam 1e-3 / logZ 0.1, batch 200), for the same iterations and
+seeds, one thread each, interleaved (ours then theirs for seed 0, theirs then ours for seed 1,
+...). Both are evaluated once at the end on 2,000 trajectories (the script's eval_n):
+  delta_logz     log Z - ELBO (the script's Δ_elbo; gfn-train's summary.json delta_logz)
+  delta_logz_iw  log Z - IW ELBO (Δ_iw_elbo; delta_logz_iw)
+  w2, mmd        2-Wasserstein and RBF MMD² between the 2,000 learned terminating states and
+                 2,000 exact samples of the target (tools/plotting/sample_metrics.py, POT; for
+                 torchgfn its own Sampler's states of that evaluation, captured, and its
+                 target's samples; for ours the run's last samples/validation_*.npy)
+torchgfn's target: --target_seed 3 for gmm2, so both sides learn the same mixture (gfn-runtime's
+gmm2 is SimpleGaussianMixture's default seed 3; the script's default is 2). Its EUBO is inf on
+this torchgfn (its PF exits one step early, docs/environments.md), so it is not compared.
+--scenario line: torchgfn's tutorials/examples/train_line.py (mixture of N(2, 0.5²) and N(5, 0.5²),
+5 steps, 64 x 3 MLPs, 1.28e6 trajectories of batch 256 = 5,000 iterations, exploration scale 2
+falling to 0) against gfn-train on configs/line.yaml (the same settings, docs/environments.md
+"Line"); the script has no evaluation and fixes its seed (train(seed=4444)): the wrapper gives
+gfn.utils.common.set_seed the chosen seed instead, and records the 10,000 terminating states the
+script samples at the end and its logZ. Compared: logz_error = |logZ - log Z| (log Z = log 2)
+and w2 / mmd of the first 2,000 learned states against 2,000 exact samples of R / Z.
+The tool only reads torchgfn's objects (a wrapper records the last evaluation's states and
+metrics); it does not change the script's training.
+
+    /usr/bin/python3 tools/quality-vs-torchgfn.py --torchgfn /tmp/torchgfn --seeds 0 1 2 \
+        --iterations 2000
+(--torchgfn: a source tree with src/gfn, benchmark/ and tutorials/examples; see
+versus-torchgfn.py for extracting one.) Prints a table per seed and the seed means; --json
+writes every figure. Exit codes: 0 success, 2 bad arguments, 1 a run failed.
+"""
+import argparse
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from plotting.sample_metrics import rbf_mmd2, wasserstein2  # noqa: E402
+
+METRICS = {"diffusion": ("delta_logz", "delta_logz_iw", "w2", "mmd"),
+           "line": ("logz_error", "w2", "mmd")}
+HEADERS = {"delta_logz": "ΔlogZ", "delta_logz_iw": "ΔlogZ^RW", "logz_error": "|logZ error|",
+           "w2": "W2", "mmd": "MMD²"}
+
+# Runs the script as __main__ after wrapping two of torchgfn's functions to record (not
+# change) the last evaluation: its metrics and the forward sampler's terminating states.
+WRAPPER = """import json, runpy, sys
+import numpy as np
+import gfn.gym.diffusion_sampling as ds
+import gfn.samplers as samplers
+out, argv = sys.argv[1], sys.argv[2:]
+seen = {}
+_sample = samplers.Sampler.sample_trajectories
+def sample_trajectories(self, env, n=None, states=None, *args, **kwargs):
+    trajectories = _sample(self, env, n, states, *args, **kwargs)
+    if states is None:
+        seen["x"] = trajectories.terminating_states.tensor[:, :-1].detach().numpy().copy()
+        seen["env"] = env
+    return trajectories
+samplers.Sampler.sample_trajectories = sample_trajectories
+_metrics = ds.DiffusionSampling.density_metrics
+def density_metrics(*args, **kwargs):
+    result = _metrics(*args, **kwargs)
+    seen["metrics"] = {k: float(v) for k, v in result.items()}
+    seen["learned"] = seen["x"]
+    return result
+ds.DiffusionSampling.density_metrics = staticmethod(density_metrics)
+sys.argv = ["train_diffusion_sampler.py"] + argv
+runpy.run_module("tutorials.examples.train_diffusion_sampler", run_name="__main__")
+exact = seen["env"].target.sample(len(seen["learned"]), seed=12345).detach().numpy()
+np.save(out + ".npy", np.stack([seen["learned"], exact]).astype(np.float32))
+json.dump(seen["metrics"], open(out + ".json", "w"))
+"""
+
+# train_line.py: the chosen seed in place of its fixed one, and its final 10,000 samples.
+LINE_WRAPPER = """import json, math, runpy, sys
+import numpy as np
+import gfn.gflownet
+import gfn.utils.common as common
+out, seed = sys.argv[1], int(sys.argv[2])
+_set_seed = common.set_seed
+common.set_seed = lambda *args, **kwargs: _set_seed(seed)
+seen = {}
+_sample = gfn.gflownet.TBGFlowNet.sample_terminating_states
+def sample_terminating_states(self, env, n, *args, **kwargs):
+    states = _sample(self, env, n, *args, **kwargs)
+    seen.update(x=states.tensor[:, :1].detach().numpy().copy(), logz=float(self.logZ.item()),
+                log_partition=float(env.log_partition()))
+    return states
+gfn.gflownet.TBGFlowNet.sample_terminating_states = sample_terminating_states
+sys.argv = ["train_line.py"]
+runpy.run_module("tutorials.examples.train_line", run_name="__main__")
+rng = np.random.default_rng(12345)
+learned = seen["x"][:2000]
+exact = rng.normal(rng.choice([2.0, 5.0], size=len(learned)), 0.5)[:, None]
+np.save(out + ".npy", np.stack([learned, exact]).astype(np.float32))
+json.dump({"logz_error": abs(seen["logz"] - seen["log_partition"])}, open(out + ".json", "w"))
+"""
+
+
+def versus_module():
+    spec = importlib.util.spec_from_file_location("versus_torchgfn", HERE / "versus-torchgfn.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def prepare(source: Path, work: Path):
+    vt = versus_module()
+    for script in ("train_diffusion_sampler.py", "train_line.py"):
+        if not (source / "tutorials" / "examples" / script).is_file():
+            raise ValueError(f"--torchgfn {source}: no tutorials/examples/{script}")
+    root = vt.prepare_torchgfn(source, work / "torchgfn")
+    shutil.copytree(source / "tutorials", root / "tutorials")
+    (root / "tutorials" / "__init__.py").touch()
+    vt.write_standins(work / "standins")
+    (work / "wrapper.py").write_text(WRAPPER)
+    (work / "line_wrapper.py").write_text(LINE_WRAPPER)
+    return root, vt.one_thread_env(f"{root}:{work / 'standins'}")
+
+
+def distances(pair):
+    return {"w2": wasserstein2(pair[0], pair[1]), "mmd": rbf_mmd2(pair[0], pair[1])}
+
+
+def run_torchgfn(args, root, env, work, seed):
+    out = work / f"torchgfn_s{seed}"
+    if args.scenario == "line":
+        cmd = ["/usr/bin/python3", str(work / "line_wrapper.py"), str(out), str(seed)]
+    else:
+        cmd = ["/usr/bin/python3", str(work / "wrapper.py"), str(out), "--seed", str(seed),
+               "--n_iterations", str(args.iterations), "--eval_interval", str(args.iterations),
+               "--target", args.target] + (["--target_seed", "3"] if args.target == "gmm2" else [])
+    subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    metrics = json.loads(Path(str(out) + ".json").read_text())
+    if args.scenario == "line":
+        return dict(distances(np.load(str(out) + ".npy")), logz_error=metrics["logz_error"])
+    return dict(distances(np.load(str(out) + ".npy")), delta_logz=metrics["Δ_elbo"],
+                delta_logz_iw=metrics["Δ_iw_elbo"])
+
+
+def run_ours(args, work, seed):
+    out = work / f"ours_s{seed}"
+    line = args.scenario == "line"
+    iterations = 5000 if line else args.iterations
+    cmd = [args.gfn_train, "--config", args.config, "--set", f"train.seed={seed}",
+           "--set", f"train.n_iterations={iterations}",
+           "--set", f"validation.interval={iterations}", "--set", "validation.n_samples=2000",
+           "--set", f"output.dir={out}", "--set", "output.log_every=1000000"]
+    cmd += [] if line else ["--set", f"env.target={args.target}"]
+    subprocess.run(cmd, env=versus_module().one_thread_env(), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    summary = json.loads((out / "summary.json").read_text())
+    files = sorted(glob.glob(str(out / "samples" / "validation_*.npy")))
+    if not files:
+        raise RuntimeError(f"{out}: no samples/validation_*.npy")
+    keys = METRICS[args.scenario][:-2]
+    return dict(distances(np.load(files[-1])), **{k: summary[k] for k in keys})
+
+
+def print_table(rows, metrics):
+    print("| seed | side | " + " | ".join(HEADERS[k] for k in metrics) + " |")
+    print("| --- | --- | " + " | ".join("---:" for _ in metrics) + " |")
+    for r in rows:
+        for side in ("torchgfn", "ours"):
+            print(f"| {r['seed']} | {side} | " + " | ".join(f"{r[side][k]:.4f}" for k in metrics)
+                  + " |")
+    for side in ("torchgfn", "ours"):
+        mean = [float(np.mean([r[side][k] for r in rows])) for k in metrics]
+        print(f"| mean | {side} | " + " | ".join(f"{m:.4f}" for m in mean) + " |")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--torchgfn", required=True, type=Path, help="torchgfn source tree")
+    p.add_argument("--gfn-train", default="build/bin/gfn-train")
+    p.add_argument("--scenario", choices=sorted(METRICS), default="diffusion")
+    p.add_argument("--config", help="our side's experiment (default: configs/diffusion_gmm2.yaml, "
+                   "configs/line.yaml for --scenario line)")
+    p.add_argument("--target", default="gmm2", help="a target both sides have (gmm2, grid25)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--iterations", type=int, default=2000,
+                   help="diffusion only (the line script's budget is fixed: 5,000)")
+    p.add_argument("--json", type=Path, help="write every figure here")
+    args = p.parse_args(argv)
+    if args.iterations < 1:
+        p.error("--iterations must be >= 1")
+    if args.config is None:
+        args.config = "configs/line.yaml" if args.scenario == "line" else "configs/diffusion_gmm2.yaml"
+    return args
+
+
+def main(argv) -> int:
+    args = parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="quality-vs-torchgfn-") as tmp:
+        work = Path(tmp)
+        try:
+            root, env = prepare(args.torchgfn.resolve(), work)
+        except ValueError as e:
+            print(f"quality-vs-torchgfn: error: {e}", file=sys.stderr)
+            return 2
+        try:
+            for i, seed in enumerate(args.seeds):
+                sides = [("ours", lambda: run_ours(args, work, seed)),
+                         ("torchgfn", lambda: run_torchgfn(args, root, env, work, seed))]
+                if i % 2:
+                    sides.reverse()
+                rows.append(dict({name: fn() for name, fn in sides}, seed=seed))
+                print(f"# seed {seed}: torchgfn {rows[-1]['torchgfn']}, ours {rows[-1]['ours']}",
+                      flush=True)
+        except (subprocess.CalledProcessError, RuntimeError, KeyError) as e:
+            print(f"quality-vs-torchgfn: error: {e}", file=sys.stderr)
+            return 1
+    print_table(rows, METRICS[args.scenario])
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
