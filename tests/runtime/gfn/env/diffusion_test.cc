@@ -217,6 +217,57 @@ TEST(Diffusion, PisNetworkHasTorchgfnsParameterCount) {
   EXPECT_TRUE(at::allclose(diff, at::full({4, 2}, 0.01f), 1e-5, 1e-6));
 }
 
+// The shared time embedding (PisNetworkOptions::shared_time_embedding, the default: the time
+// networks once per distinct tau) against the plain path (every row) with the same parameters:
+// the same drift and the same gradient of every parameter, to float32 rounding, on the rows of
+// a sampling step (one time), of a trajectory batch (T + 1 times, shuffled) and of all-distinct
+// times; with and without the Langevin term.
+TEST(Diffusion, PisNetworkSharedTimeEmbeddingEqualsEveryRow) {
+  for (const bool langevin : {false, true}) {
+    PisNetworkOptions o;
+    o.x_dim = 3;
+    o.langevin = langevin;
+    o.shared_time_embedding = false;
+    torch::manual_seed(11);
+    PisNetwork plain(o);
+    o.shared_time_embedding = true;
+    PisNetwork shared(o);
+    {
+      torch::NoGradGuard no_grad;
+      const auto from = plain.parameters();
+      const auto to = shared.parameters();
+      ASSERT_EQ(from.size(), to.size());
+      for (std::size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
+    }
+    const std::int64_t n = 5 * 9;
+    const at::Tensor one_step = at::full({7, 1}, 3.0 / 8);
+    const at::Tensor steps =
+        (at::arange(n) % 9).to(at::kFloat).index_select(0, at::randperm(n)) / 8;
+    for (const at::Tensor& tau : {one_step, steps.unsqueeze(1), at::rand({n, 1})}) {
+      const std::int64_t rows = tau.size(0);
+      at::Tensor in = at::cat({at::randn({rows, 3}), tau}, 1);
+      if (langevin) in = at::cat({in, at::randn({rows, 3})}, 1);
+      const at::Tensor weights = at::randn({rows, 3});
+      const at::Tensor a = plain.forward(in);
+      const at::Tensor b = shared.forward(in);
+      EXPECT_TRUE(at::allclose(a, b, 1e-4, 1e-5)) << "langevin " << langevin << ", rows " << rows;
+      plain.zero_grad();
+      shared.zero_grad();
+      (a * weights).sum().backward();
+      (b * weights).sum().backward();
+      const auto ga = plain.named_parameters();
+      const auto gb = shared.named_parameters();
+      for (const auto& p : ga) {
+        const at::Tensor other = gb[p.key()].grad();
+        ASSERT_TRUE(p.value().grad().defined() && other.defined()) << p.key();
+        EXPECT_TRUE(at::allclose(p.value().grad(), other, 1e-3, 1e-4))
+            << p.key() << ", langevin " << langevin << ", rows " << rows << ": max difference "
+            << (p.value().grad() - other).abs().max().item<float>();
+      }
+    }
+  }
+}
+
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
   EnvOptions env;
   env.name = "diffusion";
