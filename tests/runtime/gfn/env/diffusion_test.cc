@@ -25,6 +25,7 @@
 #include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/pis_network.h"
 #include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/env/diffusion_options.h"
 #include "runtime/gfn/env/diffusion_policies.h"
@@ -117,6 +118,80 @@ TEST(Diffusion, ForwardLogDensityIsTheEulerMaruyamaStep) {
   EXPECT_TRUE(std::isinf(lp[0].item<double>()) && std::isinf(lp[1].item<double>()));
   EXPECT_THROW(pf.log_prob(s, drift, a, 0.5), std::invalid_argument);
   EXPECT_THROW(pf.log_prob(s, at::zeros({2, 3}), a, 1.0), std::invalid_argument);
+}
+
+// The policies' log-densities (the squared distance reduced per row) against the plain path,
+// torch's Normal per coordinate (distributions::Normal::log_prob summed over d), on random rows
+// of every time 0..T with valid and invalid actions (non-finite, wrong time column, exits
+// anywhere, t = 1 rows on and off the origin): the same values (-inf on the same rows) and, for
+// PF, the same gradient w.r.t. the drift.
+TEST(Diffusion, LogDensitiesEqualThePerCoordinateNormal) {
+  const int T = 8;
+  const double sigma = 2.0;
+  DiffusionEnvOptions o = options("funnel", T, sigma);
+  o.target_dim = 5;
+  const DiffusionSampling env(o);
+  const DiffusionForwardPolicy pf(env);
+  const DiffusionBackwardPolicy pb(env);
+  const std::int64_t n = 400, d = 5;
+  torch::manual_seed(3);
+  const at::Tensor t = at::randint(0, T + 1, {n, 1}).to(at::kFloat);
+  const at::Tensor x = at::randn({n, d}) * 2;
+  const at::Tensor states = at::cat({x, t}, 1);
+  at::Tensor a = at::randn({n, d});
+  a.narrow(0, 0, 40).copy_(x.narrow(0, 0, 40));  // back to the origin when t = 1
+  a[41][2] = std::numeric_limits<float>::quiet_NaN();
+  a[42][0] = std::numeric_limits<float>::infinity();
+  at::Tensor time_col = at::ones({n, 1});
+  time_col.narrow(0, 50, 5).fill_(0.0);
+  const at::Tensor inc = at::cat({a, time_col}, 1);
+  const at::Tensor is_exit = at::rand({n}).lt(0.1) | t.squeeze(1).eq(T);
+  const at::Tensor drift = torch::randn({n, d}, torch::requires_grad());
+  const at::Tensor ref_drift = drift.detach().clone().requires_grad_();
+  const auto same = [](const at::Tensor& got, const at::Tensor& want, const char* what) {
+    EXPECT_TRUE(at::equal(got.isinf(), want.isinf())) << what;
+    const at::Tensor fin = want.isfinite();
+    EXPECT_TRUE(at::allclose(got.masked_select(fin), want.masked_select(fin), 1e-5, 1e-4)) << what;
+  };
+  for (const double temperature : {1.0, 1.5}) {
+    // Plain PF: the Normal per coordinate where the action is a finite move.
+    const double dt = 1.0 / T, e = temperature - 1.0;
+    const at::Tensor loc = ref_drift * dt;
+    const at::Tensor move_ok = time_col.squeeze(1).eq(1) & a.isfinite().all(1);
+    const at::Tensor safe_a = at::where(move_ok.unsqueeze(1), a, loc.detach());
+    const at::Tensor plain =
+        distributions::Normal(loc, at::full_like(loc, std::sqrt(sigma * sigma * dt + e * e)))
+            .log_prob(safe_a)
+            .sum(1);
+    const at::Tensor at_end = t.squeeze(1).eq(T);
+    const at::Tensor want = at::where(
+        is_exit, at::where(at_end, at::zeros_like(plain), at::full_like(plain, -INFINITY)),
+        at::where(at_end.logical_not() & move_ok, plain, at::full_like(plain, -INFINITY)));
+    const at::Tensor got = pf.log_prob(states, drift, {inc, is_exit}, temperature);
+    same(got, want, "PF");
+    const at::Tensor w = at::rand({n}) * want.isfinite();
+    const at::Tensor g = torch::autograd::grad({(got.nan_to_num(0, 0, 0) * w).sum()}, {drift})[0];
+    const at::Tensor g_ref =
+        torch::autograd::grad({(want.nan_to_num(0, 0, 0) * w).sum()}, {ref_drift})[0];
+    EXPECT_TRUE(at::allclose(g, g_ref, 1e-4, 1e-5)) << (g - g_ref).abs().max().item<float>();
+  }
+  // Plain PB: the bridge's Normal per coordinate from t >= 2, the forced step from t = 1.
+  const at::Tensor tt = t.squeeze(1);
+  const at::Tensor t_safe = at::where(tt.ge(2), tt, at::full_like(tt, 2.0)).unsqueeze(1);
+  const at::Tensor std = (sigma * sigma / T * (t_safe - 1.0) / t_safe).sqrt();
+  const at::Tensor ok = time_col.squeeze(1).eq(1) & a.isfinite().all(1);
+  const at::Tensor mean = x / t_safe;
+  const at::Tensor lp = distributions::Normal(mean, std.expand_as(mean))
+                            .log_prob(at::where(ok.unsqueeze(1), a, mean))
+                            .sum(1);
+  const at::Tensor inf = at::full_like(lp, -INFINITY);
+  const at::Tensor first =
+      at::where(ok & DiffusionSampling::returns_to_origin(x, a), at::zeros_like(lp), inf);
+  const at::Tensor want =
+      at::where(tt.gt(1), at::where(ok, lp, inf), at::where(tt.eq(1), first, inf));
+  same(pb.log_prob(states, at::zeros({n, d}), {inc, at::zeros({n}, at::kBool)}, 1.0), want, "PB");
+  EXPECT_GT(want.isfinite().sum().item<std::int64_t>(), n / 2);
+  EXPECT_GT((tt.eq(1) & want.eq(0)).sum().item<std::int64_t>(), 0);
 }
 
 TEST(Diffusion, BackwardLogDensityIsTheBrownianBridge) {
