@@ -10,8 +10,47 @@
 #include "runtime/gfn/continuous/policy.h"
 #include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/env/continuous_environment.h"
+#include "runtime/gfn/env/diffusion.h"
+#include "runtime/gfn/env/diffusion_policies.h"
 
 namespace gfn::core {
+namespace {
+
+/// Diffusion's trajectories (options.fused_diffusion, sampler.h): T moves of all n rows, then
+/// the exit at t = T, in the step-major layout the general loop builds, n >= 1.
+ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const DiffusionSampling& env,
+                                        std::int64_t n, double temperature,
+                                        at::Generator& generator) {
+  const std::int64_t dim = env.dim();
+  const std::int64_t steps = env.n_steps();
+  ContinuousTrajectories out;
+  out.n_trajectories = n;
+  out.states = at::empty({(steps + 1) * n, dim}, at::kFloat);
+  out.increments = at::empty({(steps + 1) * n, dim}, at::kFloat);
+  out.states.narrow(0, 0, n).copy_(env.initial_states(n));
+  for (std::int64_t t = 0; t <= steps; ++t) {
+    const at::Tensor states = out.states.narrow(0, t * n, n);
+    // At t = T every row exits: the policy's draw (discarded) needs no drift.
+    const at::Tensor outputs = t < steps ? gfn.model.pf(env.policy_inputs(states))
+                                         : at::zeros({n, env.x_dim()}, at::kFloat);
+    const ContinuousActions actions = gfn.pf.sample(states, outputs, temperature, generator);
+    out.increments.narrow(0, t * n, n).copy_(actions.increments);
+    if (t < steps) {
+      at::Tensor next = out.states.narrow(0, (t + 1) * n, n);
+      next.copy_(env.step_unchecked(states, actions.increments));
+    }
+  }
+  out.is_exit = at::zeros({(steps + 1) * n}, at::kBool);
+  out.is_exit.narrow(0, steps * n, n).fill_(true);
+  out.traj_index = at::arange(n, at::kLong).repeat({steps + 1});
+  out.pb_increments = out.increments.narrow(0, 0, steps * n);
+  out.lengths = at::full({n}, steps + 1, at::kLong);
+  out.terminating_states = out.states.narrow(0, steps * n, n).clone();
+  out.log_rewards = env.log_reward(out.terminating_states);
+  return out;
+}
+
+}  // namespace
 
 ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& gfn, std::int64_t n,
                                                       const ContinuousSamplerOptions& options,
@@ -22,6 +61,12 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   }
   at::NoGradGuard no_grad;
   const ContinuousEnvironment& env = gfn.env;
+  const auto* diffusion = dynamic_cast<const DiffusionSampling*>(&env);
+  if (options.fused_diffusion && diffusion && n > 0 &&
+      dynamic_cast<const DiffusionForwardPolicy*>(&gfn.pf) &&
+      diffusion->n_steps() < options.max_length) {
+    return sample_diffusion(gfn, *diffusion, n, options.temperature, generator);
+  }
   const std::int64_t d = env.dim();
   std::vector<at::Tensor> states_steps, increment_steps, exit_steps, traj_steps, pb_steps;
   at::Tensor terminating = at::zeros({n, d}, at::kFloat);

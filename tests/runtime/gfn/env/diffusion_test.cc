@@ -222,6 +222,52 @@ TEST(Diffusion, BackwardLogDensityIsTheBrownianBridge) {
 
 // The Brownian motion sigma W and the target N(0, sigma^2 I): PF with zero drift, the bridge
 // PB; every trajectory, forward or backward from exact samples, has log w = 0.
+// The fused diffusion sampler (ContinuousSamplerOptions::fused_diffusion) against the general
+// loop: from the same generator state the same trajectories (every field, bit for bit) and the
+// generator left in the same state; on gmm2 and on a 3-D funnel with the Langevin input, at
+// temperature 1 and with exploration.
+TEST(Diffusion, FusedSamplerEqualsTheGeneralLoop) {
+  for (const bool langevin : {false, true}) {
+    EnvOptions env_options;
+    env_options.name = "diffusion";
+    DiffusionEnvOptions o = options(langevin ? "funnel" : "gmm2", 5, 2.0);
+    o.target_dim = langevin ? 3 : 0;
+    o.langevin = langevin;
+    env_options.get<DiffusionEnvOptions>() = o;
+    const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+    ContinuousModelOptions mo;
+    mo.hidden_dim = 16;
+    mo.uniform_pb = true;
+    mo.pis_pf = parts.pis_pf;
+    mo.pis = parts.pis;
+    mo.policy_input_dim = parts.policy_input_dim;
+    ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
+    const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
+    for (const double temperature : {1.0, 1.3}) {
+      ContinuousSamplerOptions fused, general;
+      fused.temperature = general.temperature = temperature;
+      general.fused_diffusion = false;
+      at::Generator g1 = at::detail::createCPUGenerator(21);
+      at::Generator g2 = at::detail::createCPUGenerator(21);
+      const ContinuousTrajectories a = sample_continuous_trajectories(gfn, 37, fused, g1);
+      const ContinuousTrajectories b = sample_continuous_trajectories(gfn, 37, general, g2);
+      const std::string where =
+          std::string(langevin ? "funnel" : "gmm2") + " T " + std::to_string(temperature);
+      EXPECT_EQ(a.n_trajectories, b.n_trajectories);
+      EXPECT_TRUE(at::equal(a.states, b.states)) << where;
+      EXPECT_TRUE(at::equal(a.increments, b.increments)) << where;
+      EXPECT_TRUE(at::equal(a.is_exit, b.is_exit)) << where;
+      EXPECT_TRUE(at::equal(a.pb_increments, b.pb_increments)) << where;
+      EXPECT_TRUE(at::equal(a.traj_index, b.traj_index)) << where;
+      EXPECT_TRUE(at::equal(a.lengths, b.lengths)) << where;
+      EXPECT_TRUE(at::equal(a.terminating_states, b.terminating_states)) << where;
+      EXPECT_TRUE(at::equal(a.log_rewards, b.log_rewards)) << where;
+      EXPECT_EQ(a.states.size(0), 6 * 37);
+      EXPECT_TRUE(at::equal(at::randn({4}, g1), at::randn({4}, g2))) << where;
+    }
+  }
+}
+
 TEST(Diffusion, ZeroDriftPathMeasureIsExactForItsOwnMarginal) {
   const double sigma = 1.7;
   const double var = sigma * sigma;
