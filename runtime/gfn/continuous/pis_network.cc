@@ -72,6 +72,16 @@ at::Tensor PisNetwork::time_network(const at::Tensor& tau, torch::nn::Sequential
   return per_time.index_select(0, row_time);
 }
 
+at::Tensor PisNetwork::step_biases(const at::Tensor& tau) {
+  if (options_.langevin) throw std::logic_error("PisNetwork::step_biases: not with langevin");
+  return t_model_->forward(harmonics(tau, t_pe_, t_phase_)) + s_model_->bias;
+}
+
+at::Tensor PisNetwork::step_drift(const at::Tensor& x, const at::Tensor& bias_row) {
+  if (options_.langevin) throw std::logic_error("PisNetwork::step_drift: not with langevin");
+  return drift_head_->forward(joint_model_->forward(at::addmm(bias_row, x, s_model_->weight.t())));
+}
+
 at::Tensor PisNetwork::forward(const at::Tensor& input) {
   const std::int64_t d = options_.x_dim;
   if (input.dim() != 2 || input.size(1) != input_dim()) {

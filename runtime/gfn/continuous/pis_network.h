@@ -65,6 +65,16 @@ class PisNetwork : public torch::nn::Module {
   /// The drift float32 [N, d] of inputs float32 [N, input_dim()].
   at::Tensor forward(const at::Tensor& input);
 
+  /// Sampling steps at known times (diffusion's fused sampler, continuous/sampler.h), without
+  /// langevin: step_biases(tau) of the K times tau float32 [K, 1] is float32 [K, emb], row k =
+  /// t_model(phi(tau_k)) + s_model's bias; step_drift(x, row) of x float32 [N, d] (strided
+  /// allowed) and one such row [1, emb] is the drift float32 [N, d] of (x, tau_k): the state
+  /// encoding's GEMM takes the time embedding as its bias, the forward pass of a step in 4
+  /// GEMMs. Equal to forward to float32 rounding (tested). Throws std::logic_error with
+  /// langevin.
+  at::Tensor step_biases(const at::Tensor& tau);
+  at::Tensor step_drift(const at::Tensor& x, const at::Tensor& bias_row);
+
  private:
   /// [sin(tau pe + phase), cos(tau pe + phase)] of tau float32 [N, 1].
   static at::Tensor harmonics(const at::Tensor& tau, const at::Tensor& pe, const at::Tensor& phase);

@@ -28,11 +28,24 @@ ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const Dif
   out.states = at::empty({(steps + 1) * n, dim}, at::kFloat);
   out.increments = at::empty({(steps + 1) * n, dim}, at::kFloat);
   out.states.narrow(0, 0, n).copy_(env.initial_states(n));
+  // Without the Langevin input the PISGradNet's time embedding of each step is a table row
+  // (PisNetwork::step_biases), computed once for the T times.
+  PisNetwork* pis = env.langevin() ? nullptr : gfn.model.pf_pis();
+  const at::Tensor biases =
+      pis ? pis->step_biases(
+                at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1))
+          : at::Tensor();
   for (std::int64_t t = 0; t <= steps; ++t) {
     const at::Tensor states = out.states.narrow(0, t * n, n);
     // At t = T every row exits: the policy's draw (discarded) needs no drift.
-    const at::Tensor outputs = t < steps ? gfn.model.pf(env.policy_inputs(states))
-                                         : at::zeros({n, env.x_dim()}, at::kFloat);
+    at::Tensor outputs;
+    if (t == steps) {
+      outputs = at::zeros({n, env.x_dim()}, at::kFloat);
+    } else if (pis) {
+      outputs = pis->step_drift(states.narrow(1, 0, env.x_dim()), biases.narrow(0, t, 1));
+    } else {
+      outputs = gfn.model.pf(env.policy_inputs(states));
+    }
     const ContinuousActions actions = gfn.pf.sample(states, outputs, temperature, generator);
     out.increments.narrow(0, t * n, n).copy_(actions.increments);
     if (t < steps) {
