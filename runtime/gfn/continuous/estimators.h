@@ -87,6 +87,8 @@ class ContinuousModel : public torch::nn::Module {
   const at::Tensor& log_z() const { return log_z_; }
   bool has_log_flow() const { return !log_flow_head_.is_empty(); }
   const ContinuousModelOptions& options() const { return options_; }
+  /// PF's PisNetwork with options.pis_pf, else null (diffusion's fused sampler, sampler.h).
+  PisNetwork* pf_pis() { return pf_pis_.get(); }
 
  private:
   ContinuousModelOptions options_;

@@ -61,6 +61,27 @@ at::Tensor PisNetwork::harmonics(const at::Tensor& tau, const at::Tensor& pe,
   return at::cat({angle.sin(), angle.cos()}, 1);
 }
 
+at::Tensor PisNetwork::time_network(const at::Tensor& tau, torch::nn::Sequential& model,
+                                    const at::Tensor& pe, const at::Tensor& phase) {
+  if (!options_.shared_time_embedding) return model->forward(harmonics(tau, pe, phase));
+  // The distinct times (the step counter's T + 1 values) and each row's index among them.
+  const auto [times, row_time, counts] =
+      at::_unique2(tau.reshape({-1}), /*sorted=*/true, /*return_inverse=*/true,
+                   /*return_counts=*/false);
+  const at::Tensor per_time = model->forward(harmonics(times.unsqueeze(1), pe, phase));
+  return per_time.index_select(0, row_time);
+}
+
+at::Tensor PisNetwork::step_biases(const at::Tensor& tau) {
+  if (options_.langevin) throw std::logic_error("PisNetwork::step_biases: not with langevin");
+  return t_model_->forward(harmonics(tau, t_pe_, t_phase_)) + s_model_->bias;
+}
+
+at::Tensor PisNetwork::step_drift(const at::Tensor& x, const at::Tensor& bias_row) {
+  if (options_.langevin) throw std::logic_error("PisNetwork::step_drift: not with langevin");
+  return drift_head_->forward(joint_model_->forward(at::addmm(bias_row, x, s_model_->weight.t())));
+}
+
 at::Tensor PisNetwork::forward(const at::Tensor& input) {
   const std::int64_t d = options_.x_dim;
   if (input.dim() != 2 || input.size(1) != input_dim()) {
@@ -69,12 +90,12 @@ at::Tensor PisNetwork::forward(const at::Tensor& input) {
   }
   const at::Tensor x = input.narrow(1, 0, d);
   const at::Tensor tau = input.narrow(1, d, 1);
-  const at::Tensor t_emb = t_model_->forward(harmonics(tau, t_pe_, t_phase_));
+  const at::Tensor t_emb = time_network(tau, t_model_, t_pe_, t_phase_);
   const at::Tensor s_emb = s_model_->forward(x);
   at::Tensor drift = drift_head_->forward(joint_model_->forward(s_emb + t_emb));
   if (options_.langevin) {
     const at::Tensor g = input.narrow(1, d + 1, d);
-    drift = drift + lgv_model_->forward(harmonics(tau, lgv_pe_, lgv_phase_)) * g;
+    drift = drift + time_network(tau, lgv_model_, lgv_pe_, lgv_phase_) * g;
   }
   return drift;
 }

@@ -21,6 +21,16 @@
 // Parameter names: "t_phase", "t_model.*", "s_model.*", "joint_model.*", "drift_head.*", and
 // with langevin "lgv_phase", "lgv_model.*".
 //
+// Shared time embedding (shared_time_embedding, the default): phi(tau) and the networks that read
+// only it (t_model; lgv_model with langevin) run once per DISTINCT tau of the batch and their rows
+// are gathered back (index_select, whose gradient sums over the rows that share a time). The rows
+// of a sampling step all share one time and a batch of B trajectories of T steps has T + 1
+// distinct times, so this replaces B (T + 1) rows of the time encoding by T + 1 (the largest GEMMs
+// of the network: 2 H x h and h x emb per row, against d x emb for the state). The same function:
+// drift and gradients equal the plain path's (every row computed) to float32 rounding (tested,
+// tests/runtime/gfn/env/diffusion_test.cc). Cost of the lookup: one at::_unique2 (a sort) of the
+// N times.
+//
 // Not thread-safe (a Module).
 
 #include <torch/nn/module.h>
@@ -40,6 +50,8 @@ struct PisNetworkOptions {
   bool zero_init = false;  ///< (above)
   bool langevin = false;   ///< the input carries g and the drift adds s(tau) * g
   int lgv_layers = 3;      ///< Linear layers of the Langevin scaling network before its head
+  bool shared_time_embedding = true;  ///< time networks once per distinct tau (above); false:
+                                      ///< every row (the plain path the fast one is tested on)
 };
 
 class PisNetwork : public torch::nn::Module {
@@ -53,9 +65,23 @@ class PisNetwork : public torch::nn::Module {
   /// The drift float32 [N, d] of inputs float32 [N, input_dim()].
   at::Tensor forward(const at::Tensor& input);
 
+  /// Sampling steps at known times (diffusion's fused sampler, continuous/sampler.h), without
+  /// langevin: step_biases(tau) of the K times tau float32 [K, 1] is float32 [K, emb], row k =
+  /// t_model(phi(tau_k)) + s_model's bias; step_drift(x, row) of x float32 [N, d] (strided
+  /// allowed) and one such row [1, emb] is the drift float32 [N, d] of (x, tau_k): the state
+  /// encoding's GEMM takes the time embedding as its bias, the forward pass of a step in 4
+  /// GEMMs. Equal to forward to float32 rounding (tested). Throws std::logic_error with
+  /// langevin.
+  at::Tensor step_biases(const at::Tensor& tau);
+  at::Tensor step_drift(const at::Tensor& x, const at::Tensor& bias_row);
+
  private:
   /// [sin(tau pe + phase), cos(tau pe + phase)] of tau float32 [N, 1].
   static at::Tensor harmonics(const at::Tensor& tau, const at::Tensor& pe, const at::Tensor& phase);
+  /// model(harmonics(tau)) of tau float32 [N, 1], [N, model's width]: per row, or per distinct
+  /// tau gathered back to the rows (options_.shared_time_embedding).
+  at::Tensor time_network(const at::Tensor& tau, torch::nn::Sequential& model, const at::Tensor& pe,
+                          const at::Tensor& phase);
   PisNetworkOptions options_;
   at::Tensor t_phase_, t_pe_, lgv_phase_, lgv_pe_;
   torch::nn::Sequential t_model_{nullptr};

@@ -10,8 +10,60 @@
 #include "runtime/gfn/continuous/policy.h"
 #include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/env/continuous_environment.h"
+#include "runtime/gfn/env/diffusion.h"
+#include "runtime/gfn/env/diffusion_policies.h"
 
 namespace gfn::core {
+namespace {
+
+/// Diffusion's trajectories (options.fused_diffusion, sampler.h): T moves of all n rows, then
+/// the exit at t = T, in the step-major layout the general loop builds, n >= 1.
+ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const DiffusionSampling& env,
+                                        std::int64_t n, double temperature,
+                                        at::Generator& generator) {
+  const std::int64_t dim = env.dim();
+  const std::int64_t steps = env.n_steps();
+  ContinuousTrajectories out;
+  out.n_trajectories = n;
+  out.states = at::empty({(steps + 1) * n, dim}, at::kFloat);
+  out.increments = at::empty({(steps + 1) * n, dim}, at::kFloat);
+  out.states.narrow(0, 0, n).copy_(env.initial_states(n));
+  // Without the Langevin input the PISGradNet's time embedding of each step is a table row
+  // (PisNetwork::step_biases), computed once for the T times.
+  PisNetwork* pis = env.langevin() ? nullptr : gfn.model.pf_pis();
+  const at::Tensor biases =
+      pis ? pis->step_biases(
+                at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1))
+          : at::Tensor();
+  for (std::int64_t t = 0; t <= steps; ++t) {
+    const at::Tensor states = out.states.narrow(0, t * n, n);
+    // At t = T every row exits: the policy's draw (discarded) needs no drift.
+    at::Tensor outputs;
+    if (t == steps) {
+      outputs = at::zeros({n, env.x_dim()}, at::kFloat);
+    } else if (pis) {
+      outputs = pis->step_drift(states.narrow(1, 0, env.x_dim()), biases.narrow(0, t, 1));
+    } else {
+      outputs = gfn.model.pf(env.policy_inputs(states));
+    }
+    const ContinuousActions actions = gfn.pf.sample(states, outputs, temperature, generator);
+    out.increments.narrow(0, t * n, n).copy_(actions.increments);
+    if (t < steps) {
+      at::Tensor next = out.states.narrow(0, (t + 1) * n, n);
+      next.copy_(env.step_unchecked(states, actions.increments));
+    }
+  }
+  out.is_exit = at::zeros({(steps + 1) * n}, at::kBool);
+  out.is_exit.narrow(0, steps * n, n).fill_(true);
+  out.traj_index = at::arange(n, at::kLong).repeat({steps + 1});
+  out.pb_increments = out.increments.narrow(0, 0, steps * n);
+  out.lengths = at::full({n}, steps + 1, at::kLong);
+  out.terminating_states = out.states.narrow(0, steps * n, n).clone();
+  out.log_rewards = env.log_reward(out.terminating_states);
+  return out;
+}
+
+}  // namespace
 
 ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& gfn, std::int64_t n,
                                                       const ContinuousSamplerOptions& options,
@@ -22,6 +74,12 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   }
   at::NoGradGuard no_grad;
   const ContinuousEnvironment& env = gfn.env;
+  const auto* diffusion = dynamic_cast<const DiffusionSampling*>(&env);
+  if (options.fused_diffusion && diffusion && n > 0 &&
+      dynamic_cast<const DiffusionForwardPolicy*>(&gfn.pf) &&
+      diffusion->n_steps() < options.max_length) {
+    return sample_diffusion(gfn, *diffusion, n, options.temperature, generator);
+  }
   const std::int64_t d = env.dim();
   std::vector<at::Tensor> states_steps, increment_steps, exit_steps, traj_steps, pb_steps;
   at::Tensor terminating = at::zeros({n, d}, at::kFloat);

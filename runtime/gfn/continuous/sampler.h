@@ -36,10 +36,18 @@ struct ContinuousGFlowNet {
 struct ContinuousSamplerOptions {
   double temperature = 1.0;        ///< > 0, passed to the forward policy
   std::int64_t max_length = 4096;  ///< actions per trajectory beyond which sampling fails
+  /// DiffusionSampling with its own forward policy (runtime/gfn/env/diffusion.h): every
+  /// trajectory moves T times, then exits, so the rows of step t are rows [t B, (t + 1) B),
+  /// written in place, without the per-step bookkeeping of which rows still run; the exit step
+  /// draws its (discarded) Normal from zero outputs instead of a network pass. The same
+  /// trajectories as the general loop for the same generator state, and the generator ends in
+  /// the same state (tested, tests/runtime/gfn/env/diffusion_test.cc). false: the general loop.
+  bool fused_diffusion = true;
 };
 
 /// Samples n >= 0 complete trajectories from s0 with the forward policy. Per step, one
-/// forward pass of PF on the still-running rows, one pf.sample and one env.step_unchecked.
+/// forward pass of PF on the still-running rows, one pf.sample and one env.step_unchecked
+/// (options.fused_diffusion: diffusion's fixed-length path, above).
 /// Throws std::invalid_argument for n < 0, temperature <= 0, max_length < 1, or
 /// std::runtime_error naming max_length when a trajectory does not exit within it.
 ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& gfn, std::int64_t n,

@@ -25,6 +25,7 @@
 #include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/pis_network.h"
 #include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/env/diffusion_options.h"
 #include "runtime/gfn/env/diffusion_policies.h"
@@ -119,6 +120,80 @@ TEST(Diffusion, ForwardLogDensityIsTheEulerMaruyamaStep) {
   EXPECT_THROW(pf.log_prob(s, at::zeros({2, 3}), a, 1.0), std::invalid_argument);
 }
 
+// The policies' log-densities (the squared distance reduced per row) against the plain path,
+// torch's Normal per coordinate (distributions::Normal::log_prob summed over d), on random rows
+// of every time 0..T with valid and invalid actions (non-finite, wrong time column, exits
+// anywhere, t = 1 rows on and off the origin): the same values (-inf on the same rows) and, for
+// PF, the same gradient w.r.t. the drift.
+TEST(Diffusion, LogDensitiesEqualThePerCoordinateNormal) {
+  const int T = 8;
+  const double sigma = 2.0;
+  DiffusionEnvOptions o = options("funnel", T, sigma);
+  o.target_dim = 5;
+  const DiffusionSampling env(o);
+  const DiffusionForwardPolicy pf(env);
+  const DiffusionBackwardPolicy pb(env);
+  const std::int64_t n = 400, d = 5;
+  torch::manual_seed(3);
+  const at::Tensor t = at::randint(0, T + 1, {n, 1}).to(at::kFloat);
+  const at::Tensor x = at::randn({n, d}) * 2;
+  const at::Tensor states = at::cat({x, t}, 1);
+  at::Tensor a = at::randn({n, d});
+  a.narrow(0, 0, 40).copy_(x.narrow(0, 0, 40));  // back to the origin when t = 1
+  a[41][2] = std::numeric_limits<float>::quiet_NaN();
+  a[42][0] = std::numeric_limits<float>::infinity();
+  at::Tensor time_col = at::ones({n, 1});
+  time_col.narrow(0, 50, 5).fill_(0.0);
+  const at::Tensor inc = at::cat({a, time_col}, 1);
+  const at::Tensor is_exit = at::rand({n}).lt(0.1) | t.squeeze(1).eq(T);
+  const at::Tensor drift = torch::randn({n, d}, torch::requires_grad());
+  const at::Tensor ref_drift = drift.detach().clone().requires_grad_();
+  const auto same = [](const at::Tensor& got, const at::Tensor& want, const char* what) {
+    EXPECT_TRUE(at::equal(got.isinf(), want.isinf())) << what;
+    const at::Tensor fin = want.isfinite();
+    EXPECT_TRUE(at::allclose(got.masked_select(fin), want.masked_select(fin), 1e-5, 1e-4)) << what;
+  };
+  for (const double temperature : {1.0, 1.5}) {
+    // Plain PF: the Normal per coordinate where the action is a finite move.
+    const double dt = 1.0 / T, e = temperature - 1.0;
+    const at::Tensor loc = ref_drift * dt;
+    const at::Tensor move_ok = time_col.squeeze(1).eq(1) & a.isfinite().all(1);
+    const at::Tensor safe_a = at::where(move_ok.unsqueeze(1), a, loc.detach());
+    const at::Tensor plain =
+        distributions::Normal(loc, at::full_like(loc, std::sqrt(sigma * sigma * dt + e * e)))
+            .log_prob(safe_a)
+            .sum(1);
+    const at::Tensor at_end = t.squeeze(1).eq(T);
+    const at::Tensor want = at::where(
+        is_exit, at::where(at_end, at::zeros_like(plain), at::full_like(plain, -INFINITY)),
+        at::where(at_end.logical_not() & move_ok, plain, at::full_like(plain, -INFINITY)));
+    const at::Tensor got = pf.log_prob(states, drift, {inc, is_exit}, temperature);
+    same(got, want, "PF");
+    const at::Tensor w = at::rand({n}) * want.isfinite();
+    const at::Tensor g = torch::autograd::grad({(got.nan_to_num(0, 0, 0) * w).sum()}, {drift})[0];
+    const at::Tensor g_ref =
+        torch::autograd::grad({(want.nan_to_num(0, 0, 0) * w).sum()}, {ref_drift})[0];
+    EXPECT_TRUE(at::allclose(g, g_ref, 1e-4, 1e-5)) << (g - g_ref).abs().max().item<float>();
+  }
+  // Plain PB: the bridge's Normal per coordinate from t >= 2, the forced step from t = 1.
+  const at::Tensor tt = t.squeeze(1);
+  const at::Tensor t_safe = at::where(tt.ge(2), tt, at::full_like(tt, 2.0)).unsqueeze(1);
+  const at::Tensor std = (sigma * sigma / T * (t_safe - 1.0) / t_safe).sqrt();
+  const at::Tensor ok = time_col.squeeze(1).eq(1) & a.isfinite().all(1);
+  const at::Tensor mean = x / t_safe;
+  const at::Tensor lp = distributions::Normal(mean, std.expand_as(mean))
+                            .log_prob(at::where(ok.unsqueeze(1), a, mean))
+                            .sum(1);
+  const at::Tensor inf = at::full_like(lp, -INFINITY);
+  const at::Tensor first =
+      at::where(ok & DiffusionSampling::returns_to_origin(x, a), at::zeros_like(lp), inf);
+  const at::Tensor want =
+      at::where(tt.gt(1), at::where(ok, lp, inf), at::where(tt.eq(1), first, inf));
+  same(pb.log_prob(states, at::zeros({n, d}), {inc, at::zeros({n}, at::kBool)}, 1.0), want, "PB");
+  EXPECT_GT(want.isfinite().sum().item<std::int64_t>(), n / 2);
+  EXPECT_GT((tt.eq(1) & want.eq(0)).sum().item<std::int64_t>(), 0);
+}
+
 TEST(Diffusion, BackwardLogDensityIsTheBrownianBridge) {
   const double sigma = 2.5;
   const DiffusionSampling env(options("gmm2", 8, sigma));
@@ -147,6 +222,54 @@ TEST(Diffusion, BackwardLogDensityIsTheBrownianBridge) {
 
 // The Brownian motion sigma W and the target N(0, sigma^2 I): PF with zero drift, the bridge
 // PB; every trajectory, forward or backward from exact samples, has log w = 0.
+// The fused diffusion sampler (ContinuousSamplerOptions::fused_diffusion) against the general
+// loop: from the same generator state the same trajectories (the layout exactly; the float
+// fields to float32 rounding: without langevin the fused path's drift comes from
+// PisNetwork::step_drift, whose GEMMs group the sums differently) and the generator left in the
+// same state; on gmm2 and on a 3-D funnel with the Langevin input, at temperature 1 and with
+// exploration.
+TEST(Diffusion, FusedSamplerEqualsTheGeneralLoop) {
+  for (const bool langevin : {false, true}) {
+    EnvOptions env_options;
+    env_options.name = "diffusion";
+    DiffusionEnvOptions o = options(langevin ? "funnel" : "gmm2", 5, 2.0);
+    o.target_dim = langevin ? 3 : 0;
+    o.langevin = langevin;
+    env_options.get<DiffusionEnvOptions>() = o;
+    const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+    ContinuousModelOptions mo;
+    mo.hidden_dim = 16;
+    mo.uniform_pb = true;
+    mo.pis_pf = parts.pis_pf;
+    mo.pis = parts.pis;
+    mo.policy_input_dim = parts.policy_input_dim;
+    ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
+    const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
+    for (const double temperature : {1.0, 1.3}) {
+      ContinuousSamplerOptions fused, general;
+      fused.temperature = general.temperature = temperature;
+      general.fused_diffusion = false;
+      at::Generator g1 = at::detail::createCPUGenerator(21);
+      at::Generator g2 = at::detail::createCPUGenerator(21);
+      const ContinuousTrajectories a = sample_continuous_trajectories(gfn, 37, fused, g1);
+      const ContinuousTrajectories b = sample_continuous_trajectories(gfn, 37, general, g2);
+      const std::string where =
+          std::string(langevin ? "funnel" : "gmm2") + " T " + std::to_string(temperature);
+      EXPECT_EQ(a.n_trajectories, b.n_trajectories);
+      EXPECT_TRUE(at::allclose(a.states, b.states, 1e-4, 1e-5)) << where;
+      EXPECT_TRUE(at::allclose(a.increments, b.increments, 1e-4, 1e-5)) << where;
+      EXPECT_TRUE(at::equal(a.is_exit, b.is_exit)) << where;
+      EXPECT_TRUE(at::allclose(a.pb_increments, b.pb_increments, 1e-4, 1e-5)) << where;
+      EXPECT_TRUE(at::equal(a.traj_index, b.traj_index)) << where;
+      EXPECT_TRUE(at::equal(a.lengths, b.lengths)) << where;
+      EXPECT_TRUE(at::allclose(a.terminating_states, b.terminating_states, 1e-4, 1e-5)) << where;
+      EXPECT_TRUE(at::allclose(a.log_rewards, b.log_rewards, 1e-4, 1e-5)) << where;
+      EXPECT_EQ(a.states.size(0), 6 * 37);
+      EXPECT_TRUE(at::equal(at::randn({4}, g1), at::randn({4}, g2))) << where;
+    }
+  }
+}
+
 TEST(Diffusion, ZeroDriftPathMeasureIsExactForItsOwnMarginal) {
   const double sigma = 1.7;
   const double var = sigma * sigma;
@@ -215,6 +338,80 @@ TEST(Diffusion, PisNetworkHasTorchgfnsParameterCount) {
   other.narrow(1, 3, 2).add_(1.0);
   const at::Tensor diff = lgv.forward(other) - lgv.forward(in);
   EXPECT_TRUE(at::allclose(diff, at::full({4, 2}, 0.01f), 1e-5, 1e-6));
+}
+
+// The shared time embedding (PisNetworkOptions::shared_time_embedding, the default: the time
+// networks once per distinct tau) against the plain path (every row) with the same parameters:
+// the same drift and the same gradient of every parameter, to float32 rounding, on the rows of
+// a sampling step (one time), of a trajectory batch (T + 1 times, shuffled) and of all-distinct
+// times; with and without the Langevin term.
+TEST(Diffusion, PisNetworkSharedTimeEmbeddingEqualsEveryRow) {
+  for (const bool langevin : {false, true}) {
+    PisNetworkOptions o;
+    o.x_dim = 3;
+    o.langevin = langevin;
+    o.shared_time_embedding = false;
+    torch::manual_seed(11);
+    PisNetwork plain(o);
+    o.shared_time_embedding = true;
+    PisNetwork shared(o);
+    {
+      torch::NoGradGuard no_grad;
+      const auto from = plain.parameters();
+      const auto to = shared.parameters();
+      ASSERT_EQ(from.size(), to.size());
+      for (std::size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
+    }
+    const std::int64_t n = 5 * 9;
+    const at::Tensor one_step = at::full({7, 1}, 3.0 / 8);
+    const at::Tensor steps =
+        (at::arange(n) % 9).to(at::kFloat).index_select(0, at::randperm(n)) / 8;
+    for (const at::Tensor& tau : {one_step, steps.unsqueeze(1), at::rand({n, 1})}) {
+      const std::int64_t rows = tau.size(0);
+      at::Tensor in = at::cat({at::randn({rows, 3}), tau}, 1);
+      if (langevin) in = at::cat({in, at::randn({rows, 3})}, 1);
+      const at::Tensor weights = at::randn({rows, 3});
+      const at::Tensor a = plain.forward(in);
+      const at::Tensor b = shared.forward(in);
+      EXPECT_TRUE(at::allclose(a, b, 1e-4, 1e-5)) << "langevin " << langevin << ", rows " << rows;
+      plain.zero_grad();
+      shared.zero_grad();
+      (a * weights).sum().backward();
+      (b * weights).sum().backward();
+      const auto ga = plain.named_parameters();
+      const auto gb = shared.named_parameters();
+      for (const auto& p : ga) {
+        const at::Tensor other = gb[p.key()].grad();
+        ASSERT_TRUE(p.value().grad().defined() && other.defined()) << p.key();
+        EXPECT_TRUE(at::allclose(p.value().grad(), other, 1e-3, 1e-4))
+            << p.key() << ", langevin " << langevin << ", rows " << rows << ": max difference "
+            << (p.value().grad() - other).abs().max().item<float>();
+      }
+    }
+  }
+}
+
+// PisNetwork::step_drift with a row of step_biases (the fused sampler's forward pass) against
+// forward on (x, tau) for every step time, x strided as in the sampler's state rows.
+TEST(Diffusion, PisNetworkStepDriftEqualsForward) {
+  PisNetworkOptions o;
+  o.x_dim = 4;
+  torch::manual_seed(5);
+  PisNetwork net(o);
+  torch::NoGradGuard no_grad;
+  const int T = 6;
+  const at::Tensor tau = at::arange(T, at::kFloat).div(static_cast<double>(T)).unsqueeze(1);
+  const at::Tensor biases = net.step_biases(tau);
+  EXPECT_EQ(biases.sizes(), (at::IntArrayRef{T, 64}));
+  for (int t = 0; t < T; ++t) {
+    const at::Tensor states = at::cat({at::randn({9, 4}) * 3, at::full({9, 1}, t)}, 1);
+    const at::Tensor input = at::cat({states.narrow(1, 0, 4), at::full({9, 1}, t / 6.0)}, 1);
+    const at::Tensor got = net.step_drift(states.narrow(1, 0, 4), biases.narrow(0, t, 1));
+    EXPECT_TRUE(at::allclose(got, net.forward(input), 1e-4, 1e-5)) << "t " << t;
+  }
+  o.langevin = true;
+  PisNetwork lgv(o);
+  EXPECT_THROW(lgv.step_biases(tau), std::logic_error);
 }
 
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
