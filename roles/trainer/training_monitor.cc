@@ -50,14 +50,15 @@ TrainingMonitor::TrainingMonitor(const roles::ExperimentConfig& config, bool lea
     drop_csv_rows_after(dir + "/metrics.csv", resumed_at);
     drop_csv_rows_after(dir + "/training.csv", resumed_at);
   }
-  metrics_.emplace(
-      dir + "/metrics.csv",
-      std::vector<std::string>{"iteration",   "trajectories", "loss",          "logz",
-                               "l1_exact",    "jsd",          "logz_error",    "l1_sampled",
-                               "modes_found", "elapsed_s",    "l1_visited",    "spearman_logp_logr",
-                               "n_visited",   "wasserstein",  "elbo",          "iw_elbo",
-                               "eubo",        "delta_logz",   "delta_logz_iw", "delta_eubo"},
-      resumed);
+  metrics_.emplace(dir + "/metrics.csv",
+                   std::vector<std::string>{"iteration",     "trajectories", "loss",
+                                            "logz",          "l1_exact",     "jsd",
+                                            "logz_error",    "l1_sampled",   "modes_found",
+                                            "elapsed_s",     "l1_visited",   "spearman_logp_logr",
+                                            "n_visited",     "wasserstein",  "elbo",
+                                            "iw_elbo",       "eubo",         "delta_logz",
+                                            "delta_logz_iw", "delta_eubo",   "target_evaluations"},
+                   resumed);
   progress_.emplace(
       output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
       config.output.progress_every_s);
@@ -111,7 +112,8 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
                     fmt::format("{:.6g}", v.eubo),
                     fmt::format("{:.6g}", v.log_z_true - v.elbo),
                     fmt::format("{:.6g}", v.log_z_true - v.iw_elbo),
-                    fmt::format("{:.6g}", v.log_z_true - v.eubo)});
+                    fmt::format("{:.6g}", v.log_z_true - v.eubo),
+                    std::to_string(agent.batch_counts().target_evaluations)});
   progress_->clear_line();
   spdlog::info("validation at iteration {}: {} ({:.2f} s)", iteration, core::describe(v),
                v.seconds);
