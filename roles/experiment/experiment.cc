@@ -47,8 +47,10 @@ config::TypedSchema<E> make_schema() {
   s.section("train", "The loss, the optimizer, sampling and the budget (runtime/gfn/).", &E::train,
             core::train_fields());
   s.section("local_search",
-            "Local Search GFlowNets (Kim et al. 2024): each trainer refines part of its batch "
-            "by back-and-forth search (runtime/gfn/local_search.h).",
+            "Local search: on discrete environments Local Search GFlowNets (Kim et al. 2024; "
+            "mode reverse_completion, runtime/gfn/local_search.h), on continuous targets with a "
+            "gradient Metropolis-adjusted Langevin steps from replayed states (Sendera et al. "
+            "2024; mode langevin, runtime/gfn/continuous/langevin.h).",
             &E::local_search, core::local_search_fields());
   s.section("buffer",
             "The replay-buffer managers and how trainers talk to them (roles/buffer_manager/, "

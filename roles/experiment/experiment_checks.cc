@@ -178,6 +178,35 @@ std::function<std::string(const E&)> continuous_refusal(const ContinuousRefusal&
   };
 }
 
+/// local_search.mode langevin: a continuous environment whose reward has a gradient
+/// (runtime/gfn/continuous/langevin.h): of the catalogued ones diffusion; a continuous plugin
+/// is checked by the learner (ContinuousEnvironment::has_reward_gradient) when it is built.
+/// (No environment is built here: the config fuzzer runs these checks without LibTorch.)
+std::string langevin_needs_gradient(const E& c) {
+  if (c.local_search.mode != core::LocalSearchMode::kLangevin) return "";
+  if (!continuous_env(c.env)) {
+    return fmt::format(
+        "langevin is local search in the target space of a continuous target with a gradient "
+        "(env.name diffusion), not for env.name {} (use reverse_completion with "
+        "local_search.loops)",
+        c.env.name);
+  }
+  if (!c.env.plugin.empty() || c.env.name == "diffusion") return "";
+  return fmt::format(
+      "langevin needs a reward with a gradient (env.name diffusion); env.name {} "
+      "has none",
+      c.env.name);
+}
+
+/// The discrete local search's keys with local_search.mode langevin.
+std::function<std::string(const E&)> not_with_langevin(bool (*set)(const E& c)) {
+  return [set](const E& c) -> std::string {
+    if (c.local_search.mode != core::LocalSearchMode::kLangevin || !set(c)) return "";
+    return "only for local_search.mode reverse_completion (discrete environments), not with "
+           "mode langevin";
+  };
+}
+
 }  // namespace
 
 void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
@@ -197,6 +226,13 @@ void add_experiment_checks(config::TypedSchema<ExperimentConfig>& schema) {
                    continuous_only([](const E& c) { return c.train.lr_decay != 1.0; }))
       .cross_check("train.loss_at_sampling_temperature", continuous_only([](const E& c) {
                      return c.train.loss_at_sampling_temperature;
+                   }));
+  schema.cross_check("local_search.mode", langevin_needs_gradient)
+      .cross_check("local_search.back_ratio", not_with_langevin([](const E& c) {
+                     return c.local_search.back_ratio != core::LocalSearchOptions{}.back_ratio;
+                   }))
+      .cross_check("local_search.acceptance", not_with_langevin([](const E& c) {
+                     return c.local_search.acceptance != core::LocalSearchOptions{}.acceptance;
                    }));
   for (const auto& refusal : kContinuousRefusals) {
     schema.cross_check(refusal.key, continuous_refusal(refusal));

@@ -40,8 +40,9 @@ struct TrainerOutcome {
   double train_s = 0;  ///< run_trainer's wall time, max over trainers (summary.json train_s)
   /// Sums over the trainers: submissions, items sent, items filtered, remote items trained
   /// on, of which as the submitted trajectories, baseline updates pushed to trainers, local
-  /// search proposals trained on, of which accepted, trajectories sampled forward.
-  std::array<std::int64_t, 9> totals{};
+  /// search proposals trained on, of which accepted, trajectories sampled forward, target
+  /// evaluations.
+  std::array<std::int64_t, 10> totals{};
   /// Every trainer's median ms/iteration, in trainer-group order.
   std::vector<double> trainer_ms;
 };

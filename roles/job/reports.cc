@@ -115,6 +115,7 @@ void put_run(nlohmann::json& summary, DistributedContext& ctx,
   summary["local_search_proposals"] = trainer.totals[6];       // local_search.h, all trainers
   summary["local_search_accepted"] = trainer.totals[7];
   summary["trajectories_sampled"] = trainer.totals[8];  // forward: from s0 and local search
+  summary["target_evaluations"] = trainer.totals[9];    // points log R was evaluated at (diffusion)
 }
 
 /// summary.json / timing.json "peak_rss_mb": per global rank, the largest and the total.

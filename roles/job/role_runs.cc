@@ -118,7 +118,8 @@ TrainerOutcome run_trainer_rank(DistributedContext& ctx, const roles::Experiment
                 r.baseline_updates,
                 r.local_search_proposals,
                 r.local_search_accepted,
-                r.trajectories_sampled};
+                r.trajectories_sampled,
+                r.target_evaluations};
   trainers.all_reduce(out.totals.data(), out.totals.size(), transport::DType::kInt64,
                       transport::ReduceOp::kSum);
   // Per-trainer median ms/iteration, in group-rank order on every member.

@@ -110,6 +110,7 @@ void Trainer::final_report() {
   result_.local_search_proposals = counts.local_search_proposals;
   result_.local_search_accepted = counts.local_search_accepted;
   result_.trajectories_sampled = counts.sampled;
+  result_.target_evaluations = counts.target_evaluations;
   const auto found = global_modes_found(trainers_, agent_->mode_tracker());
   result_.final_metrics.modes_found = static_cast<std::int64_t>(found.size());
   // Only discrete environments define modes (agent_->n_modes() > 0).

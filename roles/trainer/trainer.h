@@ -105,6 +105,9 @@ struct TrainerResult {
   std::int64_t local_search_accepted = 0;
   /// Trajectories sampled forward (core::Learner::trajectories_sampled).
   std::int64_t trajectories_sampled = 0;
+  /// Points at which the target was evaluated in training (core::BatchCounts::
+  /// target_evaluations; environments that count them: diffusion).
+  std::int64_t target_evaluations = 0;
   /// Baseline updates pushed by the manager (fire-and-forget baseline filtering).
   std::int64_t baseline_updates = 0;
   bool stopped_by_signal = false;

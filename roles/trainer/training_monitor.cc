@@ -53,14 +53,15 @@ TrainingMonitor::TrainingMonitor(const roles::ExperimentConfig& config, bool lea
   }
   // Sample files of a previous run, or after the checkpoint (written again).
   output::remove_validation_samples_after(dir, resumed ? resumed_at : -1);
-  metrics_.emplace(
-      dir + "/metrics.csv",
-      std::vector<std::string>{"iteration",   "trajectories", "loss",          "logz",
-                               "l1_exact",    "jsd",          "logz_error",    "l1_sampled",
-                               "modes_found", "elapsed_s",    "l1_visited",    "spearman_logp_logr",
-                               "n_visited",   "wasserstein",  "elbo",          "iw_elbo",
-                               "eubo",        "delta_logz",   "delta_logz_iw", "delta_eubo"},
-      resumed);
+  metrics_.emplace(dir + "/metrics.csv",
+                   std::vector<std::string>{"iteration",     "trajectories", "loss",
+                                            "logz",          "l1_exact",     "jsd",
+                                            "logz_error",    "l1_sampled",   "modes_found",
+                                            "elapsed_s",     "l1_visited",   "spearman_logp_logr",
+                                            "n_visited",     "wasserstein",  "elbo",
+                                            "iw_elbo",       "eubo",         "delta_logz",
+                                            "delta_logz_iw", "delta_eubo",   "target_evaluations"},
+                   resumed);
   progress_.emplace(
       output::resolve_progress_mode(config.output.progress, isatty(fileno(stderr)) != 0),
       config.output.progress_every_s);
@@ -114,7 +115,8 @@ void TrainingMonitor::validate(std::int64_t iteration, const core::IterationResu
                     fmt::format("{:.6g}", v.eubo),
                     fmt::format("{:.6g}", v.log_z_true - v.elbo),
                     fmt::format("{:.6g}", v.log_z_true - v.iw_elbo),
-                    fmt::format("{:.6g}", v.log_z_true - v.eubo)});
+                    fmt::format("{:.6g}", v.log_z_true - v.eubo),
+                    std::to_string(agent.batch_counts().target_evaluations)});
   if (v.learned_points.defined() && v.target_points.defined()) {
     output::write_validation_samples(output::validation_samples_path(config_.output.dir, iteration),
                                      v.learned_points, v.target_points);

@@ -23,7 +23,7 @@ std::unique_ptr<Agent> make_agent(const EnvOptions& env, const ModelOptions& mod
     throw std::invalid_argument(std::string(key) +
                                 ": continuous environments do not support it yet");
   }
-  return std::make_unique<ContinuousLearner>(env, model, train, seed, engine);
+  return std::make_unique<ContinuousLearner>(env, model, train, seed, engine, local_search);
 }
 
 }  // namespace gfn::core

@@ -60,13 +60,25 @@ struct IterationResult {
   double log_z = 0;  ///< logZ after the step (learned, or the loss' estimate)
   /// int64 [F, state_dim]: the F FRESHLY sampled trajectories' terminating states (what a
   /// trainer submits to its manager; replayed and remote ones are not included). On a
-  /// continuous environment float32 [F, d].
+  /// continuous environment float32 [F + n_local_search, d]: the fresh ones, then the states
+  /// local search found (so the manager stores them).
   at::Tensor terminating_states;
   at::Tensor log_rewards;       ///< float32 [F]
   std::int64_t batch_size = 0;  ///< trajectories trained on: n_fresh + n_replayed + n_remote
   std::int64_t n_fresh = 0;     ///< fresh trajectories in the trained batch
   std::int64_t n_replayed = 0;  ///< trajectories from the local replay buffer
   std::int64_t n_remote = 0;    ///< remote trajectories (queued ones, then backward ones)
+  /// Continuous local search (local_search.mode langevin): states searched this iteration
+  /// (the remote ones and local_search.langevin_fresh fresh ones), each trained on through a
+  /// backward path and appended to terminating_states / log_rewards; MALA proposals and
+  /// accepted ones.
+  std::int64_t n_local_search = 0;
+  std::int64_t local_search_proposals = 0;
+  std::int64_t local_search_accepted = 0;
+  /// Points at which the iteration evaluated the target (ContinuousEnvironment::
+  /// target_evaluations: sampling, loss, local search); 0 where the environment does not count
+  /// (discrete environments, Box, Line).
+  std::int64_t target_evaluations = 0;
   /// The F freshly sampled trajectories (what a trainer submits with a full payload;
   /// saved outputs cleared). Empty (B = 0) when the batch had no fresh part, and always on
   /// a continuous environment (discrete layout only).
@@ -154,9 +166,9 @@ class Agent {
 };
 
 /// The agent env.name calls for: a ContinuousLearner for a continuous environment
-/// (env/plugin_loader.h is_continuous: a catalogued one or a continuous plugin; replay, engine and
-/// local_search must then be the defaults but for engine.optimizer / fused_adam: throws
-/// std::invalid_argument naming the key otherwise), else a Learner. Throws what their constructors
+/// (env/plugin_loader.h is_continuous: a catalogued one or a continuous plugin; replay must then
+/// be the default and local search off or mode langevin: throws std::invalid_argument naming
+/// the key otherwise), else a Learner. Throws what their constructors
 /// throw.
 std::unique_ptr<Agent> make_agent(const EnvOptions& env, const ModelOptions& model,
                                   const TrainOptions& train, std::uint64_t seed,

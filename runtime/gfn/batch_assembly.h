@@ -83,6 +83,8 @@ struct BatchCounts {
   std::int64_t remote_trajectories = 0;  ///< of which remote trajectories trained as given
   std::int64_t local_search_proposals = 0;
   std::int64_t local_search_accepted = 0;  ///< proposals accepted as the next search point
+  /// Target evaluations (IterationResult::target_evaluations; continuous agents only).
+  std::int64_t target_evaluations = 0;
 };
 
 class BatchAssembly {

@@ -44,6 +44,11 @@ void check_options(const ModelOptions& model, const TrainOptions& train,
   config::check_values(buffer::replay_fields(), replay, "replay");
   config::check_values(engine_fields(), engine, "engine");
   config::check_values(local_search_fields(), local_search, "local_search");
+  if (local_search.mode == LocalSearchMode::kLangevin) {
+    throw std::invalid_argument(
+        "local_search.mode: langevin is for continuous targets with a gradient (env.name "
+        "diffusion); discrete environments use reverse_completion");
+  }
   for (const auto& [key, set] :
        {std::pair{"train.gradient_clamp", train.gradient_clamp > 0},
         std::pair{"train.temperature_start", train.temperature_start > 0},

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
           std::string("key ") + key + (defined ? "" : " present and null (not enumerable)"));
   }
   for (const char* key : {"modes_found", "n_modes", "iterations", "trajectories", "wall_s",
-                          "ms_per_iteration", "world_size", "roles"}) {
+                          "ms_per_iteration", "world_size", "roles", "target_evaluations"}) {
     check(s.contains(key) && !s.at(key).is_null(), std::string("key ") + key);
   }
   // The log Z estimates (continuous/log_z_bounds.h): finite for a continuous environment,

@@ -30,10 +30,13 @@ assert s["logz_error"] < max_logz, "learned logZ too far from log Z"
 assert s["elbo"] <= s["iw_elbo"] + 1e-9, "IW ELBO below the ELBO"
 assert s["eubo"] >= s["elbo"], "EUBO below the ELBO"
 rows = list(csv.DictReader(open(f"{out}/metrics.csv")))
-assert list(rows[0].keys())[-6:] == ["elbo", "iw_elbo", "eubo", "delta_logz", "delta_logz_iw",
-                                     "delta_eubo"], rows[0].keys()
+assert list(rows[0].keys())[-7:] == ["elbo", "iw_elbo", "eubo", "delta_logz", "delta_logz_iw",
+                                     "delta_eubo", "target_evaluations"], rows[0].keys()
 last = rows[-1]
 assert int(last["iteration"]) == s["iterations"], last
+# One trainer: its count in metrics.csv is the run's; at least log R of every trajectory.
+assert int(last["target_evaluations"]) == s["target_evaluations"], (last, s["target_evaluations"])
+assert s["target_evaluations"] >= s["trajectories"], s["target_evaluations"]
 for key in ("elbo", "iw_elbo", "eubo", "delta_logz"):
     assert abs(float(last[key]) - s[key]) < 1e-4 * (1 + abs(s[key])), (key, last[key], s[key])
 PY

@@ -55,6 +55,29 @@ void check_options(const ModelOptions& model, const TrainOptions& train,
   if (engine.precision != Precision::kFp32) unsupported("engine.precision");
 }
 
+// local_search: the section's rules; only mode langevin, without the discrete keys, on an
+// environment whose reward has a gradient.
+void check_local_search(const LocalSearchOptions& o, const ContinuousEnvironment& env) {
+  config::check_values(local_search_fields(), o, "local_search");
+  if (o.loops > 0) unsupported("local_search.loops");
+  if (o.mode != LocalSearchMode::kLangevin) return;
+  const LocalSearchOptions defaults;
+  const char* discrete = o.back_ratio != defaults.back_ratio   ? "local_search.back_ratio"
+                         : o.acceptance != defaults.acceptance ? "local_search.acceptance"
+                                                               : nullptr;
+  if (discrete != nullptr) {
+    throw std::invalid_argument(std::string(discrete) +
+                                ": only for local_search.mode reverse_completion (discrete "
+                                "environments), not with mode langevin");
+  }
+  if (!env.has_reward_gradient()) {
+    throw std::invalid_argument(
+        "local_search.mode: langevin needs a reward with a gradient (env.name diffusion); "
+        "environment \"" +
+        env.name() + "\" has none");
+  }
+}
+
 // The reference evaluator's plan (no state table, no saved outputs, no split) with the
 // configured optimizer; summary.json's engine.evaluator says "continuous".
 EnginePlan continuous_plan(const EngineOptions& engine, const TrainOptions& train) {
@@ -81,15 +104,19 @@ void clamp_gradients(torch::nn::Module& model, double c) {
 
 ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& model,
                                      const TrainOptions& train, std::uint64_t seed,
-                                     const EngineOptions& engine)
+                                     const EngineOptions& engine,
+                                     const LocalSearchOptions& local_search)
     : train_(train),
       model_options_(model),
+      local_search_(local_search),
       seed_(seed),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_options(model, train, engine);
   parts_ = make_continuous_environment(
       env, ModelShape{model.uniform_pb, model.hidden_dim, model.n_hidden});
+  check_local_search(local_search, *parts_.env);
+  langevin_.step = local_search.langevin_step;
   plan_ = continuous_plan(engine, train);
   torch::manual_seed(seed);
   model_ = make_model();
@@ -138,13 +165,46 @@ ContinuousTrajectories ContinuousLearner::sample_batch(std::int64_t batch_size,
   r.n_remote = n_remote;
   if (modes_ && r.n_fresh > 0) r.n_new_modes = modes_->update(fresh.terminating_states);
   batch_counts_.sampled += r.n_fresh;
-  if (n_remote == 0) return fresh;
-  // PB itself (temperature 1) walks back from the replayed states.
+  at::Tensor back = queued_.narrow(0, 0, n_remote);  // the states PB walks back from
+  if (n_remote > 0) {
+    queued_ = at::zeros({0, parts_.env->dim()}, at::kFloat);
+    batch_counts_.remote += n_remote;
+  }
+  if (searching()) {
+    const std::int64_t n_own = std::min<std::int64_t>(local_search_.langevin_fresh, r.n_fresh);
+    back = local_search(at::cat({back, fresh.terminating_states.narrow(0, 0, n_own)}), r);
+    r.batch_size += n_own;
+  }
+  if (back.size(0) == 0) return fresh;
+  // PB itself (temperature 1) walks back from the replayed (and searched) states.
   const ContinuousTrajectories remote =
-      sample_backward_continuous_trajectories(gfn, queued_.narrow(0, 0, n_remote), {}, sample_gen_);
-  queued_ = at::zeros({0, parts_.env->dim()}, at::kFloat);
-  batch_counts_.remote += n_remote;
+      sample_backward_continuous_trajectories(gfn, back, {}, sample_gen_);
   return concat_continuous_trajectories(fresh, remote);
+}
+
+bool ContinuousLearner::searching() const {
+  return local_search_.mode == LocalSearchMode::kLangevin &&
+         counts_.iterations % local_search_.langevin_every == 0;
+}
+
+at::Tensor ContinuousLearner::local_search(const at::Tensor& states, IterationResult& r) {
+  const ContinuousEnvironment& env = *parts_.env;
+  LangevinOptions o;
+  o.steps = local_search_.langevin_steps;
+  o.adapt = local_search_.langevin_adapt;
+  o.target_acceptance = local_search_.target_acceptance;
+  const LangevinResult found =
+      langevin_search([&env](const at::Tensor& x) { return env.log_reward_and_gradient(x); },
+                      env.target_coordinates(states).contiguous(), o, langevin_, sample_gen_);
+  const at::Tensor searched = env.target_states(found.x);
+  r.terminating_states = at::cat({r.terminating_states, searched});
+  r.log_rewards = at::cat({r.log_rewards, found.log_reward});
+  r.n_local_search = searched.size(0);
+  r.local_search_proposals = found.proposals;
+  r.local_search_accepted = found.accepted;
+  batch_counts_.local_search_proposals += found.proposals;
+  batch_counts_.local_search_accepted += found.accepted;
+  return searched;
 }
 
 void ContinuousLearner::queue_states(const at::Tensor& states) {
@@ -166,6 +226,7 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   }
   IterationResult r;
   const ContinuousGFlowNet gfn = gflownet();
+  const std::int64_t evaluations_before = parts_.env->target_evaluations();
   auto t = Clock::now();
   const ContinuousTrajectories trajs = sample_batch(batch_size, extra_remote, r);
   r.seconds.sample = seconds_since(t);
@@ -200,6 +261,8 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
   r.seconds.optimizer = seconds_since(t);
   r.loss = value.loss.item<double>();
   r.log_z = model_->log_z().item<double>();
+  r.target_evaluations = parts_.env->target_evaluations() - evaluations_before;
+  batch_counts_.target_evaluations += r.target_evaluations;
   ++counts_.iterations;
   return r;
 }
@@ -287,6 +350,14 @@ void ContinuousLearner::save_state(torch::serialize::OutputArchive& archive) con
   archive.write("temperature", c10::IValue(train_.temperature));
   archive.write("noisy_std_init", c10::IValue(model_options_.noisy_std_init));
   write_modes_found(archive, modes_.get());
+  archive.write("local_search_proposals", c10::IValue(batch_counts_.local_search_proposals));
+  archive.write("local_search_accepted", c10::IValue(batch_counts_.local_search_accepted));
+  archive.write("target_evaluations", c10::IValue(batch_counts_.target_evaluations));
+  archive.write("langevin_step", c10::IValue(langevin_.step));
+  archive.write("langevin_rate", c10::IValue(langevin_.rate));
+  archive.write("langevin_window", c10::IValue(std::vector<std::int64_t>{
+                                       langevin_.window_steps, langevin_.window_proposals,
+                                       langevin_.window_accepted}));
 }
 
 void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
@@ -306,6 +377,29 @@ void ContinuousLearner::load_state(torch::serialize::InputArchive& archive) {
   set_exploration({read_double(archive, "epsilon"), read_double(archive, "temperature"),
                    read_double(archive, "noisy_std_init")});
   read_modes_found(archive, modes_.get());
+  read_local_search(archive);
+}
+
+// Checkpoints written before continuous local search have none of it: the defaults.
+void ContinuousLearner::read_local_search(torch::serialize::InputArchive& archive) {
+  batch_counts_.local_search_proposals = read_int_or(archive, "local_search_proposals", 0);
+  batch_counts_.local_search_accepted = read_int_or(archive, "local_search_accepted", 0);
+  batch_counts_.target_evaluations = read_int_or(archive, "target_evaluations", 0);
+  c10::IValue v;
+  if (!archive.try_read("langevin_step", v)) {
+    langevin_ = LangevinState{};
+    langevin_.step = local_search_.langevin_step;
+    return;
+  }
+  langevin_.step = v.toDouble();
+  langevin_.rate = read_double(archive, "langevin_rate");
+  if (!archive.try_read("langevin_window", v) || !v.isIntList() || v.toIntList().size() != 3) {
+    throw std::runtime_error("checkpoint: langevin_window of the continuous learner is damaged");
+  }
+  const auto w = v.toIntVector();
+  langevin_.window_steps = w[0];
+  langevin_.window_proposals = w[1];
+  langevin_.window_accepted = w[2];
 }
 
 }  // namespace gfn::core

@@ -40,8 +40,24 @@
 // (sample_backward_continuous_trajectories, sampler.h), the rest fresh, as the discrete
 // Learner's BatchAssembly::shares; the queued rest is dropped.
 //
+// Local search (local_search.mode langevin; continuous/langevin.h, Sendera et al. 2024): on
+// the iterations i (1-based) with (i - 1) % local_search.langevin_every == 0, the remote states
+// of the batch and the first local_search.langevin_fresh fresh terminating states take
+// local_search.langevin_steps MALA steps in the target space (target_coordinates) before PB
+// walks back from the searched states; the searched remote states replace the remote ones, the
+// searched fresh ones are extra trajectories of the batch. Every searched state is appended to
+// IterationResult::terminating_states (the trainer submits it to its manager). The MALA draws
+// come from the sampling generator after the fresh trajectories; the adapted step size and
+// window (LangevinState) are checkpointed. It needs an environment with a reward gradient
+// (ContinuousEnvironment::has_reward_gradient: diffusion); the discrete keys (loops,
+// back_ratio, acceptance) are refused with it.
+//
+// Target evaluations: IterationResult::target_evaluations and BatchCounts::target_evaluations
+// count ContinuousEnvironment::target_evaluations over train_iteration (validation excluded).
+//
 // Not supported yet (refused by the constructor with std::invalid_argument naming the key, and
-// by the experiment's checks before any communication): the local replay buffer, local search,
+// by the experiment's checks before any communication): the local replay buffer, the discrete
+// local search (local_search.loops),
 // epsilon-greedy exploration (train.epsilon), NoisyNet layers, model.init_from,
 // train.reward_exponent != 1, engine.split_batch with several threads and engine.precision bf16
 // (the discrete fast paths).
@@ -51,8 +67,8 @@
 // seed ^ 0x9E3779B97F4A7C15, so validating never changes the training stream; the same
 // options and seed give the same trajectories and losses (same thread counts). Checkpoints
 // (save_state / load_state): the model, the optimizer, the three generators (LibTorch's
-// default one included), the counters, the exploration, the modes found and the queued
-// remote states; a ContinuousLearner of
+// default one included), the counters, the exploration, the modes found, the queued
+// remote states and the local search's LangevinState; a ContinuousLearner of
 // the same options and seed given load_state continues bit-identically.
 //
 // Not thread-safe: one thread owns it. Cost per iteration: O(batch_size * trajectory length)
@@ -66,6 +82,7 @@
 
 #include "runtime/gfn/agent.h"
 #include "runtime/gfn/continuous/estimators.h"
+#include "runtime/gfn/continuous/langevin.h"
 #include "runtime/gfn/continuous/sampler.h"
 #include "runtime/gfn/continuous/validation.h"
 #include "runtime/gfn/env/continuous_registry.h"
@@ -80,7 +97,8 @@ class ContinuousLearner final : public Agent {
   /// option continuous environments do not support (above), and what
   /// make_continuous_environment and ContinuousModel throw.
   ContinuousLearner(const EnvOptions& env, const ModelOptions& model, const TrainOptions& train,
-                    std::uint64_t seed, const EngineOptions& engine = {});
+                    std::uint64_t seed, const EngineOptions& engine = {},
+                    const LocalSearchOptions& local_search = {});
   ~ContinuousLearner() override;
   ContinuousLearner(const ContinuousLearner&) = delete;
   ContinuousLearner& operator=(const ContinuousLearner&) = delete;
@@ -126,6 +144,8 @@ class ContinuousLearner final : public Agent {
 
   ContinuousModel& model() { return *model_; }
   const ContinuousEnvironment& env() const { return *parts_.env; }
+  /// The local search's adapted step size and acceptance window (mode langevin).
+  const LangevinState& langevin_state() const { return langevin_; }
   /// The estimators and policies as the sampler and the losses take them.
   ContinuousGFlowNet gflownet() { return {*parts_.env, *model_, *parts_.pf, *parts_.pb}; }
 
@@ -135,9 +155,17 @@ class ContinuousLearner final : public Agent {
   /// ones (consumed); fills r's batch make-up, fresh terminating states and modes.
   ContinuousTrajectories sample_batch(std::int64_t batch_size, std::int64_t extra_remote,
                                       IterationResult& r);
+  /// local_search.mode langevin and the iteration about to run is a searching one.
+  bool searching() const;
+  /// MALA from terminating states float32 [n, dim]: the searched terminating states; adds
+  /// them and their log R to r (terminating_states, log_rewards) and counts the proposals.
+  at::Tensor local_search(const at::Tensor& states, IterationResult& r);
+  void read_local_search(torch::serialize::InputArchive& archive);
 
   TrainOptions train_;
   ModelOptions model_options_;
+  LocalSearchOptions local_search_;
+  LangevinState langevin_;
   std::uint64_t seed_;
   ContinuousParts parts_;
   EnginePlan plan_;

@@ -128,6 +128,13 @@ at::Tensor ContinuousEnvironment::backward_step(const at::Tensor& states,
 
 double ContinuousEnvironment::log_partition() const { no_target("log_partition"); }
 
+std::pair<at::Tensor, at::Tensor> ContinuousEnvironment::log_reward_and_gradient(
+    const at::Tensor&) const {
+  throw std::logic_error(name() +
+                         "::log_reward_and_gradient: the environment's reward has no "
+                         "gradient");
+}
+
 at::Tensor ContinuousEnvironment::log_density(const at::Tensor&) const { no_target("log_density"); }
 
 at::Tensor ContinuousEnvironment::sample_target(std::int64_t, at::Generator&) const {

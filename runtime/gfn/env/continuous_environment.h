@@ -138,6 +138,19 @@ class ContinuousEnvironment {
   /// {0.001, 1.0} (train_box.py's grid on the unit box).
   virtual std::pair<double, double> target_range() const { return {0.001, 1.0}; }
 
+  // ---- the reward's gradient (optional, for local_search.mode langevin) ---------------
+  /// True if log_reward_and_gradient works (diffusion: every target, by autograd).
+  virtual bool has_reward_gradient() const { return false; }
+  /// {log R, grad log R} at target coordinates x float32 [B, k] (target_coordinates' space,
+  /// the states target_states(x)): float32 [B] and float32 [B, k], detached; one target
+  /// evaluation per row. Default: throws std::logic_error naming the environment.
+  virtual std::pair<at::Tensor, at::Tensor> log_reward_and_gradient(
+      const at::Tensor& coordinates) const;
+  /// Points at which the environment evaluated its target (log R, or its gradient as
+  /// diffusion's langevin policy input; log R with its gradient at one point counts once)
+  /// since construction; thread-safe. Default 0: the environment does not count.
+  virtual std::int64_t target_evaluations() const { return 0; }
+
  protected:
   /// Throws std::domain_error "<name>::<what>: no target distribution".
   [[noreturn]] void no_target(const char* what) const;

@@ -1,6 +1,7 @@
 #include "runtime/gfn/env/diffusion.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -108,6 +109,7 @@ void DiffusionSampling::check_states(const at::Tensor& states, const char* who) 
 
 at::Tensor DiffusionSampling::log_reward(const at::Tensor& states) const {
   check_states(states, "diffusion::log_reward");
+  evaluations_ += states.size(0);
   return target_->log_reward(states.narrow(1, 0, x_dim()).contiguous());
 }
 
@@ -116,6 +118,7 @@ at::Tensor DiffusionSampling::policy_inputs(const at::Tensor& states) const {
   const at::Tensor x = states.narrow(1, 0, d);
   const at::Tensor time = states.narrow(1, d, 1) / static_cast<double>(n_steps_);
   if (!langevin_) return at::cat({x, time}, 1);
+  evaluations_ += states.size(0);
   const at::Tensor g = target_->grad_log_reward(x.contiguous())
                            .nan_to_num(0.0, 0.0, 0.0)
                            .clamp(-lgv_clip_, lgv_clip_);
@@ -124,6 +127,7 @@ at::Tensor DiffusionSampling::policy_inputs(const at::Tensor& states) const {
 
 at::Tensor DiffusionSampling::log_density(const at::Tensor& states) const {
   check_states(states, "diffusion::log_density");
+  evaluations_ += states.size(0);
   return target_->log_reward(states.narrow(1, 0, x_dim()).contiguous()) -
          static_cast<float>(target_->log_partition());
 }
@@ -141,6 +145,16 @@ at::Tensor DiffusionSampling::target_coordinates(const at::Tensor& states) const
 at::Tensor DiffusionSampling::target_states(const at::Tensor& coordinates) const {
   const at::Tensor x = coordinates.to(at::kFloat);
   return at::cat({x, at::full({x.size(0), 1}, static_cast<double>(n_steps_), at::kFloat)}, 1);
+}
+
+std::pair<at::Tensor, at::Tensor> DiffusionSampling::log_reward_and_gradient(
+    const at::Tensor& coordinates) const {
+  evaluations_ += coordinates.size(0);
+  c10::AutoGradMode enable(true);
+  const at::Tensor leaf = coordinates.detach().clone().requires_grad_(true);
+  const at::Tensor log_r = target_->log_reward(leaf);
+  const at::Tensor grad = torch::autograd::grad({log_r.sum()}, {leaf})[0];
+  return {log_r.detach(), grad.detach()};
 }
 
 std::pair<double, double> DiffusionSampling::target_range() const {

@@ -30,9 +30,13 @@
 // Thread-safety: immutable after construction. Errors: the constructor throws
 // std::invalid_argument naming the env.* key for an unknown target, a dimension the target
 // refuses, n_steps < 1, sigma <= 0 or lgv_clip <= 0.
+//
+// Local search (local_search.mode langevin): log_reward_and_gradient gives the target's log R
+// and grad log R at x; target_evaluations counts the rows at which the target was evaluated.
 
 #include <ATen/core/Tensor.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -85,6 +89,13 @@ class DiffusionSampling final : public ContinuousEnvironment {
   /// (x, T) of x float32 [G, d].
   at::Tensor target_states(const at::Tensor& coordinates) const override;
   std::pair<double, double> target_range() const override;
+  bool has_reward_gradient() const override { return true; }
+  /// x float32 [B, d]: the target's log_reward and its autograd gradient (one evaluation).
+  std::pair<at::Tensor, at::Tensor> log_reward_and_gradient(
+      const at::Tensor& coordinates) const override;
+  /// Rows of log_reward, log_density, log_reward_and_gradient and (with langevin)
+  /// policy_inputs.
+  std::int64_t target_evaluations() const override { return evaluations_.load(); }
 
   /// bool [B]: a = x (to float32 tolerance) on every coordinate, for x float32 [B, d] and
   /// backward increments a float32 [B, d]: the forced step back to s0 from t = 1.
@@ -96,6 +107,7 @@ class DiffusionSampling final : public ContinuousEnvironment {
   double sigma_;
   bool langevin_;
   double lgv_clip_;
+  mutable std::atomic<std::int64_t> evaluations_{0};
 };
 
 }  // namespace gfn::core
