@@ -8,7 +8,9 @@ trajectories sampled forward, validating every INTERVAL iterations on N_SAMPLES 
 reads one metrics.csv column (--metric: jsd, train_box.py's KDE Jensen-Shannon divergence, or
 delta_logz, log Z - ELBO, for the diffusion targets) against another (--x: trajectories, the
 trajectories sampled forward, replayed items cost no sampling; or target_evaluations, every
-log R evaluation including local search's). Variants (--variants picks some):
+log R evaluation including local search's; metrics.csv holds trainer rank 0's count, which
+the study multiplies by the number of trainers, the trainers being symmetric).
+Variants (--variants picks some):
   one             1 trainer
   one+replay R    1 trainer + 1 buffer manager replaying R states per iteration (the single
                   agent of Sendera et al.'s "TB + expl. + LS" row when --set enables local search)
@@ -72,8 +74,9 @@ def run(args, name, np_, extra, seed):
     trainers = 4 if name.startswith("four") else 1
     if args.batch % trainers:
         sys.exit(f"study.py: --batch {args.batch} is not a multiple of {trainers} trainers")
+    # train.batch_size is the global batch: gfn-train splits it over the trainers.
     cmd = [os.path.join(args.build, "bin/gfn-train"), "--config", args.config] + sets([
-        f"train.batch_size={args.batch // trainers}", f"train.n_iterations={args.iters}",
+        f"train.batch_size={args.batch}", f"train.n_iterations={args.iters}",
         "validation.enabled=true", f"validation.interval={args.interval}",
         f"validation.n_samples={args.n_samples}", "output.log_every=1000",
         f"train.seed={seed}", f"output.dir={out}"]) + sets(args.set) + extra
@@ -87,7 +90,9 @@ def run(args, name, np_, extra, seed):
     for key in (args.x, args.metric):
         if rows and key not in rows[0]:
             sys.exit(f"study.py: {out}/metrics.csv has no column {key!r}")
-    return [(float(r[args.x]), float(r[args.metric]), float(r["modes_found"])) for r in rows]
+    scale = trainers if args.x == "target_evaluations" else 1  # rank 0's count (above)
+    return [(scale * float(r[args.x]), float(r[args.metric]), float(r["modes_found"]))
+            for r in rows]
 
 
 def mean_curve(curves):

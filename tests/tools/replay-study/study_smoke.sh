@@ -17,6 +17,8 @@ for v in "one" "four" "four+replay 4"; do
   [ "$rows" = 2 ] || { echo "FAIL: $rows validation rows of '$v' in $csv, expected 2" >&2; exit 1; }
   echo "$table" | grep -qF "| $v |" || { echo "FAIL: no table row of '$v'" >&2; exit 1; }
 done
+sampled=$(jq -r '.trajectories_sampled' "$work/runs/four_s0/summary.json")
+[ "$sampled" = $((20 * 64)) ] || { echo "FAIL: four trainers sampled $sampled, not 20 x 64" >&2; exit 1; }
 remote=$(jq -r '.remote_items_trained' "$work/runs/four+replay 4_s0/summary.json")
 [ "$remote" -gt 0 ] || { echo "FAIL: the replaying run trained on $remote remote items" >&2; exit 1; }
 [ -s "$work/out/box_replay_r0_0.1.png" ] || { echo "FAIL: no figure" >&2; exit 1; }
