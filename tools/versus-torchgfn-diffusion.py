@@ -148,15 +148,8 @@ def run_torchgfn(root: Path, settings: dict, args) -> dict:
 
 
 def run_ours(args, scenario: str, out: Path) -> dict:
-    cmd = [args.bench, "--suite", args.suite, "--scenario", scenario, "--batch-sizes",
-           str(args.batch), "--warmup", str(args.warmup), "--iters", str(args.iters),
-           "--json", str(out)]
-    subprocess.run(cmd, env=versus.one_thread_env(), check=True, stdout=subprocess.DEVNULL)
-    case = json.loads(out.read_text())["cases"][0]
-    fig = case["figures"]
-    return {"ms": fig["ms_per_iteration"]["mean"], "sd": fig["ms_per_iteration"]["stddev"],
-            "params": case["parameters"]["n_params"],
-            "phases": {k: fig[k + "_ms"]["value"] for k in ("sample", "loss", "backward", "optimizer")}}
+    return versus.run_ours(args.bench, args.suite, scenario, args.batch, out,
+                           ["--warmup", str(args.warmup), "--iters", str(args.iters)])
 
 
 def measure(args, root: Path, work: Path) -> list:

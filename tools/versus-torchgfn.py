@@ -155,9 +155,10 @@ def run_torchgfn(root: Path, scenario: str, batch: int, out: Path) -> dict:
             "phases": {k: v["mean_ms"] for k, v in summary["phase_times"].items()}}
 
 
-def run_ours(bench: str, suite: str, scenario: str, batch: int, out: Path) -> dict:
+def run_ours(bench: str, suite: str, scenario: str, batch: int, out: Path, extra=()) -> dict:
+    """gfn-bench-train's figures for one case (`extra`: more gfn-bench-train arguments)."""
     cmd = [bench, "--suite", suite, "--scenario", scenario, "--batch-sizes", str(batch),
-           "--json", str(out)]
+           "--json", str(out), *extra]
     subprocess.run(cmd, env=one_thread_env(), check=True, stdout=subprocess.DEVNULL)
     case = json.loads(out.read_text())["cases"][0]
     fig = case["figures"]
