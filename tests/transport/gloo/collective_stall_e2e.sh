@@ -15,7 +15,7 @@ mkdir -p "$out"
   --set output.dir="$out/run" >"$out/log" 2>&1 &
 job=$!
 fail() { echo "FAILED: $*"; tail -20 "$out/log"; kill -9 $job 2>/dev/null; exit 1; }
-for _ in $(seq 600); do
+for _ in $(seq 1200); do  # up to 120 s: 3 torch-backend ranks start slowly under load
   [ "$(wc -l <"$out/run/training.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
   sleep 0.1
 done
