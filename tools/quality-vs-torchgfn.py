@@ -29,7 +29,8 @@ metrics); it does not change the script's training.
     /usr/bin/python3 tools/quality-vs-torchgfn.py --torchgfn /tmp/torchgfn --seeds 0 1 2 \
         --iterations 2000
 (--torchgfn: a source tree with src/gfn, benchmark/ and tutorials/examples; see
-versus-torchgfn.py for extracting one.) Prints a table per seed and the seed means; --json
+versus-torchgfn.py for extracting one. torchgfn's scripts import tqdm: python3-tqdm, which
+tools/setup.sh installs.) Prints a table per seed and the seed means; --json
 writes every figure. Exit codes: 0 success, 2 bad arguments, 1 a run failed.
 """
 import argparse

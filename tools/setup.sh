@@ -19,6 +19,7 @@ packages=(g++ cmake ninja-build ccache libtorch-dev libgloo-dev libopenblas0-pth
   libyaml-cpp-dev libcli11-dev zlib1g-dev libgtest-dev libgmock-dev nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libnanoflann-dev librapidcheck-dev
   clang-format clang libclang-rt-14-dev python3-matplotlib python3-yaml python3-torch python3-scipy python3-dill jq pmccabe
   python3-pot   # tools/gfn-sample-metrics: exact 2-Wasserstein (POT, ot.emd2)
+  python3-tqdm  # tools/quality-vs-torchgfn.py: torchgfn's tutorial scripts import tqdm
   python3-dev pybind11-dev   # runtime/python: the embedded CPython (libpython3.11, pybind11)
   iproute2 util-linux procps   # tools/cluster (ip netns, unshare/nsenter/setpriv, pgrep)
   slurmctld slurmd slurm-client munge)  # tools/cluster/slurm.sh (a Slurm cluster on the nodes)
