@@ -175,11 +175,12 @@ def run_ours(args, work, seed):
 def print_table(rows, metrics):
     print("| seed | side | " + " | ".join(HEADERS[k] for k in metrics) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in metrics) + " |")
+    sides = [side for side in ("torchgfn", "ours") if rows and side in rows[0]]
     for r in rows:
-        for side in ("torchgfn", "ours"):
+        for side in sides:
             print(f"| {r['seed']} | {side} | " + " | ".join(f"{r[side][k]:.4f}" for k in metrics)
                   + " |")
-    for side in ("torchgfn", "ours"):
+    for side in sides:
         mean = [float(np.mean([r[side][k] for r in rows])) for k in metrics]
         print(f"| mean | {side} | " + " | ".join(f"{m:.4f}" for m in mean) + " |")
 
@@ -196,6 +197,9 @@ def parse_args(argv):
     p.add_argument("--iterations", type=int, default=2000,
                    help="diffusion only (the line script's budget is fixed: 5,000)")
     p.add_argument("--json", type=Path, help="write every figure here")
+    p.add_argument("--side", choices=("both", "ours", "torchgfn"), default="both",
+                   help="run one side only (e.g. ours again after a change, beside an earlier "
+                   "--json of the other); the table then lists that side")
     args = p.parse_args(argv)
     if args.iterations < 1:
         p.error("--iterations must be >= 1")
@@ -218,11 +222,12 @@ def main(argv) -> int:
             for i, seed in enumerate(args.seeds):
                 sides = [("ours", lambda: run_ours(args, work, seed)),
                          ("torchgfn", lambda: run_torchgfn(args, root, env, work, seed))]
+                sides = [s for s in sides if args.side in ("both", s[0])]
                 if i % 2:
                     sides.reverse()
                 rows.append(dict({name: fn() for name, fn in sides}, seed=seed))
-                print(f"# seed {seed}: torchgfn {rows[-1]['torchgfn']}, ours {rows[-1]['ours']}",
-                      flush=True)
+                print(f"# seed {seed}: " + ", ".join(f"{name} {rows[-1][name]}" for name, _ in
+                                                      sorted(sides)), flush=True)
         except (subprocess.CalledProcessError, RuntimeError, KeyError) as e:
             print(f"quality-vs-torchgfn: error: {e}", file=sys.stderr)
             return 1

@@ -89,6 +89,10 @@ struct BufferManagerOptions {
   std::uint64_t seed = 0;  ///< the replay table's sampling generator
   /// Exponent α of the table's prioritized sampler (draws ∝ R^α, > 0): buffer.priority_exponent.
   double priority_exponent = 1.0;
+  /// Weight k of the table's rank sampler (draws ∝ 1 / (k N + rank)), kept only when the
+  /// trainers ask for it (buffer.remote_sampler: rank; buffer.rank_weight); nullopt: no rank
+  /// sampler, a GET_SAMPLE naming rank is refused.
+  std::optional<double> rank_weight;
   /// Forward actions of the environment (exit = n_actions - 1) for checking the
   /// trajectories of full payloads; 0 = unknown (only their sizes are checked).
   std::int64_t n_actions = 0;

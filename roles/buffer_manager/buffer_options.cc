@@ -104,14 +104,20 @@ void add_service_fields(config::Fields<B>& f) {
            "replayed items for the same number of sampled trajectories.",
            at_least(std::int64_t{0}), {"items"})
       .add("remote_sampler", &B::remote_sampler,
-           "The manager's sampler for remote samples: prioritized (proportional to R) or "
-           "uniform.",
+           "The manager's sampler for remote samples: prioritized (proportional to R), "
+           "uniform, or rank (proportional to 1 / (rank_weight * N + rank of R), rank 0 the "
+           "highest of the N items held; gfn-diffusion's prioritized='rank').",
            AsInvalid{})
       .add("priority_exponent", &B::priority_exponent,
            "Exponent a of the manager's prioritized sampler: items are drawn in proportion to "
            "R^a (Reverb's priority_exponent; 1: proportional to R, > 1 favours the highest "
            "rewards, e.g. the modes over the states around them).",
            config::in_range(0.01, 100.0))
+      .add("rank_weight", &B::rank_weight,
+           "Weight k of the manager's rank sampler (remote_sampler: rank): item of rank r "
+           "(0: the highest reward) among N is drawn in proportion to 1 / (k N + r); small k "
+           "concentrates on the best items, large k approaches uniform (gfn-diffusion: 0.01).",
+           config::in_range(1e-6, 1e6))
       .add("remote_paths", &B::remote_paths,
            "How a replayed item that came with its trajectory is trained on: submitted (that "
            "trajectory) or backward (a trajectory sampled back from its terminating state with "
@@ -138,7 +144,7 @@ config::Fields<B> make_buffer_fields() {
   add_service_fields(f);
   return std::move(f).renamed(
       "remote_sample_prioritized",
-      "buffer.remote_sampler: prioritized | uniform (true was prioritized, false uniform)");
+      "buffer.remote_sampler: prioritized | uniform | rank (true was prioritized, false uniform)");
 }
 
 }  // namespace

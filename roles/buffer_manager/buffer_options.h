@@ -94,6 +94,7 @@ struct BufferOptions {
   std::int64_t remote_batch_size = 0;
   buffer::SamplerKind remote_sampler = buffer::SamplerKind::kPrioritized;  ///< named in GET_SAMPLE
   double priority_exponent = 1.0;  ///< prioritized: draws ∝ R^priority_exponent (> 0)
+  double rank_weight = 0.01;       ///< rank: draws ∝ 1 / (rank_weight · N + rank) (> 0)
   RemotePaths remote_paths = RemotePaths::kSubmitted;
   double remote_sample_wait_s = 0.0;    ///< retry a refused request this long, then go fresh
   double samples_per_insert = 0.0;      ///< rate limiter (Reverb); 0 = no ratio

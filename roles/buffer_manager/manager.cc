@@ -96,8 +96,8 @@ BufferManager::BufferManager(transport::Transport& transport,
 BufferManager::~BufferManager() = default;
 
 buffer::TableOptions BufferManager::manager_table(const BufferManagerOptions& options) {
-  auto table =
-      buffer::manager_table_options(options.capacity, options.seed, options.priority_exponent);
+  auto table = buffer::manager_table_options(options.capacity, options.seed,
+                                             options.priority_exponent, options.rank_weight);
   table.state_dtype = options.state_dtype;
   return table;
 }

@@ -35,6 +35,7 @@ BufferManagerOptions buffer_manager_options(const roles::ExperimentConfig& confi
   options.rate_limiter = {b.samples_per_insert, b.min_size_to_sample, b.rate_error_buffer};
   options.seed = config.train.seed + static_cast<std::uint64_t>(rank);
   options.priority_exponent = b.priority_exponent;
+  if (b.remote_sampler == buffer::SamplerKind::kRank) options.rank_weight = b.rank_weight;
   // A continuous environment (Box): float32 states without trajectories, no actions to check.
   if (config.env.plugin.empty() && core::is_continuous_environment(config.env.name)) {
     options.state_dtype = buffer::StateDtype::kFloat32;

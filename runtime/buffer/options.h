@@ -28,9 +28,12 @@ inline constexpr config::EnumName<BaselineStrategy> kBaselineStrategyNames[] = {
 enum class SamplerKind {
   kPrioritized,  ///< proportional to exp(log reward)
   kUniform,
+  kRank,  ///< proportional to 1 / (k N + rank of the log reward) (selectors/rank.h)
 };
 inline constexpr config::EnumName<SamplerKind> kSamplerKindNames[] = {
-    {SamplerKind::kPrioritized, "prioritized"}, {SamplerKind::kUniform, "uniform"}};
+    {SamplerKind::kPrioritized, "prioritized"},
+    {SamplerKind::kUniform, "uniform"},
+    {SamplerKind::kRank, "rank"}};
 
 /// The element type of a replay table's state rows (table.h), fixed by its first insert or
 /// by TableOptions::state_dtype, and of the states of DATA and SAMPLE payloads

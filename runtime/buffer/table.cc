@@ -17,6 +17,7 @@
 #include "runtime/buffer/selectors/fifo.h"
 #include "runtime/buffer/selectors/lowest_reward.h"
 #include "runtime/buffer/selectors/prioritized.h"
+#include "runtime/buffer/selectors/rank.h"
 #include "runtime/buffer/selectors/uniform.h"
 
 namespace gfn::buffer {
@@ -25,10 +26,12 @@ namespace {
 // Garbage actions tolerated in the pool before a compaction (besides "more than live").
 constexpr std::int64_t kMinGarbageForCompaction = 4096;
 
-std::unique_ptr<ItemSelector> make_sampler(SamplerKind kind, Replacement replacement,
-                                           double priority_exponent) {
-  if (kind == SamplerKind::kUniform) return std::make_unique<UniformSampler>(replacement);
-  return std::make_unique<PrioritizedSampler>(replacement, priority_exponent);
+std::unique_ptr<ItemSelector> make_sampler(SamplerKind kind, const TableOptions& options) {
+  if (kind == SamplerKind::kUniform) return std::make_unique<UniformSampler>(options.replacement);
+  if (kind == SamplerKind::kRank) {
+    return std::make_unique<RankSampler>(options.replacement, options.rank_weight);
+  }
+  return std::make_unique<PrioritizedSampler>(options.replacement, options.priority_exponent);
 }
 
 std::unique_ptr<ItemSelector> make_remover(const std::string& name, bool ties_keep_newer) {
@@ -59,11 +62,15 @@ std::vector<float>& ReplayTable::rows<float>() {
 }
 
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed,
-                                   double priority_exponent) {
+                                   double priority_exponent, std::optional<double> rank_weight) {
   TableOptions o;
   o.capacity = capacity;
   o.priority_exponent = priority_exponent;
   o.samplers = {SamplerKind::kPrioritized, SamplerKind::kUniform};
+  if (rank_weight) {
+    o.rank_weight = *rank_weight;
+    o.samplers.push_back(SamplerKind::kRank);
+  }
   o.replacement = Replacement::kAlways;
   o.remover = "lowest_reward";
   o.ties_keep_newer = false;
@@ -162,8 +169,7 @@ ReplayTable::ReplayTable(const TableOptions& options)
       throw std::invalid_argument(
           fmt::format("replay table: sampler '{}' given twice", config::enum_name(kind)));
     }
-    selectors_->samplers.emplace_back(
-        kind, make_sampler(kind, options.replacement, options.priority_exponent));
+    selectors_->samplers.emplace_back(kind, make_sampler(kind, options));
   }
   selectors_->remover = make_remover(options.remover, options.ties_keep_newer);
 }

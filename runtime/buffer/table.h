@@ -64,6 +64,8 @@ struct TableOptions {
   Replacement replacement = Replacement::kAlways;  ///< of every sampler
   /// The prioritized sampler's exponent α (draws ∝ R^α; > 0, selectors/prioritized.h).
   double priority_exponent = 1.0;
+  /// The rank sampler's weight k (draws ∝ 1 / (k N + rank); > 0, selectors/rank.h).
+  double rank_weight = 0.01;
   /// Remover: "fifo" or "lowest_reward" (ties as below).
   std::string remover = "fifo";
   /// lowest_reward: false = an incoming item must beat the lowest (the manager), true =
@@ -84,9 +86,13 @@ struct TableOptions {
 };
 
 /// The buffer manager's store (docs/protocol.md "Replay-buffer protocol"): see the header comment.
-/// priority_exponent: buffer.priority_exponent (the prioritized sampler draws ∝ R^α).
+/// Samplers prioritized and uniform, plus rank when rank_weight is given.
+/// priority_exponent: buffer.priority_exponent (the prioritized sampler draws ∝ R^α);
+/// rank_weight: buffer.rank_weight when buffer.remote_sampler is rank (the rank sampler draws
+/// ∝ 1 / (k N + rank); it costs O(log N) per insert, so it is kept only when asked for).
 TableOptions manager_table_options(std::int64_t capacity, std::uint64_t seed,
-                                   double priority_exponent = 1.0);
+                                   double priority_exponent = 1.0,
+                                   std::optional<double> rank_weight = std::nullopt);
 /// The trainer-local buffer of YAML replay.kind uniform | prioritized | diverse (cutoff and
 /// p_norm for diverse). Throws std::invalid_argument for kind none (no buffer: the caller
 /// makes none), replay.capacity < 1 or a bad replay.p_norm.

@@ -86,6 +86,10 @@ const config::Fields<TrainOptions>& train_fields() {
                "optimizer step (torchgfn's train_box.py: 10); 0: off. Continuous environments "
                "only.",
                config::non_negative())
+          .add("gradient_clamp_log_z", &T::gradient_clamp_log_z,
+               "With gradient_clamp > 0: true clamps logZ's gradient as well (torchgfn's "
+               "train_box.py clamps every parameter), false leaves logZ's gradient unclamped "
+               "(train_line.py clamps only the parameters with ndim > 0).")
           .add("weight_decay", &T::weight_decay,
                "Decoupled (AdamW) weight decay of PF / PB / logF; 0: plain Adam.",
                config::non_negative())

@@ -61,6 +61,9 @@ struct TrainOptions {
   /// > 0: every gradient element is clamped to [-c, c] and NaN set to 0 before the optimizer
   /// step (torchgfn's train_box.py: 10); 0: off. Continuous learner only.
   double gradient_clamp = 0.0;
+  /// With gradient_clamp: true clamps logZ's gradient too (train_box.py), false leaves it
+  /// (train_line.py clamps only the parameters with ndim > 0).
+  bool gradient_clamp_log_z = true;
   double weight_decay = 0.0;  ///< decoupled (AdamW) weight decay of PF/PB; 0 = Adam
   int average_every = 5;      ///< iterations between decision points (agent group)
   TrainAverage average = TrainAverage::kModels;

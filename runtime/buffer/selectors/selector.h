@@ -8,6 +8,7 @@
 // One file per selector:
 //   uniform.h        every item equally likely                  (sampler)
 //   prioritized.h    P(i) ∝ exp(log R_i), i.e. softmax(log R)  (sampler)
+//   rank.h           P(i) ∝ 1 / (k N + rank of R_i)            (sampler)
 //   fifo.h           the oldest item first                       (remover)
 //   lowest_reward.h  the lowest log reward first                 (remover; may refuse)
 //
@@ -47,7 +48,7 @@ enum class Replacement {
 class ItemSelector {
  public:
   virtual ~ItemSelector() = default;
-  /// The selector's name ("uniform", "prioritized", "fifo", "lowest_reward").
+  /// The selector's name ("uniform", "prioritized", "rank", "fifo", "lowest_reward").
   virtual const char* name() const = 0;
   /// A new item now lives in `slot` (not currently held by this selector). O(log n) or better.
   virtual void insert(Slot slot, const ItemKey& key) = 0;

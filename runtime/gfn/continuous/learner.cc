@@ -93,9 +93,11 @@ EnginePlan continuous_plan(const EngineOptions& engine, const TrainOptions& trai
   return plan;
 }
 
-// torchgfn's train_box.py: p.grad.clamp_(-c, c).nan_to_num_(0.0) for every parameter.
-void clamp_gradients(torch::nn::Module& model, double c) {
+// torchgfn's train_box.py: p.grad.clamp_(-c, c).nan_to_num_(0.0) for every parameter;
+// train_line.py skips logZ (its only parameter with ndim 0): `skip` is then logZ.
+void clamp_gradients(torch::nn::Module& model, double c, const at::Tensor* skip) {
   for (const at::Tensor& p : model.parameters()) {
+    if (skip != nullptr && p.is_same(*skip)) continue;
     if (p.grad().defined()) p.mutable_grad().clamp_(-c, c).nan_to_num_(0.0);
   }
 }
@@ -249,7 +251,10 @@ IterationResult ContinuousLearner::train_iteration(std::int64_t batch_size,
     r.seconds.gradient_hook = seconds_since(t);
   }
   t = Clock::now();
-  if (train_.gradient_clamp > 0) clamp_gradients(*model_, train_.gradient_clamp);
+  if (train_.gradient_clamp > 0) {
+    clamp_gradients(*model_, train_.gradient_clamp,
+                    train_.gradient_clamp_log_z ? nullptr : &model_->log_z());
+  }
   optimizer_->set_learning_rate_scale(train_.learning_rate_scale(counts_.iterations));
   optimizer_->step();
   // zvar: logZ has no gradient and carries the loss' estimate. db, subtb: logZ is log F(s0)

@@ -274,6 +274,12 @@ TEST_F(ManagerUnitTest, GetSampleOfAnEmptyBufferIsRefusedAndNegativeNIsAnError) 
   EXPECT_NE(unknown.what.find("unknown sampler 'fifo' (known: prioritized, uniform)"),
             std::string::npos)
       << unknown.what;
+  // The rank sampler is kept only when buffer.remote_sampler is rank (rank_weight given).
+  q.sampler = "rank";
+  handle([](BufferManager& m, int src, const auto& v) { m.on_get_sample(src, v); }, kTrainer,
+         MessageType::kGetSample, q);
+  const auto no_rank = error_reply(kTrainer, tags::kSample);
+  EXPECT_NE(no_rank.what.find("unknown sampler 'rank'"), std::string::npos) << no_rank.what;
   EXPECT_EQ(manager().result().sample_requests, 1);
 }
 

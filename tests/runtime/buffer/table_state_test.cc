@@ -51,6 +51,9 @@ struct Config {
 };
 
 TableOptions manager(std::uint64_t seed) { return manager_table_options(20, seed); }
+TableOptions manager_rank(std::uint64_t seed) {
+  return manager_table_options(20, seed, 1.0, 0.05);  // buffer.remote_sampler: rank
+}
 TableOptions uniform(std::uint64_t seed) {
   return local_table_options(buffer::ReplayKind::kUniform, 20, 0.0, 1.0, seed);
 }
@@ -62,6 +65,7 @@ TableOptions diverse(std::uint64_t seed) {
 }
 
 const Config kConfigs[] = {{"manager", manager, false},
+                           {"manager_rank", manager_rank, false},
                            {"uniform", uniform, true},
                            {"prioritized", prioritized, true},
                            {"diverse", diverse, true}};
@@ -113,7 +117,8 @@ TEST(TableState, RestoredTableContinuesExactlyLikeTheOriginal) {
       EXPECT_EQ(ra.accepted, rb.accepted) << where;
       EXPECT_EQ(ra.retained, rb.retained) << where;
       changed_items += ra.retained;
-      for (const auto kind : {buffer::SamplerKind::kPrioritized, buffer::SamplerKind::kUniform}) {
+      for (const auto kind : {buffer::SamplerKind::kPrioritized, buffer::SamplerKind::kUniform,
+                              buffer::SamplerKind::kRank}) {
         if (!original.has_sampler(kind)) continue;
         const std::int64_t m = n(g);  // sometimes more than the table holds
         expect_same_batch(original.sample(m, kind), copy.sample(m, kind),

@@ -155,6 +155,9 @@ TEST(ManagerTable, SamplersByNamePrioritizedAndUniform) {
   EXPECT_EQ(t.sample(0, buffer::SamplerKind::kUniform).size(), 0);
   EXPECT_TRUE(t.has_sampler(buffer::SamplerKind::kUniform));
   EXPECT_EQ(t.sampler_names(), (std::vector<std::string>{"prioritized", "uniform"}));
+  EXPECT_FALSE(t.has_sampler(buffer::SamplerKind::kRank));
+  EXPECT_EQ(buffer::ReplayTable(buffer::manager_table_options(4, 0, 1.0, 0.01)).sampler_names(),
+            (std::vector<std::string>{"prioritized", "uniform", "rank"}));
   EXPECT_THROW(t.sample(-1, buffer::SamplerKind::kUniform), std::invalid_argument);
   EXPECT_THROW(manager(3).sample(5, buffer::SamplerKind::kPrioritized), std::logic_error);
   EXPECT_TRUE(manager(3).sample(0, buffer::SamplerKind::kPrioritized).log_rewards.empty());

@@ -130,6 +130,23 @@ class QualityVersusTorchgfn(unittest.TestCase):
         with redirect_stdout(out):
             quality.print_table([{"seed": 0, "ours": m, "torchgfn": m}], quality.METRICS["diffusion"])
         self.assertIn(f"| mean | ours | {m['delta_logz']:.4f}", out.getvalue())
+        # --side ours: the table lists our side only.
+        out = io.StringIO()
+        with redirect_stdout(out):
+            quality.print_table([{"seed": 0, "ours": m}], quality.METRICS["diffusion"])
+        self.assertIn("| mean | ours |", out.getvalue())
+        self.assertNotIn("torchgfn", out.getvalue())
+
+    def test_one_side_runs_that_side_only(self):
+        src = self.work / "source"
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = quality.main(["--torchgfn", str(src), "--scenario", "line", "--side",
+                                 "torchgfn", "--seeds", "3", "--json", str(self.work / "t.json")])
+        self.assertEqual(code, 0)
+        rows = json.loads((self.work / "t.json").read_text())
+        self.assertEqual(list(rows[0]), ["torchgfn", "seed"])
+        self.assertAlmostEqual(rows[0]["torchgfn"]["logz_error"], 3 - math.log(2), places=5)
 
     def test_refusals(self):
         self.assertEqual(quality.main(["--torchgfn", str(self.work / "nowhere")]), 2)

@@ -3,6 +3,7 @@
 // rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 #include "runtime/buffer/selectors/fifo.h"
 #include "runtime/buffer/selectors/lowest_reward.h"
 #include "runtime/buffer/selectors/prioritized.h"
+#include "runtime/buffer/selectors/rank.h"
 #include "runtime/buffer/selectors/uniform.h"
 
 namespace gfn::buffer {
@@ -84,6 +86,69 @@ TEST(PrioritizedSampler, DrawsProportionallyToTheRewardToThePriorityExponent) {
   }
   for (const double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
     EXPECT_THROW(PrioritizedSampler(Replacement::kAlways, bad), std::invalid_argument) << bad;
+  }
+}
+
+// gfn-diffusion's rank weights (energy_sampling/buffer.py): ranks = argsort(argsort(-log R)),
+// w = 1 / (k N + rank), computed here from the keys by sorting, apart from the sampler's set.
+std::map<Slot, double> rank_probabilities(const std::vector<std::pair<Slot, float>>& items,
+                                          double k) {
+  std::vector<std::pair<Slot, float>> sorted = items;  // inserted oldest first
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::map<Slot, double> p;
+  double total = 0;
+  for (std::size_t r = 0; r < sorted.size(); ++r) {
+    p[sorted[r].first] = 1.0 / (k * static_cast<double>(sorted.size()) + static_cast<double>(r));
+    total += p[sorted[r].first];
+  }
+  for (auto& [slot, w] : p) w /= total;
+  return p;
+}
+
+TEST(RankSampler, DrawsProportionallyToTheReciprocalRank) {
+  // Rewards far apart in scale: the rank weights do not see the scale (prioritized would
+  // draw the best item only). Ties: the older item ranks first.
+  const std::vector<std::pair<Slot, float>> items = {{7, -300.f}, {2, 5.f},   {9, -1.f},
+                                                     {4, 5.f},    {0, -40.f}, {5, 80.f}};
+  for (const double k : {0.01, 0.5, 3.0}) {
+    for (const auto replacement : {Replacement::kAlways, Replacement::kOnlyWhenNeeded}) {
+      RankSampler sampler(replacement, k);
+      std::uint64_t serial = 0;
+      for (const auto& [slot, lr] : items) sampler.insert(slot, {serial++, lr});
+      sampler.insert(11, {serial++, 1000.f});
+      sampler.erase(11);
+      ASSERT_EQ(sampler.size(), 6);
+      const auto expected = rank_probabilities(items, k);
+      std::mt19937_64 rng(11);
+      std::map<Slot, int> counts;
+      const int n = 30000;
+      for (int draw = 0; draw < n; ++draw) ++counts[select(sampler, 1, rng)[0]];
+      for (const auto& [slot, p] : expected) {
+        EXPECT_NEAR(counts[slot] / double(n), p, 0.012) << "k " << k << " slot " << slot;
+      }
+    }
+  }
+}
+
+TEST(RankSampler, DrawsDistinctItemsWhenAskedAndRefusesBadWeights) {
+  std::mt19937_64 rng(3);
+  RankSampler distinct(Replacement::kOnlyWhenNeeded, 0.01);
+  for (Slot s : {3, 5, 8}) distinct.insert(s, {static_cast<std::uint64_t>(s), float(s)});
+  int best_first = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const auto d = select(distinct, 3, rng);
+    ASSERT_EQ(std::set<Slot>(d.begin(), d.end()), (std::set<Slot>{3, 5, 8}));
+    best_first += d[0] == 8;
+  }
+  // The first draw is ∝ 1 / (0.03 + rank): rank 0 of 3 has weight 1/0.03 against 1/1.03, 1/2.03.
+  const double w0 = 1 / 0.03, p0 = w0 / (w0 + 1 / 1.03 + 1 / 2.03);
+  EXPECT_NEAR(best_first / 4000.0, p0, 0.02);
+  EXPECT_EQ(select(distinct, 7, rng).size(), 7u);  // n > size: with replacement
+  EXPECT_THROW(distinct.erase(4), std::logic_error);
+  EXPECT_THROW(distinct.insert(3, {99, 0.f}), std::logic_error);
+  for (const double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    EXPECT_THROW(RankSampler(Replacement::kAlways, bad), std::invalid_argument) << bad;
   }
 }
 

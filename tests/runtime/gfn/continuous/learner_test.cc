@@ -502,6 +502,29 @@ TEST(ContinuousLearner, LearningRateDecayActsFromTheFirstMilestone) {
   expect_refused("train.lr_decay", [&] { make_agent(grid, small_model(), decayed, 0); });
 }
 
+// train.gradient_clamp_log_z false (train_line.py): logZ's gradient is left as computed, every
+// other gradient is clamped; the same seed with logZ clamped gives the same other gradients.
+TEST(ContinuousLearner, GradientClampCanLeaveLogZ) {
+  TrainOptions train;
+  train.gradient_clamp = 1e-4;
+  train.gradient_clamp_log_z = false;
+  ContinuousLearner skip(box_env(), small_model(), train, 0);
+  skip.train_iteration(16);
+  train.gradient_clamp_log_z = true;
+  ContinuousLearner all(box_env(), small_model(), train, 0);
+  all.train_iteration(16);
+  const at::Tensor log_z_grad = skip.module().named_parameters()["logZ"].grad();
+  ASSERT_TRUE(log_z_grad.defined());
+  EXPECT_GT(log_z_grad.abs().item<double>(), 1e-4) << "the test needs logZ's gradient above c";
+  EXPECT_LE(all.module().named_parameters()["logZ"].grad().abs().item<double>(), 1e-4);
+  for (const auto& item : skip.module().named_parameters()) {
+    if (item.key() == "logZ" || !item.value().grad().defined()) continue;
+    EXPECT_LE(item.value().grad().abs().max().item<double>(), 1e-4) << item.key();
+    EXPECT_TRUE(item.value().grad().equal(all.module().named_parameters()[item.key()].grad()))
+        << item.key();
+  }
+}
+
 // train.gradient_clamp: the gradients the optimizer step read (left in place after it) are
 // within [-c, c], where unclamped ones are not; the discrete learner refuses it and
 // train.temperature_start, naming the key.
