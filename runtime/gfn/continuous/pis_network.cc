@@ -82,6 +82,22 @@ at::Tensor PisNetwork::step_drift(const at::Tensor& x, const at::Tensor& bias_ro
   return drift_head_->forward(joint_model_->forward(at::addmm(bias_row, x, s_model_->weight.t())));
 }
 
+at::Tensor PisNetwork::step_major_forward(const at::Tensor& x, const at::Tensor& tau) {
+  if (options_.langevin) {
+    throw std::logic_error("PisNetwork::step_major_forward: not with langevin");
+  }
+  const std::int64_t k = tau.size(0);
+  if (x.dim() != 2 || x.size(1) != options_.x_dim || k < 1 || x.size(0) % k != 0) {
+    throw std::invalid_argument("PisNetwork::step_major_forward: need x [K B, " +
+                                std::to_string(options_.x_dim) + "] and tau [K, 1]");
+  }
+  const std::int64_t b = x.size(0) / k;
+  const std::int64_t emb = options_.emb_dim;
+  const at::Tensor s_emb = at::mm(x, s_model_->weight.t()).view({k, b, emb});
+  const at::Tensor joint_in = (s_emb + step_biases(tau).unsqueeze(1)).view({k * b, emb});
+  return drift_head_->forward(joint_model_->forward(joint_in));
+}
+
 at::Tensor PisNetwork::forward(const at::Tensor& input) {
   const std::int64_t d = options_.x_dim;
   if (input.dim() != 2 || input.size(1) != input_dim()) {

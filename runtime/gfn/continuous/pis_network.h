@@ -74,6 +74,13 @@ class PisNetwork : public torch::nn::Module {
   /// langevin.
   at::Tensor step_biases(const at::Tensor& tau);
   at::Tensor step_drift(const at::Tensor& x, const at::Tensor& bias_row);
+  /// The drift float32 [K B, d], with autograd, of x float32 [K B, d] (strided allowed) whose
+  /// rows [k B, (k + 1) B) all have the time tau_k of tau float32 [K, 1] (a step-major batch,
+  /// diffusion's loss pass, continuous_log_probs): the K time embeddings (step_biases) are
+  /// broadcast over the B rows of their step instead of found per row (no sort, no gather;
+  /// the backward sums each step's rows). Equal to forward to float32 rounding (tested).
+  /// Throws std::logic_error with langevin, std::invalid_argument unless K divides the rows.
+  at::Tensor step_major_forward(const at::Tensor& x, const at::Tensor& tau);
 
  private:
   /// [sin(tau pe + phase), cos(tau pe + phase)] of tau float32 [N, 1].

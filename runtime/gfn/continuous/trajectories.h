@@ -23,6 +23,12 @@ struct ContinuousTrajectories : TrajectoryRows {
   /// which is also the backward action of PB(parent | states[B + k]).
   at::Tensor pb_increments;
   at::Tensor terminating_states;  ///< float32 [B, d]
+  /// Set by sample_continuous_trajectories (sampler.h) only: the batch was sampled forward
+  /// from s0 in this process by the environment's own policy and step, so every row is a
+  /// valid state and action by construction and continuous_log_probs need not re-check it
+  /// (its trusted path). Backward walks from given states, concatenations and anything
+  /// received or replayed leave it false: those rows are checked.
+  bool trusted = false;
 
   std::int64_t n_transitions() const { return states.defined() ? states.size(0) : 0; }
   /// The forward actions of all N rows.

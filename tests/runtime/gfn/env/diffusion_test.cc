@@ -19,12 +19,14 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/gfn/continuous/estimators.h"
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/pis_network.h"
 #include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/env/diffusion_options.h"
@@ -412,6 +414,89 @@ TEST(Diffusion, PisNetworkStepDriftEqualsForward) {
   o.langevin = true;
   PisNetwork lgv(o);
   EXPECT_THROW(lgv.step_biases(tau), std::logic_error);
+}
+
+// continuous_log_probs' trusted path (the learner's own fresh samples: no re-check, PF's
+// network step-major on the move rows only, PF's Normal and PB's bridge without their masks)
+// against the plain path (trusted_path false): log PF, log PB, log F and every parameter's
+// gradient, on gmm2 (d = 2) and many_well (d = 32), from the fused sampler and the general
+// loop, at temperature 1 and 1.3. Batches that are not trusted (PB's backward walks, a
+// concatenation with them) keep every check.
+TEST(Diffusion, TrustedLogProbsEqualThePlainPath) {
+  for (const std::string target : {"gmm2", "many_well"}) {
+    EnvOptions env_options;
+    env_options.name = "diffusion";
+    env_options.get<DiffusionEnvOptions>() = options(target, 6, 5.0);
+    const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+    ContinuousModelOptions mo;
+    mo.hidden_dim = 16;
+    mo.uniform_pb = true;
+    mo.with_log_flow = target == "gmm2";
+    mo.pis_pf = parts.pis_pf;
+    mo.pis = parts.pis;
+    mo.policy_input_dim = parts.policy_input_dim;
+    torch::manual_seed(3);
+    ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
+    const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
+    for (const bool fused : {true, false}) {
+      for (const double temperature : {1.0, 1.3}) {
+        ContinuousSamplerOptions so;
+        so.fused_diffusion = fused;
+        so.temperature = temperature;
+        at::Generator g = at::detail::createCPUGenerator(8);
+        const ContinuousTrajectories trajs = sample_continuous_trajectories(gfn, 11, so, g);
+        ASSERT_TRUE(trajs.trusted);
+        const std::string where =
+            target + (fused ? " fused" : " general") + " T " + std::to_string(temperature);
+        const TransitionLogProbs plain = continuous_log_probs(gfn, trajs, temperature, false);
+        const TransitionLogProbs fast = continuous_log_probs(gfn, trajs, temperature, true);
+        ASSERT_EQ(fast.log_pf.sizes(), plain.log_pf.sizes()) << where;
+        ASSERT_EQ(fast.log_pb.sizes(), plain.log_pb.sizes()) << where;
+        EXPECT_TRUE(at::allclose(fast.log_pf, plain.log_pf, 1e-4, 1e-3)) << where;
+        EXPECT_TRUE(at::allclose(fast.log_pb, plain.log_pb, 1e-4, 1e-3)) << where;
+        // Not trivially equal: finite, and the bridge's rows differ from the forced 0.
+        EXPECT_TRUE(plain.log_pf.isfinite().all().item<bool>()) << where;
+        EXPECT_GT(plain.log_pb.abs().sum().item<double>(), 1.0) << where;
+        if (mo.with_log_flow) EXPECT_TRUE(at::allclose(fast.log_flow, plain.log_flow)) << where;
+        const at::Tensor w_pf = at::randn(plain.log_pf.sizes());
+        auto gradients = [&](const TransitionLogProbs& lp) {
+          model.zero_grad();
+          at::Tensor objective = (lp.log_pf * w_pf).sum();
+          if (lp.log_flow.defined()) objective = objective + lp.log_flow.sum();
+          objective.backward();
+          std::vector<at::Tensor> out;
+          for (const auto& p : model.parameters()) {
+            out.push_back(p.grad().defined() ? p.grad().clone() : at::zeros_like(p));
+          }
+          return out;
+        };
+        const auto ga = gradients(plain);
+        const auto gb = gradients(fast);
+        const auto names = model.named_parameters();
+        ASSERT_EQ(ga.size(), gb.size());
+        double total = 0;
+        for (std::size_t i = 0; i < ga.size(); ++i) {
+          total += ga[i].abs().sum().item<double>();
+          EXPECT_TRUE(at::allclose(ga[i], gb[i], 1e-3, 1e-4))
+              << where << ", " << names[i].key() << ": max difference "
+              << (ga[i] - gb[i]).abs().max().item<float>();
+        }
+        EXPECT_GT(total, 0.0) << where;
+      }
+    }
+    // Replayed states walk back with PB: not trusted, checked (a non-finite row is refused).
+    at::Generator g = at::detail::createCPUGenerator(9);
+    const ContinuousTrajectories fresh = sample_continuous_trajectories(gfn, 4, {}, g);
+    const ContinuousTrajectories back =
+        sample_backward_continuous_trajectories(gfn, fresh.terminating_states, {}, g);
+    EXPECT_FALSE(back.trusted);
+    ContinuousTrajectories mixed = concat_continuous_trajectories(fresh, back);
+    EXPECT_FALSE(mixed.trusted);
+    mixed.states[5][0] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_NE(what_of([&] { continuous_log_probs(gfn, mixed); }).find("not finite"),
+              std::string::npos)
+        << target;
+  }
 }
 
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
