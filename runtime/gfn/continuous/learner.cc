@@ -110,6 +110,7 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
       model_options_(model),
       local_search_(local_search),
       seed_(seed),
+      reuse_sampling_forward_(engine.reuse_logprobs),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_options(model, train, engine);
@@ -156,6 +157,9 @@ ContinuousTrajectories ContinuousLearner::sample_batch(std::int64_t batch_size,
   const ContinuousGFlowNet gfn = gflownet();
   ContinuousSamplerOptions sampling;
   sampling.temperature = train_.sampling_temperature(counts_.iterations);
+  // A batch of fresh trajectories only keeps the sampling forward for the loss (diffusion's
+  // PISGradNet; continuous_log_probs); mixed with remote or searched ones it is recomputed.
+  sampling.save_pf_activations = reuse_sampling_forward_ && n_remote == 0 && !searching();
   const ContinuousTrajectories fresh =
       sample_continuous_trajectories(gfn, total - n_remote, sampling, sample_gen_);
   r.terminating_states = fresh.terminating_states;

@@ -26,8 +26,8 @@ namespace {
 /// step's rows; the exit step draws what pf.sample would (discarded). The same draws as the general
 /// loop (tested).
 void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy& pf,
-                      PisNetwork& pis, std::int64_t n, double temperature, at::Generator& generator,
-                      ContinuousTrajectories& out) {
+                      PisNetwork& pis, std::int64_t n, double temperature, bool save,
+                      at::Generator& generator, ContinuousTrajectories& out) {
   const std::int64_t d = env.x_dim();
   const std::int64_t steps = env.n_steps();
   out.states.select(1, d).copy_(at::arange(steps + 1, at::kFloat).repeat_interleave(n));
@@ -37,21 +37,31 @@ void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy
   const at::Tensor biases =
       pis.step_biases(at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1));
   at::Tensor noise = at::empty({n, d}, at::kFloat);
+  std::shared_ptr<PisActivations> saved;
+  if (save) {
+    saved = std::make_shared<PisActivations>(
+        pis.allocate_activations(out.states.narrow(0, 0, steps * n).narrow(1, 0, d), steps, n));
+  }
   for (std::int64_t t = 0; t < steps; ++t) {
     const at::Tensor x = out.states.narrow(0, t * n, n).narrow(1, 0, d);
     const at::Tensor a = out.increments.narrow(0, t * n, n).narrow(1, 0, d);
-    pf.draw_moves(pis.step_drift(x, biases.narrow(0, t, 1)), temperature, noise, a, generator);
+    const at::Tensor bias = biases.narrow(0, t, 1);
+    const at::Tensor drift =
+        saved ? pis.step_drift_saved(bias, *saved, t) : pis.step_drift(x, bias);
+    pf.draw_moves(drift, temperature, noise, a, generator);
     at::Tensor next = out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d);
     at::add_out(next, x, a);
   }
   pf.draw_moves(at::Tensor(), temperature, noise, at::Tensor(), generator);
+  out.pf_activations = std::move(saved);
 }
 
 /// Diffusion's trajectories (options.fused_diffusion, sampler.h): T moves of all n rows, then
 /// the exit at t = T, in the step-major layout the general loop builds, n >= 1.
 ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const DiffusionSampling& env,
-                                        std::int64_t n, double temperature,
+                                        std::int64_t n, const ContinuousSamplerOptions& options,
                                         at::Generator& generator) {
+  const double temperature = options.temperature;
   const std::int64_t dim = env.dim();
   const std::int64_t steps = env.n_steps();
   ContinuousTrajectories out;
@@ -61,7 +71,7 @@ ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const Dif
   PisNetwork* pis = env.langevin() ? nullptr : gfn.model.pf_pis();
   if (pis) {
     sample_pis_moves(env, dynamic_cast<const DiffusionForwardPolicy&>(gfn.pf), *pis, n, temperature,
-                     generator, out);
+                     options.save_pf_activations, generator, out);
   } else {
     out.states.narrow(0, 0, n).copy_(env.initial_states(n));
     for (std::int64_t t = 0; t <= steps; ++t) {
@@ -102,7 +112,7 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   if (options.fused_diffusion && diffusion && n > 0 &&
       dynamic_cast<const DiffusionForwardPolicy*>(&gfn.pf) &&
       diffusion->n_steps() < options.max_length) {
-    return sample_diffusion(gfn, *diffusion, n, options.temperature, generator);
+    return sample_diffusion(gfn, *diffusion, n, options, generator);
   }
   const std::int64_t d = env.dim();
   std::vector<at::Tensor> states_steps, increment_steps, exit_steps, traj_steps, pb_steps;
@@ -249,7 +259,8 @@ ContinuousTrajectories sample_backward_continuous_trajectories(
 namespace {
 
 /// continuous_log_probs' trusted path for diffusion (sampler.h): PF's PISGradNet (without the
-/// Langevin input) on the T B move rows only, step-major (the exit rows' PF is the forced 0,
+/// Langevin input) on the T B move rows only, its saved sampling forward when the batch carries
+/// it (pf_activations), else step-major (the exit rows' PF is the forced 0,
 /// whatever the drift), PF's Normal and PB's bridge without their checks; null when the batch
 /// is not such a batch (then the plain path runs).
 std::optional<TransitionLogProbs> diffusion_trusted_log_probs(const ContinuousGFlowNet& gfn,
@@ -269,8 +280,11 @@ std::optional<TransitionLogProbs> diffusion_trusted_log_probs(const ContinuousGF
   const std::int64_t d = env->x_dim();
   const std::int64_t moves = steps * b;
   const at::Tensor tau = at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1);
+  const PisActivations* saved = trajs.pf_activations.get();
   const at::Tensor drift =
-      pis->step_major_forward(trajs.states.narrow(0, 0, moves).narrow(1, 0, d), tau);
+      saved && saved->steps == steps && saved->rows_per_step == b
+          ? pis->saved_forward(*saved, tau)
+          : pis->step_major_forward(trajs.states.narrow(0, 0, moves).narrow(1, 0, d), tau);
   TransitionLogProbs lp;
   lp.log_pf = at::cat(
       {pf->move_log_prob(trajs.increments.narrow(0, 0, moves).narrow(1, 0, d), drift, temperature),

@@ -43,6 +43,11 @@ struct ContinuousSamplerOptions {
   /// trajectories as the general loop for the same generator state, and the generator ends in
   /// the same state (tested, tests/runtime/gfn/env/diffusion_test.cc). false: the general loop.
   bool fused_diffusion = true;
+  /// With fused_diffusion and a PISGradNet PF without the Langevin input: keep the network's
+  /// activations of every move step (ContinuousTrajectories::pf_activations; about
+  /// 2 (joint_layers + 1) float32 [T B, 64] buffers) so that continuous_log_probs reuses them
+  /// (engine.reuse_logprobs, the learner's default). The same trajectories either way.
+  bool save_pf_activations = false;
 };
 
 /// Samples n >= 0 complete trajectories from s0 with the forward policy. Per step, one

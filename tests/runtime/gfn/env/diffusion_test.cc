@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/continuous/estimators.h"
@@ -438,13 +439,24 @@ TEST(Diffusion, TrustedLogProbsEqualThePlainPath) {
     torch::manual_seed(3);
     ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
     const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
-    for (const bool fused : {true, false}) {
+    // (fused sampler, sampling forward saved): the general loop saves nothing.
+    for (const auto& [fused, save] : {std::pair{true, false}, {true, true}, {false, false}}) {
       for (const double temperature : {1.0, 1.3}) {
         ContinuousSamplerOptions so;
         so.fused_diffusion = fused;
+        so.save_pf_activations = save;
         so.temperature = temperature;
         at::Generator g = at::detail::createCPUGenerator(8);
         const ContinuousTrajectories trajs = sample_continuous_trajectories(gfn, 11, so, g);
+        EXPECT_EQ(trajs.pf_activations != nullptr, save);
+        if (save) {  // saving changes nothing in the trajectories
+          ContinuousSamplerOptions plain_options = so;
+          plain_options.save_pf_activations = false;
+          at::Generator g2 = at::detail::createCPUGenerator(8);
+          const ContinuousTrajectories again =
+              sample_continuous_trajectories(gfn, 11, plain_options, g2);
+          EXPECT_TRUE(at::allclose(trajs.states, again.states, 1e-5, 1e-6)) << target;
+        }
         ASSERT_TRUE(trajs.trusted);
         const std::string where =
             target + (fused ? " fused" : " general") + " T " + std::to_string(temperature);
@@ -496,6 +508,44 @@ TEST(Diffusion, TrustedLogProbsEqualThePlainPath) {
     EXPECT_NE(what_of([&] { continuous_log_probs(gfn, mixed); }).find("not finite"),
               std::string::npos)
         << target;
+  }
+}
+
+// engine.reuse_logprobs on diffusion (the loss differentiates the sampling forward's saved
+// activations, PisNetwork::saved_forward) against false (the loss recomputes the forward):
+// the same losses, logZ and parameters over iterations of TB and of SubTB (log F network).
+TEST(Diffusion, ReusedSamplingForwardTrainsAsTheRecomputedOne) {
+  EnvOptions env;
+  env.name = "diffusion";
+  env.get<DiffusionEnvOptions>() = options("many_well", 6, 5.0);
+  env.get<DiffusionEnvOptions>().harmonics_dim = 16;
+  env.get<DiffusionEnvOptions>().emb_dim = 16;
+  ModelOptions model;
+  model.hidden_dim = 16;
+  model.n_hidden = 2;
+  model.uniform_pb = true;
+  for (const LossKind loss : {LossKind::kTB, LossKind::kSubTB}) {
+    TrainOptions train;
+    train.loss = loss;
+    train.lr = 1e-2;
+    EngineOptions reuse, recompute;
+    reuse.reuse_logprobs = true;
+    recompute.reuse_logprobs = false;
+    ContinuousLearner a(env, model, train, 4, reuse);
+    ContinuousLearner b(env, model, train, 4, recompute);
+    for (int i = 0; i < 4; ++i) {
+      const IterationResult ra = a.train_iteration(24);
+      const IterationResult rb = b.train_iteration(24);
+      EXPECT_NEAR(ra.loss, rb.loss, 1e-3 * (1 + std::abs(rb.loss)))
+          << config::enum_name(loss) << " iteration " << i;
+      EXPECT_NEAR(ra.log_z, rb.log_z, 1e-4) << config::enum_name(loss) << " iteration " << i;
+    }
+    const auto pa = a.module().named_parameters();
+    const auto pb = b.module().named_parameters();
+    for (const auto& p : pa) {
+      EXPECT_TRUE(at::allclose(p.value(), pb[p.key()], 1e-3, 1e-4))
+          << config::enum_name(loss) << " " << p.key();
+    }
   }
 }
 
