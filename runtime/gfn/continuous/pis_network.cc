@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/gfn/continuous/exact_gelu.h"
+
 namespace gfn::core {
 
 PisNetwork::PisNetwork(const PisNetworkOptions& o) : options_(o) {
@@ -127,7 +129,7 @@ at::Tensor PisNetwork::step_drift_saved(const at::Tensor& bias_row, PisActivatio
   at::addmm_out(pre, bias_row, rows(saved.x), s_model_->weight.t());
   for (std::size_t j = 0; j < saved.pre.size(); ++j) {
     at::Tensor post = rows(saved.post[j]);
-    at::gelu_out(post, rows(saved.pre[j]));
+    exact_gelu_out(rows(saved.pre[j]), post);
     if (j + 1 < saved.pre.size()) {
       at::Tensor next = rows(saved.pre[j + 1]);
       const torch::nn::Linear& layer = joint_linears_[j];
@@ -171,12 +173,12 @@ struct PisSavedForward : torch::autograd::Function<PisSavedForward> {
     out[w.size()] = grad.sum(0);
     at::Tensor d_post = at::mm(grad, w[w.size() - 2]);
     for (std::size_t j = layers; j >= 1; --j) {
-      const at::Tensor d_pre = at::gelu_backward(d_post, pre[j]);
+      const at::Tensor d_pre = exact_gelu_backward(d_post, pre[j]);
       out[2 * j] = at::mm(d_pre.t(), post[j - 1]);
       out[2 * j + 1] = d_pre.sum(0);
       d_post = at::mm(d_pre, w[2 * j - 1]);
     }
-    const at::Tensor d_pre0 = at::gelu_backward(d_post, pre[0]);
+    const at::Tensor d_pre0 = exact_gelu_backward(d_post, pre[0]);
     out[1] = at::mm(d_pre0.t(), x);
     out[0] = d_pre0.view({steps, -1, d_pre0.size(1)}).sum(1);
     return out;

@@ -102,11 +102,13 @@ class PisNetwork : public torch::nn::Module {
   PisActivations allocate_activations(const at::Tensor& x, std::int64_t steps,
                                       std::int64_t rows_per_step) const;
   /// step_drift of step k, no autograd, computed into saved's rows [k B, (k + 1) B) (x of
-  /// saved.x's rows); returns the drift rows. Throws std::logic_error with langevin.
+  /// saved.x's rows; GELU by exact_gelu.h's loop, equal to at::gelu to float32 rounding);
+  /// returns the drift rows. Throws std::logic_error with langevin.
   at::Tensor step_drift_saved(const at::Tensor& bias_row, PisActivations& saved, std::int64_t k);
   /// step_major_forward(saved.x, tau) without recomputing it: saved.drift with an autograd node
   /// whose backward is the network's (the weights', biases' and time embeddings' gradients from
-  /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model).
+  /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model; GELU's
+  /// derivative by exact_gelu.h).
   /// The same drift and gradients as step_major_forward to float32 rounding (tested), if the
   /// parameters have not changed since saved was computed (not checked). The time embeddings
   /// (step_biases(tau), K rows) are recomputed with autograd.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "runtime/gfn/continuous/estimators.h"
+#include "runtime/gfn/continuous/exact_gelu.h"
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/pis_network.h"
@@ -469,7 +470,9 @@ TEST(Diffusion, TrustedLogProbsEqualThePlainPath) {
         // Not trivially equal: finite, and the bridge's rows differ from the forced 0.
         EXPECT_TRUE(plain.log_pf.isfinite().all().item<bool>()) << where;
         EXPECT_GT(plain.log_pb.abs().sum().item<double>(), 1.0) << where;
-        if (mo.with_log_flow) EXPECT_TRUE(at::allclose(fast.log_flow, plain.log_flow)) << where;
+        if (mo.with_log_flow) {
+          EXPECT_TRUE(at::allclose(fast.log_flow, plain.log_flow)) << where;
+        }
         const at::Tensor w_pf = at::randn(plain.log_pf.sizes());
         auto gradients = [&](const TransitionLogProbs& lp) {
           model.zero_grad();
@@ -547,6 +550,33 @@ TEST(Diffusion, ReusedSamplingForwardTrainsAsTheRecomputedOne) {
           << config::enum_name(loss) << " " << p.key();
     }
   }
+}
+
+// exact_gelu.h's loops (the saved sampling forward's GELU) against LibTorch's exact GELU and
+// its derivative, on a grid over [-12, 12] and random values, contiguous slices of odd length
+// (the 8-wide loop's tail) and in place; refusals of strided or mismatched tensors.
+TEST(Diffusion, ExactGeluLoopsEqualLibTorchsGelu) {
+  const at::Tensor grid = at::linspace(-12.0, 12.0, 24001, at::kFloat);
+  const at::Tensor random = at::randn({413, 64}) * 3;
+  for (const at::Tensor& x : {grid, random, random.narrow(0, 7, 100), grid.narrow(0, 3, 13)}) {
+    at::Tensor out = at::empty_like(x);
+    exact_gelu_out(x, out);
+    const at::Tensor ref = at::gelu(x);
+    const double tol = (out - ref).abs().sub(ref.abs().add(1.0).mul(1e-6)).max().item<double>();
+    EXPECT_LE(tol, 0.0) << "forward, " << x.numel() << " values";
+    const at::Tensor g = at::randn(x.sizes());
+    const at::Tensor back = exact_gelu_backward(g, x);
+    const at::Tensor ref_back = at::gelu_backward(g, x);
+    const double tol_back =
+        (back - ref_back).abs().sub(ref_back.abs().add(1.0).mul(1e-6)).max().item<double>();
+    EXPECT_LE(tol_back, 0.0) << "backward, " << x.numel() << " values";
+  }
+  at::Tensor in_place = random.clone();
+  exact_gelu_out(in_place, in_place);
+  EXPECT_TRUE(at::allclose(in_place, at::gelu(random), 1e-5, 1e-6));
+  at::Tensor out = at::empty({64, 413});
+  EXPECT_THROW(exact_gelu_out(random.t(), out), std::invalid_argument);
+  EXPECT_THROW(exact_gelu_backward(random, grid), std::invalid_argument);
 }
 
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
