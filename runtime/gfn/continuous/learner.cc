@@ -119,6 +119,9 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
   check_local_search(local_search, *parts_.env);
   langevin_.step = local_search.langevin_step;
   plan_ = continuous_plan(engine, train);
+  if (reuse_sampling_forward_ && parts_.pis_pf && !parts_.pis.langevin) {
+    plan_.report["reuse_logprobs"] = "on (fresh batches)";
+  }
   torch::manual_seed(seed);
   model_ = make_model();
   optimizer_ = make_optimizer(plan_, adamw_groups(*model_, train));
