@@ -89,10 +89,18 @@ void gelu_baseline(const float* g, const float* x, float* out, std::int64_t n, b
   backward ? gelu_loop<true>(g, x, out, n) : gelu_loop<false>(g, x, out, n);
 }
 
-const bool kHasAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+// Asked on first use, after __builtin_cpu_init (a namespace-scope initializer may run before
+// libgcc has read the CPU's features, and would then always choose the baseline loop).
+bool has_avx2_fma() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
 
 void run(const float* g, const float* x, float* out, std::int64_t n, bool backward) {
-  kHasAvx2Fma ? gelu_avx2(g, x, out, n, backward) : gelu_baseline(g, x, out, n, backward);
+  has_avx2_fma() ? gelu_avx2(g, x, out, n, backward) : gelu_baseline(g, x, out, n, backward);
 }
 
 void check(const at::Tensor& t, const at::Tensor& like, const char* who) {
