@@ -29,7 +29,10 @@ const config::Fields<EngineOptions>& engine_fields() {
                "(runtime/gfn/fast/plain_loops.h), or the ATen ops.")
           .add("reuse_logprobs", &E::reuse_logprobs,
                "Iterations of the generic path (exploring ones too) reuse the sampling forward in "
-               "the loss (runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it.")
+               "the loss (runtime/gfn/fast/saved_outputs_evaluator.h), or recompute it; on "
+               "env.name diffusion (PISGradNet without env.langevin) batches of fresh "
+               "trajectories keep the sampling steps' activations for the loss "
+               "(runtime/gfn/continuous/learner.h).")
           .add("fused_sampler", &E::fused_sampler,
                "The sampler of the iterations that reuse the sampling forward runs each step's "
                "bookkeeping as loops over the running rows (runtime/gfn/fast/fused_sampler.h; "

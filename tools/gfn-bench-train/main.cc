@@ -137,7 +137,8 @@ void add_options(CLI::App& app, gfn::harness::Front& front, Cli& c) {
       ->capture_default_str();
   app.add_option("--profile", c.options.profile_path,
                  "Run the measured iterations under LibTorch's autograd profiler and write a "
-                 "chrome://tracing file (one run only; slows the run down)");
+                 "chrome://tracing file (one run only; slows the run down); with --suite one "
+                 "file per case, <path>.<scenario>.b<batch>.json");
   auto* all_flag = app.add_flag("--all", c.all,
                                 "Run the three bench configs (<bench-dir>/hypergrid_2d_b16, "
                                 "_2d_b128, _4d_b128) and print a table with the goals");
@@ -151,8 +152,7 @@ void add_options(CLI::App& app, gfn::harness::Front& front, Cli& c) {
   versus_opt->excludes(all_flag);
   all_flag->excludes(app.get_option("--config"));
   all_flag->excludes(app.get_option("--profile"));
-  add_suite_options(
-      app, c, {all_flag, versus_opt, app.get_option("--config"), app.get_option("--profile")});
+  add_suite_options(app, c, {all_flag, versus_opt, app.get_option("--config")});
 }
 
 void apply_quick_defaults(const gfn::harness::Front& front, gfn::bench::BenchOptions& options) {
@@ -171,6 +171,7 @@ void set_suite_counts(const CLI::App& app, const gfn::harness::Front& front, Cli
   c.suite.iters =
       app.count("--iters") + app.count("--repeats") ? c.options.iters : (quick ? 10 : 100);
   c.suite.overrides = c.cl.overrides;
+  c.suite.profile_path = c.options.profile_path;
 }
 
 // --suite: the method statement, the table row by row, the JSON report.

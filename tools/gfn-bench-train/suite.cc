@@ -44,7 +44,7 @@ std::vector<SuiteScenario> suite_scenarios(const SuiteOptions& options) {
 }
 
 SuiteCase run_suite_case(const roles::ExperimentConfig& config, const std::string& scenario,
-                         int warmup, int iters) {
+                         int warmup, int iters, const std::string& profile_path) {
   if (warmup < 0 || iters < 1)
     throw std::invalid_argument("gfn-bench-train --suite: need --warmup >= 0 and --iters >= 1");
   // A Learner, or a ContinuousLearner for a continuous scenario (tb_box_2d).
@@ -59,7 +59,10 @@ SuiteCase run_suite_case(const roles::ExperimentConfig& config, const std::strin
   for (const auto& p : learner.module().parameters())
     if (p.requires_grad()) c.n_params += p.numel();
   c.engine = learner.plan().report;
-  c.times = time_iterations(learner, c.batch_size, harness::Repetitions{warmup, iters}, "");
+  c.times = time_iterations(learner, c.batch_size, harness::Repetitions{warmup, iters},
+                            profile_path.empty() ? profile_path
+                                                 : profile_path + "." + scenario + ".b" +
+                                                       std::to_string(c.batch_size) + ".json");
   return c;
 }
 
@@ -74,7 +77,8 @@ std::vector<SuiteCase> run_suite(const SuiteOptions& options, std::ostream& out)
       std::vector<std::string> overrides = options.overrides;
       overrides.push_back("train.batch_size=" + std::to_string(batch));
       const roles::ExperimentConfig config = load_bench_config(s.path, overrides);
-      cases.push_back(run_suite_case(config, s.name, options.warmup, options.iters));
+      cases.push_back(
+          run_suite_case(config, s.name, options.warmup, options.iters, options.profile_path));
       print_suite_row(cases.back(), out);
       out.flush();
     }

@@ -36,6 +36,9 @@ struct SuiteOptions {
   int warmup = 50;                             ///< >= 0
   int iters = 100;                             ///< >= 1
   std::vector<std::string> overrides;          ///< --set section.key=value, applied to every config
+  /// --profile: if not empty, each case's measured iterations run under LibTorch's autograd
+  /// profiler (time_iterations, bench.h), written to <profile_path>.<scenario>.b<batch>.json.
+  std::string profile_path;
 };
 
 /// A scenario of the suite: its name (the file's stem) and its file.
@@ -57,10 +60,11 @@ struct SuiteCase {
   IterationTimes times;
 };
 
-/// Times one scenario at config.train.batch_size (see the file comment). Throws
-/// std::invalid_argument for warmup < 0 or iters < 1, and whatever the Learner throws.
+/// Times one scenario at config.train.batch_size (see the file comment); with a non-empty
+/// profile_path under the profiler, its trace at <profile_path>.<scenario>.b<batch>.json.
+/// Throws std::invalid_argument for warmup < 0 or iters < 1, and whatever the Learner throws.
 SuiteCase run_suite_case(const roles::ExperimentConfig& config, const std::string& scenario,
-                         int warmup, int iters);
+                         int warmup, int iters, const std::string& profile_path = "");
 
 /// Every scenario at every batch size, in batch-major order, printing each row to `out` as
 /// it is measured; throws what suite_scenarios, roles::load_config and run_suite_case throw.

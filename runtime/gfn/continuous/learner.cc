@@ -112,6 +112,7 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
       model_options_(model),
       local_search_(local_search),
       seed_(seed),
+      reuse_sampling_forward_(engine.reuse_logprobs),
       sample_gen_(at::detail::createCPUGenerator(seed)),
       validation_gen_(at::detail::createCPUGenerator(seed ^ 0x9E3779B97F4A7C15ULL)) {
   check_options(model, train, engine);
@@ -120,6 +121,9 @@ ContinuousLearner::ContinuousLearner(const EnvOptions& env, const ModelOptions& 
   check_local_search(local_search, *parts_.env);
   langevin_.step = local_search.langevin_step;
   plan_ = continuous_plan(engine, train);
+  if (reuse_sampling_forward_ && parts_.pis_pf && !parts_.pis.langevin) {
+    plan_.report["reuse_logprobs"] = "on (fresh batches)";
+  }
   torch::manual_seed(seed);
   model_ = make_model();
   optimizer_ = make_optimizer(plan_, adamw_groups(*model_, train));
@@ -158,6 +162,9 @@ ContinuousTrajectories ContinuousLearner::sample_batch(std::int64_t batch_size,
   const ContinuousGFlowNet gfn = gflownet();
   ContinuousSamplerOptions sampling;
   sampling.temperature = train_.sampling_temperature(counts_.iterations);
+  // A batch of fresh trajectories only keeps the sampling forward for the loss (diffusion's
+  // PISGradNet; continuous_log_probs); mixed with remote or searched ones it is recomputed.
+  sampling.save_pf_activations = reuse_sampling_forward_ && n_remote == 0 && !searching();
   const ContinuousTrajectories fresh =
       sample_continuous_trajectories(gfn, total - n_remote, sampling, sample_gen_);
   r.terminating_states = fresh.terminating_states;

@@ -71,8 +71,15 @@
 // remote states and the local search's LangevinState; a ContinuousLearner of
 // the same options and seed given load_state continues bit-identically.
 //
+// Reuse of the sampling forward (engine.reuse_logprobs, default true): on diffusion with a
+// PISGradNet PF (without the Langevin input) a batch of fresh trajectories only keeps the
+// network's activations of the sampling steps (ContinuousSamplerOptions::save_pf_activations)
+// and the loss differentiates them (PisNetwork::saved_forward) instead of a second forward, as
+// torchgfn keeps its sampling graph; engine.reuse_logprobs false: the loss recomputes it.
+//
 // Not thread-safe: one thread owns it. Cost per iteration: O(batch_size * trajectory length)
-// MLP rows forward twice (sampling forward or backward, loss) and once backward.
+// MLP rows forward twice (sampling forward or backward, loss; once with the reuse above) and
+// once backward.
 
 #include <ATen/core/Generator.h>
 
@@ -167,6 +174,7 @@ class ContinuousLearner final : public Agent {
   LocalSearchOptions local_search_;
   LangevinState langevin_;
   std::uint64_t seed_;
+  bool reuse_sampling_forward_;  ///< engine.reuse_logprobs (above)
   ContinuousParts parts_;
   EnginePlan plan_;
   std::shared_ptr<ContinuousModel> model_;

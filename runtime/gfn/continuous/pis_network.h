@@ -38,8 +38,23 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace gfn::core {
+
+/// The state path's activations of a PISGradNet (without langevin) on a step-major batch of
+/// K steps of B rows, saved by the fused sampler (PisNetwork::step_drift_saved) so that the
+/// loss reuses the sampling forward (PisNetwork::saved_forward) instead of recomputing it.
+/// pre[0] = s_model(x) + t_emb (float32 [K B, emb]), pre[j] = joint layer j's Linear output
+/// (float32 [K B, h], j = 1..joint_layers), post[j] = GELU(pre[j]); drift float32 [K B, d]. Valid
+/// only while the parameters are those that computed it (the same training iteration).
+struct PisActivations {
+  at::Tensor x;  ///< float32 [K B, d], the inputs (a view of the sampled states)
+  std::vector<at::Tensor> pre, post;
+  at::Tensor drift;
+  std::int64_t steps = 0;          ///< K
+  std::int64_t rows_per_step = 0;  ///< B
+};
 
 struct PisNetworkOptions {
   std::int64_t x_dim = 2;  ///< d
@@ -74,6 +89,30 @@ class PisNetwork : public torch::nn::Module {
   /// langevin.
   at::Tensor step_biases(const at::Tensor& tau);
   at::Tensor step_drift(const at::Tensor& x, const at::Tensor& bias_row);
+  /// The drift float32 [K B, d], with autograd, of x float32 [K B, d] (strided allowed) whose
+  /// rows [k B, (k + 1) B) all have the time tau_k of tau float32 [K, 1] (a step-major batch,
+  /// diffusion's loss pass, continuous_log_probs): the K time embeddings (step_biases) are
+  /// broadcast over the B rows of their step instead of found per row (no sort, no gather;
+  /// the backward sums each step's rows). Equal to forward to float32 rounding (tested).
+  /// Throws std::logic_error with langevin, std::invalid_argument unless K divides the rows.
+  at::Tensor step_major_forward(const at::Tensor& x, const at::Tensor& tau);
+
+  /// Reuse of the sampling forward (engine.reuse_logprobs; continuous/sampler.h): buffers for
+  /// K steps of B rows whose inputs will be x float32 [K B, d] (a view, filled step by step).
+  PisActivations allocate_activations(const at::Tensor& x, std::int64_t steps,
+                                      std::int64_t rows_per_step) const;
+  /// step_drift of step k, no autograd, computed into saved's rows [k B, (k + 1) B) (x of
+  /// saved.x's rows; GELU by exact_gelu.h's loop, equal to at::gelu to float32 rounding);
+  /// returns the drift rows. Throws std::logic_error with langevin.
+  at::Tensor step_drift_saved(const at::Tensor& bias_row, PisActivations& saved, std::int64_t k);
+  /// step_major_forward(saved.x, tau) without recomputing it: saved.drift with an autograd node
+  /// whose backward is the network's (the weights', biases' and time embeddings' gradients from
+  /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model; GELU's
+  /// derivative by exact_gelu.h).
+  /// The same drift and gradients as step_major_forward to float32 rounding (tested), if the
+  /// parameters have not changed since saved was computed (not checked). The time embeddings
+  /// (step_biases(tau), K rows) are recomputed with autograd.
+  at::Tensor saved_forward(const PisActivations& saved, const at::Tensor& tau);
 
  private:
   /// [sin(tau pe + phase), cos(tau pe + phase)] of tau float32 [N, 1].
@@ -87,6 +126,7 @@ class PisNetwork : public torch::nn::Module {
   torch::nn::Sequential t_model_{nullptr};
   torch::nn::Linear s_model_{nullptr};
   torch::nn::Sequential joint_model_{nullptr};
+  std::vector<torch::nn::Linear> joint_linears_;  ///< joint_model_'s Linear layers, in order
   torch::nn::Linear drift_head_{nullptr};
   torch::nn::Sequential lgv_model_{nullptr};
 };

@@ -2,8 +2,10 @@
 
 #include <ATen/ATen.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/gfn/continuous/estimators.h"
@@ -16,41 +18,72 @@
 namespace gfn::core {
 namespace {
 
+/// The T moves of diffusion's fused sampler with a PISGradNet PF without the Langevin input,
+/// written into out.states and out.increments ([(T + 1) n, d + 1], time columns filled
+/// first; the exit rows' increments (0, 1), as pf.sample writes them): per step the network in 4
+/// GEMMs (PisNetwork::step_drift on the step's time embedding, computed once for the T times) and
+/// DiffusionForwardPolicy::draw_moves into the step's increment rows, then x + a into the next
+/// step's rows; the exit step draws what pf.sample would (discarded). The same draws as the general
+/// loop (tested).
+void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy& pf,
+                      PisNetwork& pis, std::int64_t n, double temperature, bool save,
+                      at::Generator& generator, ContinuousTrajectories& out) {
+  const std::int64_t d = env.x_dim();
+  const std::int64_t steps = env.n_steps();
+  out.states.select(1, d).copy_(at::arange(steps + 1, at::kFloat).repeat_interleave(n));
+  out.increments.select(1, d).fill_(1.0);
+  out.increments.narrow(0, steps * n, n).narrow(1, 0, d).zero_();  // the exit rows: (0, 1)
+  out.states.narrow(0, 0, n).narrow(1, 0, d).zero_();
+  const at::Tensor biases =
+      pis.step_biases(at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1));
+  at::Tensor noise = at::empty({n, d}, at::kFloat);
+  std::shared_ptr<PisActivations> saved;
+  if (save) {
+    saved = std::make_shared<PisActivations>(
+        pis.allocate_activations(out.states.narrow(0, 0, steps * n).narrow(1, 0, d), steps, n));
+  }
+  for (std::int64_t t = 0; t < steps; ++t) {
+    const at::Tensor x = out.states.narrow(0, t * n, n).narrow(1, 0, d);
+    const at::Tensor a = out.increments.narrow(0, t * n, n).narrow(1, 0, d);
+    const at::Tensor bias = biases.narrow(0, t, 1);
+    const at::Tensor drift =
+        saved ? pis.step_drift_saved(bias, *saved, t) : pis.step_drift(x, bias);
+    pf.draw_moves(drift, temperature, noise, a, generator);
+    at::Tensor next = out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d);
+    at::add_out(next, x, a);
+  }
+  pf.draw_moves(at::Tensor(), temperature, noise, at::Tensor(), generator);
+  out.pf_activations = std::move(saved);
+}
+
 /// Diffusion's trajectories (options.fused_diffusion, sampler.h): T moves of all n rows, then
 /// the exit at t = T, in the step-major layout the general loop builds, n >= 1.
 ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const DiffusionSampling& env,
-                                        std::int64_t n, double temperature,
+                                        std::int64_t n, const ContinuousSamplerOptions& options,
                                         at::Generator& generator) {
+  const double temperature = options.temperature;
   const std::int64_t dim = env.dim();
   const std::int64_t steps = env.n_steps();
   ContinuousTrajectories out;
   out.n_trajectories = n;
   out.states = at::empty({(steps + 1) * n, dim}, at::kFloat);
   out.increments = at::empty({(steps + 1) * n, dim}, at::kFloat);
-  out.states.narrow(0, 0, n).copy_(env.initial_states(n));
-  // Without the Langevin input the PISGradNet's time embedding of each step is a table row
-  // (PisNetwork::step_biases), computed once for the T times.
   PisNetwork* pis = env.langevin() ? nullptr : gfn.model.pf_pis();
-  const at::Tensor biases =
-      pis ? pis->step_biases(
-                at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1))
-          : at::Tensor();
-  for (std::int64_t t = 0; t <= steps; ++t) {
-    const at::Tensor states = out.states.narrow(0, t * n, n);
-    // At t = T every row exits: the policy's draw (discarded) needs no drift.
-    at::Tensor outputs;
-    if (t == steps) {
-      outputs = at::zeros({n, env.x_dim()}, at::kFloat);
-    } else if (pis) {
-      outputs = pis->step_drift(states.narrow(1, 0, env.x_dim()), biases.narrow(0, t, 1));
-    } else {
-      outputs = gfn.model.pf(env.policy_inputs(states));
-    }
-    const ContinuousActions actions = gfn.pf.sample(states, outputs, temperature, generator);
-    out.increments.narrow(0, t * n, n).copy_(actions.increments);
-    if (t < steps) {
-      at::Tensor next = out.states.narrow(0, (t + 1) * n, n);
-      next.copy_(env.step_unchecked(states, actions.increments));
+  if (pis) {
+    sample_pis_moves(env, dynamic_cast<const DiffusionForwardPolicy&>(gfn.pf), *pis, n, temperature,
+                     options.save_pf_activations, generator, out);
+  } else {
+    out.states.narrow(0, 0, n).copy_(env.initial_states(n));
+    for (std::int64_t t = 0; t <= steps; ++t) {
+      const at::Tensor states = out.states.narrow(0, t * n, n);
+      // At t = T every row exits: the policy's draw (discarded) needs no drift.
+      const at::Tensor outputs = t == steps ? at::zeros({n, env.x_dim()}, at::kFloat)
+                                            : gfn.model.pf(env.policy_inputs(states));
+      const ContinuousActions actions = gfn.pf.sample(states, outputs, temperature, generator);
+      out.increments.narrow(0, t * n, n).copy_(actions.increments);
+      if (t < steps) {
+        out.states.narrow(0, (t + 1) * n, n).copy_(env.step_unchecked(states, actions.increments));
+      }
     }
   }
   out.is_exit = at::zeros({(steps + 1) * n}, at::kBool);
@@ -60,6 +93,7 @@ ContinuousTrajectories sample_diffusion(const ContinuousGFlowNet& gfn, const Dif
   out.lengths = at::full({n}, steps + 1, at::kLong);
   out.terminating_states = out.states.narrow(0, steps * n, n).clone();
   out.log_rewards = env.log_reward(out.terminating_states);
+  out.trusted = true;
   return out;
 }
 
@@ -78,7 +112,7 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   if (options.fused_diffusion && diffusion && n > 0 &&
       dynamic_cast<const DiffusionForwardPolicy*>(&gfn.pf) &&
       diffusion->n_steps() < options.max_length) {
-    return sample_diffusion(gfn, *diffusion, n, options.temperature, generator);
+    return sample_diffusion(gfn, *diffusion, n, options, generator);
   }
   const std::int64_t d = env.dim();
   std::vector<at::Tensor> states_steps, increment_steps, exit_steps, traj_steps, pb_steps;
@@ -120,6 +154,7 @@ ContinuousTrajectories sample_continuous_trajectories(const ContinuousGFlowNet& 
   out.lengths = lengths;
   out.terminating_states = terminating;
   out.log_rewards = env.log_reward(terminating);
+  out.trusted = true;
   return out;
 }
 
@@ -221,8 +256,52 @@ ContinuousTrajectories sample_backward_continuous_trajectories(
   return out;
 }
 
+namespace {
+
+/// continuous_log_probs' trusted path for diffusion (sampler.h): PF's PISGradNet (without the
+/// Langevin input) on the T B move rows only, its saved sampling forward when the batch carries
+/// it (pf_activations), else step-major (the exit rows' PF is the forced 0,
+/// whatever the drift), PF's Normal and PB's bridge without their checks; null when the batch
+/// is not such a batch (then the plain path runs).
+std::optional<TransitionLogProbs> diffusion_trusted_log_probs(const ContinuousGFlowNet& gfn,
+                                                              const ContinuousTrajectories& trajs,
+                                                              double temperature) {
+  const auto* env = dynamic_cast<const DiffusionSampling*>(&gfn.env);
+  const auto* pf = dynamic_cast<const DiffusionForwardPolicy*>(&gfn.pf);
+  const auto* pb = dynamic_cast<const DiffusionBackwardPolicy*>(&gfn.pb);
+  PisNetwork* pis = gfn.model.pf_pis();
+  const std::int64_t b = trajs.n_trajectories;
+  if (!trajs.trusted || env == nullptr || pf == nullptr || pb == nullptr || pis == nullptr ||
+      env->langevin() || trajs.n_transitions() != (env->n_steps() + 1) * b) {
+    return std::nullopt;
+  }
+  // Every trajectory has T moves then the exit: step t's rows are [t B, (t + 1) B).
+  const std::int64_t steps = env->n_steps();
+  const std::int64_t d = env->x_dim();
+  const std::int64_t moves = steps * b;
+  const at::Tensor tau = at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1);
+  const PisActivations* saved = trajs.pf_activations.get();
+  const at::Tensor drift =
+      saved && saved->steps == steps && saved->rows_per_step == b
+          ? pis->saved_forward(*saved, tau)
+          : pis->step_major_forward(trajs.states.narrow(0, 0, moves).narrow(1, 0, d), tau);
+  TransitionLogProbs lp;
+  lp.log_pf = at::cat(
+      {pf->move_log_prob(trajs.increments.narrow(0, 0, moves).narrow(1, 0, d), drift, temperature),
+       at::zeros({b}, drift.options())});
+  lp.log_pb = pb->step_major_log_prob(trajs.states.narrow(0, b, moves).narrow(1, 0, d),
+                                      trajs.pb_increments.narrow(1, 0, d));
+  if (gfn.model.has_log_flow()) {
+    lp.log_flow = gfn.model.log_flow(trajs.states, gfn.env.is_initial(trajs.states));
+  }
+  return lp;
+}
+
+}  // namespace
+
 TransitionLogProbs continuous_log_probs(const ContinuousGFlowNet& gfn,
-                                        const ContinuousTrajectories& trajs, double temperature) {
+                                        const ContinuousTrajectories& trajs, double temperature,
+                                        bool trusted_path) {
   const std::int64_t b = trajs.n_trajectories;
   const std::int64_t n = trajs.n_transitions();
   const std::int64_t d = gfn.env.dim();
@@ -236,7 +315,11 @@ TransitionLogProbs continuous_log_probs(const ContinuousGFlowNet& gfn,
         "continuous_log_probs: need B >= 1 trajectories with states and increments [N, d], "
         "is_exit [N] and pb_increments [N - B, d]");
   }
-  gfn.env.check_states(trajs.states, "continuous_log_probs");
+  if (trusted_path && trajs.trusted) {
+    if (auto lp = diffusion_trusted_log_probs(gfn, trajs, temperature)) return *std::move(lp);
+  } else {
+    gfn.env.check_states(trajs.states, "continuous_log_probs");
+  }
   const ContinuousOutputs out = gfn.model.forward(gfn.env.policy_inputs(trajs.states), b);
   TransitionLogProbs lp;
   lp.log_pf = gfn.pf.log_prob(trajs.states, out.pf, trajs.actions(), temperature);

@@ -43,6 +43,11 @@ struct ContinuousSamplerOptions {
   /// trajectories as the general loop for the same generator state, and the generator ends in
   /// the same state (tested, tests/runtime/gfn/env/diffusion_test.cc). false: the general loop.
   bool fused_diffusion = true;
+  /// With fused_diffusion and a PISGradNet PF without the Langevin input: keep the network's
+  /// activations of every move step (ContinuousTrajectories::pf_activations; about
+  /// 2 (joint_layers + 1) float32 [T B, 64] buffers) so that continuous_log_probs reuses them
+  /// (engine.reuse_logprobs, the learner's default). The same trajectories either way.
+  bool save_pf_activations = false;
 };
 
 /// Samples n >= 0 complete trajectories from s0 with the forward policy. Per step, one
@@ -77,10 +82,20 @@ ContinuousTrajectories sample_backward_continuous_trajectories(
 /// log PF of every row (of its increment, or of exit on exit rows), log PB of every row
 /// B + k (of pb_increments[k], back to its parent) and, with a log F network, log F of every
 /// row, with autograd, from one forward pass of the model; log_pf_exit stays undefined.
-/// `temperature` is passed to both policies (1: the policies themselves). Throws
-/// std::invalid_argument for trajectories without rows or with inconsistent shapes.
+/// `temperature` is passed to both policies (1: the policies themselves).
+/// trusted_path (the default) and trajs.trusted (the batch is this process's own forward
+/// samples, trajectories.h): the states are not re-checked (env.check_states), and for
+/// diffusion's fixed-length batches with its own policies and a PISGradNet PF without the
+/// Langevin input the log-densities come from DiffusionForwardPolicy::move_log_prob on the
+/// network's step-major pass over the T B move rows (PisNetwork::step_major_forward; the exit
+/// rows' log PF is the forced 0) and DiffusionBackwardPolicy::step_major_log_prob, without
+/// the per-row validity masks. The same values and gradients as the plain path to float32
+/// rounding (tested, tests/runtime/gfn/env/diffusion_test.cc); trusted_path false: the plain
+/// path for every batch (all checks, the model's forward on every row). Throws
+/// std::invalid_argument for trajectories without rows or with inconsistent shapes, and on the
+/// plain path for states env.check_states refuses.
 TransitionLogProbs continuous_log_probs(const ContinuousGFlowNet& gfn,
                                         const ContinuousTrajectories& trajs,
-                                        double temperature = 1.0);
+                                        double temperature = 1.0, bool trusted_path = true);
 
 }  // namespace gfn::core

@@ -9,11 +9,14 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "runtime/gfn/env/continuous_environment.h"
 #include "runtime/gfn/trajectory_rows.h"
 
 namespace gfn::core {
+
+struct PisActivations;
 
 struct ContinuousTrajectories : TrajectoryRows {
   at::Tensor states;      ///< float32 [N, d]: the state each action is taken in
@@ -23,6 +26,17 @@ struct ContinuousTrajectories : TrajectoryRows {
   /// which is also the backward action of PB(parent | states[B + k]).
   at::Tensor pb_increments;
   at::Tensor terminating_states;  ///< float32 [B, d]
+  /// Set by sample_continuous_trajectories (sampler.h) only: the batch was sampled forward
+  /// from s0 in this process by the environment's own policy and step, so every row is a
+  /// valid state and action by construction and continuous_log_probs need not re-check it
+  /// (its trusted path). Backward walks from given states, concatenations and anything
+  /// received or replayed leave it false: those rows are checked.
+  bool trusted = false;
+  /// With ContinuousSamplerOptions::save_pf_activations on diffusion's fused sampler: PF's
+  /// PISGradNet activations of the T B move rows (pis_network.h), which continuous_log_probs'
+  /// trusted path reuses instead of a second forward; null otherwise (and after any operation
+  /// that builds new trajectories). Valid while the parameters are unchanged.
+  std::shared_ptr<const PisActivations> pf_activations;
 
   std::int64_t n_transitions() const { return states.defined() ? states.size(0) : 0; }
   /// The forward actions of all N rows.

@@ -79,6 +79,55 @@ at::Tensor DiffusionForwardPolicy::log_prob(const at::Tensor& states, const at::
   return at::where(actions.is_exit, at::where(at_end, at::zeros_like(lp), minus_inf), move);
 }
 
+at::Tensor DiffusionForwardPolicy::move_log_prob(const at::Tensor& a, const at::Tensor& drift,
+                                                 double temperature) const {
+  check(drift, temperature, "DiffusionForwardPolicy::move_log_prob");
+  const double scale = step_std(temperature);
+  // log_prob's formula: -|a - f dt|^2 / (2 scale^2) - d log(scale sqrt(2 pi)).
+  return at::sub(a, drift, 1.0 / n_steps_)
+      .square()
+      .sum(1)
+      .mul(-0.5 / (scale * scale))
+      .sub(static_cast<double>(d_) * (std::log(scale) + kHalfLog2Pi));
+}
+
+void DiffusionForwardPolicy::draw_moves(const at::Tensor& drift, double temperature,
+                                        at::Tensor& noise, at::Tensor a,
+                                        at::Generator& generator) const {
+  at::NoGradGuard no_grad;
+  // sample's at::normal(loc, scale) fills [B, d] with N(0, 1), then scales and shifts it.
+  noise.normal_(0.0, 1.0, generator);
+  if (!drift.defined()) return;
+  check(drift, temperature, "DiffusionForwardPolicy::draw_moves");
+  noise.mul_(step_std(temperature));
+  at::add_out(a, noise, drift, 1.0 / n_steps_);
+}
+
+at::Tensor DiffusionBackwardPolicy::step_major_log_prob(const at::Tensor& x,
+                                                        const at::Tensor& a) const {
+  const std::int64_t rows = x.size(0);
+  if (x.dim() != 2 || x.size(1) != d_ || a.sizes() != x.sizes() || rows % n_steps_ != 0) {
+    throw std::invalid_argument(
+        "DiffusionBackwardPolicy::step_major_log_prob: need x and a [T B, " + std::to_string(d_) +
+        "]");
+  }
+  at::NoGradGuard no_grad;
+  const std::int64_t b = rows / n_steps_;
+  const double dt = 1.0 / n_steps_;
+  // Per step t = 1..T: the mean x / t, the variance v = sigma^2 dt (t - 1) / t (t = 1: 1,
+  // unused) and log's constant d / 2 log(2 pi v).
+  const at::Tensor t = at::arange(1, n_steps_ + 1, at::kFloat).view({n_steps_, 1});
+  const at::Tensor var =
+      at::where(t.gt(1), (t - 1.0).div(t).mul(sigma_ * sigma_ * dt), at::ones_like(t));
+  const at::Tensor diff = at::addcmul(a.view({n_steps_, b, d_}), x.view({n_steps_, b, d_}),
+                                      t.reciprocal().neg_().unsqueeze(2));
+  at::Tensor lp = diff.square_().sum(2);  // [T, B]
+  lp.div_(var).mul_(-0.5).sub_(
+      var.log().add_(2.0 * kHalfLog2Pi).mul_(0.5 * static_cast<double>(d_)));
+  lp.select(0, 0).zero_();  // t = 1: the forced step back to s0
+  return lp.view({rows});
+}
+
 std::pair<at::Tensor, at::Tensor> DiffusionBackwardPolicy::bridge(const at::Tensor& states) const {
   const double dt = 1.0 / n_steps_;
   const at::Tensor x = states.narrow(1, 0, d_);

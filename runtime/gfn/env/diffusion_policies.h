@@ -60,6 +60,18 @@ class DiffusionForwardPolicy final : public DiffusionPolicy {
                            at::Generator& generator) const override;
   at::Tensor log_prob(const at::Tensor& states, const at::Tensor& outputs,
                       const ContinuousActions& actions, double temperature) const override;
+  /// log_prob's Normal without its checks, for moves known valid (sampled by this policy
+  /// from t < T; continuous_log_probs' trusted path): float32 [R], differentiable w.r.t.
+  /// drift, of moves a float32 [R, d] (strided allowed) and drift float32 [R, d]. Equal to
+  /// log_prob on such rows (tested); a non-finite a gives a non-finite value, not a check.
+  at::Tensor move_log_prob(const at::Tensor& a, const at::Tensor& drift, double temperature) const;
+  /// The fused sampler's draw (continuous/sampler.h), no autograd: eps ~ N(0, I) into `noise`
+  /// (float32 [B, d], contiguous, overwritten), then the moves f dt + s eps of drift f float32
+  /// [B, d] into `a` (float32 [B, d], strided allowed). It draws from the generator exactly
+  /// what sample draws for B rows, so the stream stays the general loop's (tested). drift and a
+  /// undefined: the draw only (the exit step's, which sample makes and discards).
+  void draw_moves(const at::Tensor& drift, double temperature, at::Tensor& noise, at::Tensor a,
+                  at::Generator& generator) const;
 };
 
 class DiffusionBackwardPolicy final : public DiffusionPolicy {
@@ -72,6 +84,14 @@ class DiffusionBackwardPolicy final : public DiffusionPolicy {
   /// actions.is_exit is ignored; so is the temperature, after its check.
   at::Tensor log_prob(const at::Tensor& states, const at::Tensor& outputs,
                       const ContinuousActions& actions, double temperature) const override;
+  /// log_prob without its checks on the children of a step-major batch of B trajectories
+  /// sampled forward by this environment (continuous_log_probs' trusted path): x float32
+  /// [T B, d] (strided allowed) of the states at t = 1..T (rows [(t - 1) B, t B) at time t),
+  /// a float32 [T B, d] the increments that led to them. float32 [T B], no autograd: the
+  /// bridge's density from t >= 2, 0 at t = 1 (the forced step back to s0; a = x by
+  /// construction). Equal to log_prob on such rows (tested). Throws std::invalid_argument
+  /// unless T divides the rows.
+  at::Tensor step_major_log_prob(const at::Tensor& x, const at::Tensor& a) const;
 
  private:
   /// The bridge's mean float32 [B, d] and standard deviation float32 [B, 1] from (x, t),

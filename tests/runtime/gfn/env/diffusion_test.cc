@@ -19,12 +19,16 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/gfn/continuous/estimators.h"
+#include "runtime/gfn/continuous/exact_gelu.h"
 #include "runtime/gfn/continuous/learner.h"
 #include "runtime/gfn/continuous/log_z_bounds.h"
 #include "runtime/gfn/continuous/pis_network.h"
 #include "runtime/gfn/continuous/sampler.h"
+#include "runtime/gfn/continuous/trajectory_ops.h"
 #include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/env/continuous_registry.h"
 #include "runtime/gfn/env/diffusion_options.h"
@@ -412,6 +416,167 @@ TEST(Diffusion, PisNetworkStepDriftEqualsForward) {
   o.langevin = true;
   PisNetwork lgv(o);
   EXPECT_THROW(lgv.step_biases(tau), std::logic_error);
+}
+
+// continuous_log_probs' trusted path (the learner's own fresh samples: no re-check, PF's
+// network step-major on the move rows only, PF's Normal and PB's bridge without their masks)
+// against the plain path (trusted_path false): log PF, log PB, log F and every parameter's
+// gradient, on gmm2 (d = 2) and many_well (d = 32), from the fused sampler and the general
+// loop, at temperature 1 and 1.3. Batches that are not trusted (PB's backward walks, a
+// concatenation with them) keep every check.
+TEST(Diffusion, TrustedLogProbsEqualThePlainPath) {
+  for (const std::string target : {"gmm2", "many_well"}) {
+    EnvOptions env_options;
+    env_options.name = "diffusion";
+    env_options.get<DiffusionEnvOptions>() = options(target, 6, 5.0);
+    const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+    ContinuousModelOptions mo;
+    mo.hidden_dim = 16;
+    mo.uniform_pb = true;
+    mo.with_log_flow = target == "gmm2";
+    mo.pis_pf = parts.pis_pf;
+    mo.pis = parts.pis;
+    mo.policy_input_dim = parts.policy_input_dim;
+    torch::manual_seed(3);
+    ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
+    const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
+    // (fused sampler, sampling forward saved): the general loop saves nothing.
+    for (const auto& [fused, save] : {std::pair{true, false}, {true, true}, {false, false}}) {
+      for (const double temperature : {1.0, 1.3}) {
+        ContinuousSamplerOptions so;
+        so.fused_diffusion = fused;
+        so.save_pf_activations = save;
+        so.temperature = temperature;
+        at::Generator g = at::detail::createCPUGenerator(8);
+        const ContinuousTrajectories trajs = sample_continuous_trajectories(gfn, 11, so, g);
+        EXPECT_EQ(trajs.pf_activations != nullptr, save);
+        if (save) {  // saving changes nothing in the trajectories
+          ContinuousSamplerOptions plain_options = so;
+          plain_options.save_pf_activations = false;
+          at::Generator g2 = at::detail::createCPUGenerator(8);
+          const ContinuousTrajectories again =
+              sample_continuous_trajectories(gfn, 11, plain_options, g2);
+          EXPECT_TRUE(at::allclose(trajs.states, again.states, 1e-5, 1e-6)) << target;
+        }
+        ASSERT_TRUE(trajs.trusted);
+        const std::string where =
+            target + (fused ? " fused" : " general") + " T " + std::to_string(temperature);
+        const TransitionLogProbs plain = continuous_log_probs(gfn, trajs, temperature, false);
+        const TransitionLogProbs fast = continuous_log_probs(gfn, trajs, temperature, true);
+        ASSERT_EQ(fast.log_pf.sizes(), plain.log_pf.sizes()) << where;
+        ASSERT_EQ(fast.log_pb.sizes(), plain.log_pb.sizes()) << where;
+        EXPECT_TRUE(at::allclose(fast.log_pf, plain.log_pf, 1e-4, 1e-3)) << where;
+        EXPECT_TRUE(at::allclose(fast.log_pb, plain.log_pb, 1e-4, 1e-3)) << where;
+        // Not trivially equal: finite, and the bridge's rows differ from the forced 0.
+        EXPECT_TRUE(plain.log_pf.isfinite().all().item<bool>()) << where;
+        EXPECT_GT(plain.log_pb.abs().sum().item<double>(), 1.0) << where;
+        if (mo.with_log_flow) {
+          EXPECT_TRUE(at::allclose(fast.log_flow, plain.log_flow)) << where;
+        }
+        const at::Tensor w_pf = at::randn(plain.log_pf.sizes());
+        auto gradients = [&](const TransitionLogProbs& lp) {
+          model.zero_grad();
+          at::Tensor objective = (lp.log_pf * w_pf).sum();
+          if (lp.log_flow.defined()) objective = objective + lp.log_flow.sum();
+          objective.backward();
+          std::vector<at::Tensor> out;
+          for (const auto& p : model.parameters()) {
+            out.push_back(p.grad().defined() ? p.grad().clone() : at::zeros_like(p));
+          }
+          return out;
+        };
+        const auto ga = gradients(plain);
+        const auto gb = gradients(fast);
+        const auto names = model.named_parameters();
+        ASSERT_EQ(ga.size(), gb.size());
+        double total = 0;
+        for (std::size_t i = 0; i < ga.size(); ++i) {
+          total += ga[i].abs().sum().item<double>();
+          EXPECT_TRUE(at::allclose(ga[i], gb[i], 1e-3, 1e-4))
+              << where << ", " << names[i].key() << ": max difference "
+              << (ga[i] - gb[i]).abs().max().item<float>();
+        }
+        EXPECT_GT(total, 0.0) << where;
+      }
+    }
+    // Replayed states walk back with PB: not trusted, checked (a non-finite row is refused).
+    at::Generator g = at::detail::createCPUGenerator(9);
+    const ContinuousTrajectories fresh = sample_continuous_trajectories(gfn, 4, {}, g);
+    const ContinuousTrajectories back =
+        sample_backward_continuous_trajectories(gfn, fresh.terminating_states, {}, g);
+    EXPECT_FALSE(back.trusted);
+    ContinuousTrajectories mixed = concat_continuous_trajectories(fresh, back);
+    EXPECT_FALSE(mixed.trusted);
+    mixed.states[5][0] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_NE(what_of([&] { continuous_log_probs(gfn, mixed); }).find("not finite"),
+              std::string::npos)
+        << target;
+  }
+}
+
+// engine.reuse_logprobs on diffusion (the loss differentiates the sampling forward's saved
+// activations, PisNetwork::saved_forward) against false (the loss recomputes the forward):
+// the same losses, logZ and parameters over iterations of TB and of SubTB (log F network).
+TEST(Diffusion, ReusedSamplingForwardTrainsAsTheRecomputedOne) {
+  EnvOptions env;
+  env.name = "diffusion";
+  env.get<DiffusionEnvOptions>() = options("many_well", 6, 5.0);
+  env.get<DiffusionEnvOptions>().harmonics_dim = 16;
+  env.get<DiffusionEnvOptions>().emb_dim = 16;
+  ModelOptions model;
+  model.hidden_dim = 16;
+  model.n_hidden = 2;
+  model.uniform_pb = true;
+  for (const LossKind loss : {LossKind::kTB, LossKind::kSubTB}) {
+    TrainOptions train;
+    train.loss = loss;
+    train.lr = 1e-2;
+    EngineOptions reuse, recompute;
+    reuse.reuse_logprobs = true;
+    recompute.reuse_logprobs = false;
+    ContinuousLearner a(env, model, train, 4, reuse);
+    ContinuousLearner b(env, model, train, 4, recompute);
+    for (int i = 0; i < 4; ++i) {
+      const IterationResult ra = a.train_iteration(24);
+      const IterationResult rb = b.train_iteration(24);
+      EXPECT_NEAR(ra.loss, rb.loss, 1e-3 * (1 + std::abs(rb.loss)))
+          << config::enum_name(loss) << " iteration " << i;
+      EXPECT_NEAR(ra.log_z, rb.log_z, 1e-4) << config::enum_name(loss) << " iteration " << i;
+    }
+    const auto pa = a.module().named_parameters();
+    const auto pb = b.module().named_parameters();
+    for (const auto& p : pa) {
+      EXPECT_TRUE(at::allclose(p.value(), pb[p.key()], 1e-3, 1e-4))
+          << config::enum_name(loss) << " " << p.key();
+    }
+  }
+}
+
+// exact_gelu.h's loops (the saved sampling forward's GELU) against LibTorch's exact GELU and
+// its derivative, on a grid over [-12, 12] and random values, contiguous slices of odd length
+// (the 8-wide loop's tail) and in place; refusals of strided or mismatched tensors.
+TEST(Diffusion, ExactGeluLoopsEqualLibTorchsGelu) {
+  const at::Tensor grid = at::linspace(-12.0, 12.0, 24001, at::kFloat);
+  const at::Tensor random = at::randn({413, 64}) * 3;
+  for (const at::Tensor& x : {grid, random, random.narrow(0, 7, 100), grid.narrow(0, 3, 13)}) {
+    at::Tensor out = at::empty_like(x);
+    exact_gelu_out(x, out);
+    const at::Tensor ref = at::gelu(x);
+    const double tol = (out - ref).abs().sub(ref.abs().add(1.0).mul(1e-6)).max().item<double>();
+    EXPECT_LE(tol, 0.0) << "forward, " << x.numel() << " values";
+    const at::Tensor g = at::randn(x.sizes());
+    const at::Tensor back = exact_gelu_backward(g, x);
+    const at::Tensor ref_back = at::gelu_backward(g, x);
+    const double tol_back =
+        (back - ref_back).abs().sub(ref_back.abs().add(1.0).mul(1e-6)).max().item<double>();
+    EXPECT_LE(tol_back, 0.0) << "backward, " << x.numel() << " values";
+  }
+  at::Tensor in_place = random.clone();
+  exact_gelu_out(in_place, in_place);
+  EXPECT_TRUE(at::allclose(in_place, at::gelu(random), 1e-5, 1e-6));
+  at::Tensor out = at::empty({64, 413});
+  EXPECT_THROW(exact_gelu_out(random.t(), out), std::invalid_argument);
+  EXPECT_THROW(exact_gelu_backward(random, grid), std::invalid_argument);
 }
 
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
