@@ -54,7 +54,7 @@ TEST(EnumOptionTables, EveryNameRoundTrips) {
   expect_table_round_trips<TransportBackend>("mpi, torch");
   expect_table_round_trips<Payload>("full, scoring_only");
   expect_table_round_trips<BaselineStrategy>("min, percentile, ema");
-  expect_table_round_trips<SamplerKind>("prioritized, uniform");
+  expect_table_round_trips<SamplerKind>("prioritized, uniform, rank");
   expect_table_round_trips<ReplayKind>("none, uniform, prioritized, diverse");
   expect_table_round_trips<HyperGridReward>(
       "original, cosine, deceptive, sparse, bitwise_xor, multiplicative_coprime");
@@ -111,7 +111,7 @@ std::vector<Option> options() {
       {"transport", "backend", "mpi, torch", {}},
       {"buffer", "payload", "full, scoring_only", {}},
       {"buffer", "baseline", "min, percentile, ema", {}},
-      {"buffer", "remote_sampler", "prioritized, uniform", {}},
+      {"buffer", "remote_sampler", "prioritized, uniform, rank", {}},
       {"replay", "kind", "none, uniform, prioritized, diverse", {}},
       {"env",
        "reward",
