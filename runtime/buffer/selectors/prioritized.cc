@@ -1,5 +1,7 @@
 #include "runtime/buffer/selectors/prioritized.h"
 
+#include "runtime/buffer/selectors/gumbel_top_n.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -41,14 +43,8 @@ void PrioritizedSampler::select(std::int64_t n, std::mt19937_64& rng, std::vecto
     return;
   }
   // Gumbel top-n: argsort of α log R + Gumbel noise = sampling without replacement.
-  std::uniform_real_distribution<double> u(std::numeric_limits<double>::min(), 1.0);
-  std::vector<std::pair<double, Slot>> keys(size);
-  for (std::size_t k = 0; k < size; ++k) {
-    keys[k] = {exponent_ * double(lr(k)) - std::log(-std::log(u(rng))), slots[k]};
-  }
-  std::partial_sort(keys.begin(), keys.begin() + n, keys.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::int64_t k = 0; k < n; ++k) out.push_back(keys[static_cast<std::size_t>(k)].second);
+  gumbel_top_n(
+      slots, [&](std::size_t k) { return exponent_ * double(lr(k)); }, n, rng, out);
 }
 
 }  // namespace gfn::buffer
