@@ -1,13 +1,11 @@
 #include "runtime/buffer/selectors/prioritized.h"
 
-#include "runtime/buffer/selectors/gumbel_top_n.h"
-
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
-#include <utility>
+
+#include "runtime/buffer/selectors/gumbel_top_n.h"
 
 namespace gfn::buffer {
 
