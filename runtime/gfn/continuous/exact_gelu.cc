@@ -14,8 +14,11 @@
 namespace gfn::core {
 namespace {
 
-typedef float v8f __attribute__((vector_size(32)));
-typedef std::int32_t v8i __attribute__((vector_size(32)));
+template <int kLanes>
+struct Lanes {
+  typedef float F __attribute__((vector_size(4 * kLanes)));
+  typedef std::int32_t I __attribute__((vector_size(4 * kLanes)));
+};
 
 constexpr float kP = 0.3275911f;  // Abramowitz & Stegun 7.1.26
 constexpr float kA1 = 0.254829592f, kA2 = -0.284496736f, kA3 = 1.421413741f;
@@ -25,82 +28,149 @@ constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
 #define GFN_INLINE static inline __attribute__((always_inline))
 
-GFN_INLINE v8f splat(float v) { return v8f{} + v; }
+template <typename V>
+GFN_INLINE V splat(float v) {
+  return V{} + v;
+}
 
 // exp(a) for a <= 0 (Cephes expf: a = n log 2 + r, |r| <= log(2) / 2, a degree-6 polynomial
 // in r, times 2^n from the exponent bits); a below -87 is clamped (exp < 1.7e-38).
-GFN_INLINE v8f exp_nonpositive(v8f a) {
-  a = a < -87.0f ? splat(-87.0f) : a;
-  const v8f n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
-  const v8f r = a - n * 0.693359375f + n * 2.12194440e-4f;
-  v8f p = splat(1.9875691500e-4f);
+template <typename V, typename I>
+GFN_INLINE V exp_nonpositive(V a) {
+  a = a < -87.0f ? splat<V>(-87.0f) : a;
+  const V n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
+  const V r = a - n * 0.693359375f + n * 2.12194440e-4f;
+  V p = splat<V>(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const v8i bits = (__builtin_convertvector(n, v8i) + 127) << 23;
-  return (p * r * r + r + 1.0f) * __builtin_bit_cast(v8f, bits);
+  const I bits = (__builtin_convertvector(n, I) + 127) << 23;
+  return (p * r * r + r + 1.0f) * __builtin_bit_cast(V, bits);
 }
 
-// Phi(x) and exp(-x^2 / 2) of 8 lanes.
-GFN_INLINE void phi(v8f x, v8f& cdf, v8f& density) {
-  const v8i sign = v8i{} + static_cast<std::int32_t>(0x80000000u);
-  const v8i xi = __builtin_bit_cast(v8i, x);
-  const v8i abs_bits = xi & ~sign;
-  const v8f z = __builtin_bit_cast(v8f, abs_bits) * kSqrtHalf;  // |x| / sqrt 2
-  const v8f t = 1.0f / (1.0f + kP * z);
-  density = exp_nonpositive(-z * z);
-  const v8f poly = ((((kA5 * t + kA4) * t + kA3) * t + kA2) * t + kA1) * t;
-  const v8f erf_abs = 1.0f - poly * density;
-  const v8i erf_bits = __builtin_bit_cast(v8i, erf_abs) | (xi & sign);
-  cdf = 0.5f + 0.5f * __builtin_bit_cast(v8f, erf_bits);
+// Phi(x) and exp(-x^2 / 2), lane by lane.
+template <typename V, typename I>
+GFN_INLINE void phi(V x, V& cdf, V& density) {
+  const I sign = I{} + static_cast<std::int32_t>(0x80000000u);
+  const I xi = __builtin_bit_cast(I, x);
+  const I abs_bits = xi & ~sign;
+  const V z = __builtin_bit_cast(V, abs_bits) * kSqrtHalf;  // |x| / sqrt 2
+  const V t = 1.0f / (1.0f + kP * z);
+  density = exp_nonpositive<V, I>(-z * z);
+  const V poly = ((((kA5 * t + kA4) * t + kA3) * t + kA2) * t + kA1) * t;
+  const V erf_abs = 1.0f - poly * density;
+  const I erf_bits = __builtin_bit_cast(I, erf_abs) | (xi & sign);
+  cdf = 0.5f + 0.5f * __builtin_bit_cast(V, erf_bits);
 }
 
-// n floats, 8 at a time; the tail through a zero-padded vector.
-template <bool kBackward>
-GFN_INLINE void gelu_loop(const float* grad, const float* x, float* out, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; i += 8) {
-    const std::int64_t m = n - i < 8 ? n - i : 8;
-    v8f v{}, g{}, cdf, density, o;
-    if (m == 8) {
-      std::memcpy(&v, x + i, 32);
-      if (kBackward) std::memcpy(&g, grad + i, 32);
+// What one pass computes from x (and grad): GELU(x) into out; with kSlope also GELU'(x) into
+// slope; kBackward: grad * GELU'(x) into out.
+enum class Pass { kForward, kForwardSlope, kBackward };
+
+// One vector of lanes from value i: bytes / 4 of them (the tail: zero-padded).
+template <typename V, typename I, Pass kPass>
+GFN_INLINE void gelu_lanes(const float* grad, const float* x, float* out, float* slope,
+                           std::int64_t i, std::size_t bytes) {
+  V v{}, g{}, cdf, density;
+  std::memcpy(&v, x + i, bytes);
+  if (kPass == Pass::kBackward) std::memcpy(&g, grad + i, bytes);
+  phi<V, I>(v, cdf, density);
+  if (kPass == Pass::kForward || kPass == Pass::kForwardSlope) {
+    const V o = v * cdf;
+    std::memcpy(out + i, &o, bytes);
+  }
+  if (kPass == Pass::kForwardSlope) {
+    const V s = cdf + v * density * kInvSqrt2Pi;
+    std::memcpy(slope + i, &s, bytes);
+  }
+  if (kPass == Pass::kBackward) {
+    const V o = g * (cdf + v * density * kInvSqrt2Pi);
+    std::memcpy(out + i, &o, bytes);
+  }
+}
+
+// n floats, kLanes at a time; the tail through a zero-padded vector.
+template <int kLanes, Pass kPass>
+GFN_INLINE void gelu_loop(const float* grad, const float* x, float* out, float* slope,
+                          std::int64_t n) {
+  using V = typename Lanes<kLanes>::F;
+  using I = typename Lanes<kLanes>::I;
+  for (std::int64_t i = 0; i < n; i += kLanes) {
+    if (n - i >= kLanes) {
+      gelu_lanes<V, I, kPass>(grad, x, out, slope, i, sizeof(V));  // constant size: vector moves
     } else {
-      std::memcpy(&v, x + i, m * sizeof(float));
-      if (kBackward) std::memcpy(&g, grad + i, m * sizeof(float));
-    }
-    phi(v, cdf, density);
-    o = kBackward ? g * (cdf + v * density * kInvSqrt2Pi) : v * cdf;
-    if (m == 8) {
-      std::memcpy(out + i, &o, 32);
-    } else {
-      std::memcpy(out + i, &o, m * sizeof(float));
+      gelu_lanes<V, I, kPass>(grad, x, out, slope, i, (n - i) * sizeof(float));
     }
   }
 }
 
-__attribute__((target("avx2,fma"))) void gelu_avx2(const float* g, const float* x, float* out,
-                                                   std::int64_t n, bool backward) {
-  backward ? gelu_loop<true>(g, x, out, n) : gelu_loop<false>(g, x, out, n);
+template <int kLanes>
+GFN_INLINE void gelu_pass(const float* g, const float* x, float* out, float* slope,
+                          std::int64_t n, Pass pass) {
+  switch (pass) {
+    case Pass::kForward:
+      return gelu_loop<kLanes, Pass::kForward>(g, x, out, slope, n);
+    case Pass::kForwardSlope:
+      return gelu_loop<kLanes, Pass::kForwardSlope>(g, x, out, slope, n);
+    case Pass::kBackward:
+      return gelu_loop<kLanes, Pass::kBackward>(g, x, out, slope, n);
+  }
 }
 
-void gelu_baseline(const float* g, const float* x, float* out, std::int64_t n, bool backward) {
-  backward ? gelu_loop<true>(g, x, out, n) : gelu_loop<false>(g, x, out, n);
+__attribute__((target("avx512f"))) void gelu_avx512(const float* g, const float* x, float* out,
+                                                    float* slope, std::int64_t n, Pass pass) {
+  gelu_pass<16>(g, x, out, slope, n, pass);
+}
+
+__attribute__((target("avx2,fma"))) void gelu_avx2(const float* g, const float* x, float* out,
+                                                   float* slope, std::int64_t n, Pass pass) {
+  gelu_pass<8>(g, x, out, slope, n, pass);
+}
+
+void gelu_baseline(const float* g, const float* x, float* out, float* slope, std::int64_t n,
+                   Pass pass) {
+  gelu_pass<8>(g, x, out, slope, n, pass);
 }
 
 // Asked on first use, after __builtin_cpu_init (a namespace-scope initializer may run before
 // libgcc has read the CPU's features, and would then always choose the baseline loop).
-bool has_avx2_fma() {
-  static const bool yes = [] {
+bool cpu_has(GeluLoop loop) {
+  static const bool avx2 = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
-  return yes;
+  static const bool avx512 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+  }();
+  switch (loop) {
+    case GeluLoop::kAvx512:
+      return avx512;
+    case GeluLoop::kAvx2:
+      return avx2;
+    default:
+      return true;
+  }
 }
 
-void run(const float* g, const float* x, float* out, std::int64_t n, bool backward) {
-  has_avx2_fma() ? gelu_avx2(g, x, out, n, backward) : gelu_baseline(g, x, out, n, backward);
+void run(const float* g, const float* x, float* out, float* slope, std::int64_t n, Pass pass,
+         GeluLoop loop) {
+  if (loop == GeluLoop::kBest) {
+    loop = cpu_has(GeluLoop::kAvx512) ? GeluLoop::kAvx512
+           : cpu_has(GeluLoop::kAvx2) ? GeluLoop::kAvx2
+                                      : GeluLoop::kBaseline;
+  }
+  if (!cpu_has(loop)) throw std::invalid_argument("exact_gelu: this CPU lacks the asked loop");
+  switch (loop) {
+    case GeluLoop::kAvx512:
+      return gelu_avx512(g, x, out, slope, n, pass);
+    case GeluLoop::kAvx2:
+      return gelu_avx2(g, x, out, slope, n, pass);
+    default:
+      return gelu_baseline(g, x, out, slope, n, pass);
+  }
 }
 
 void check(const at::Tensor& t, const at::Tensor& like, const char* who) {
@@ -113,18 +183,31 @@ void check(const at::Tensor& t, const at::Tensor& like, const char* who) {
 
 }  // namespace
 
-void exact_gelu_out(const at::Tensor& x, at::Tensor& out) {
+bool exact_gelu_loop_available(GeluLoop loop) { return cpu_has(loop); }
+
+void exact_gelu_out(const at::Tensor& x, at::Tensor& out, GeluLoop loop) {
   check(x, x, "exact_gelu_out");
   check(out, x, "exact_gelu_out");
-  run(nullptr, x.data_ptr<float>(), out.data_ptr<float>(), x.numel(), false);
+  run(nullptr, x.data_ptr<float>(), out.data_ptr<float>(), nullptr, x.numel(), Pass::kForward,
+      loop);
 }
 
-at::Tensor exact_gelu_backward(const at::Tensor& grad, const at::Tensor& x) {
+void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope,
+                          GeluLoop loop) {
+  check(x, x, "exact_gelu_slope_out");
+  check(out, x, "exact_gelu_slope_out");
+  check(slope, x, "exact_gelu_slope_out");
+  run(nullptr, x.data_ptr<float>(), out.data_ptr<float>(), slope.data_ptr<float>(), x.numel(),
+      Pass::kForwardSlope, loop);
+}
+
+at::Tensor exact_gelu_backward(const at::Tensor& grad, const at::Tensor& x, GeluLoop loop) {
   check(x, x, "exact_gelu_backward");
   const at::Tensor g = grad.contiguous();
   check(g, x, "exact_gelu_backward");
   at::Tensor out = at::empty_like(x);
-  run(g.data_ptr<float>(), x.data_ptr<float>(), out.data_ptr<float>(), x.numel(), true);
+  run(g.data_ptr<float>(), x.data_ptr<float>(), out.data_ptr<float>(), nullptr, x.numel(),
+      Pass::kBackward, loop);
   return out;
 }
 

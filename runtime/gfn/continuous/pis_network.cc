@@ -114,6 +114,7 @@ PisActivations PisNetwork::allocate_activations(const at::Tensor& x, std::int64_
     const std::int64_t width = j == 0 ? options_.emb_dim : options_.hidden_dim;
     a.pre.push_back(at::empty({rows, width}, at::kFloat));
     a.post.push_back(at::empty({rows, width}, at::kFloat));
+    a.slope.push_back(at::empty({rows, width}, at::kFloat));
   }
   a.drift = at::empty({rows, options_.x_dim}, at::kFloat);
   return a;
@@ -129,7 +130,8 @@ at::Tensor PisNetwork::step_drift_saved(const at::Tensor& bias_row, PisActivatio
   at::addmm_out(pre, bias_row, rows(saved.x), s_model_->weight.t());
   for (std::size_t j = 0; j < saved.pre.size(); ++j) {
     at::Tensor post = rows(saved.post[j]);
-    exact_gelu_out(rows(saved.pre[j]), post);
+    at::Tensor slope = rows(saved.slope[j]);
+    exact_gelu_slope_out(rows(saved.pre[j]), post, slope);
     if (j + 1 < saved.pre.size()) {
       at::Tensor next = rows(saved.pre[j + 1]);
       const torch::nn::Linear& layer = joint_linears_[j];
@@ -145,13 +147,13 @@ namespace {
 
 // The state path's backward from saved activations (PisNetwork::saved_forward). Inputs:
 // params = [step biases [K, emb], s_model weight, (joint weight, bias) per layer, head weight,
-// head bias]; activations = [x, pre..., post...] in ctx->saved_data.
+// head bias]; activations = [x, post..., slope...] in ctx->saved_data.
 struct PisSavedForward : torch::autograd::Function<PisSavedForward> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::TensorList params,
                             const PisActivations* saved) {
     ctx->saved_data["x"] = saved->x;
-    ctx->saved_data["pre"] = saved->pre;
     ctx->saved_data["post"] = saved->post;
+    ctx->saved_data["slope"] = saved->slope;
     ctx->saved_data["steps"] = saved->steps;
     std::vector<at::Tensor> weights;
     for (std::size_t i = 1; i < params.size(); ++i) weights.push_back(params[i]);
@@ -161,24 +163,24 @@ struct PisSavedForward : torch::autograd::Function<PisSavedForward> {
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
-    const auto pre = ctx->saved_data["pre"].toTensorVector();
     const auto post = ctx->saved_data["post"].toTensorVector();
+    const auto slope = ctx->saved_data["slope"].toTensorVector();
     const auto w = ctx->saved_data["weights"].toTensorVector();  // Ws, (W_j, b_j)..., Wh, bh
     const at::Tensor x = ctx->saved_data["x"].toTensor();
     const std::int64_t steps = ctx->saved_data["steps"].toInt();
-    const std::size_t layers = pre.size() - 1;
+    const std::size_t layers = post.size() - 1;
     torch::autograd::variable_list out(w.size() + 2);  // the last: the pointer's (undefined)
     at::Tensor grad = grads[0];
     out[w.size() - 1] = at::mm(grad.t(), post[layers]);
     out[w.size()] = grad.sum(0);
     at::Tensor d_post = at::mm(grad, w[w.size() - 2]);
     for (std::size_t j = layers; j >= 1; --j) {
-      const at::Tensor d_pre = exact_gelu_backward(d_post, pre[j]);
+      const at::Tensor d_pre = d_post.mul_(slope[j]);
       out[2 * j] = at::mm(d_pre.t(), post[j - 1]);
       out[2 * j + 1] = d_pre.sum(0);
       d_post = at::mm(d_pre, w[2 * j - 1]);
     }
-    const at::Tensor d_pre0 = exact_gelu_backward(d_post, pre[0]);
+    const at::Tensor d_pre0 = d_post.mul_(slope[0]);
     out[1] = at::mm(d_pre0.t(), x);
     out[0] = d_pre0.view({steps, -1, d_pre0.size(1)}).sum(1);
     return out;

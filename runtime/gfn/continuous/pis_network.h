@@ -46,11 +46,12 @@ namespace gfn::core {
 /// K steps of B rows, saved by the fused sampler (PisNetwork::step_drift_saved) so that the
 /// loss reuses the sampling forward (PisNetwork::saved_forward) instead of recomputing it.
 /// pre[0] = s_model(x) + t_emb (float32 [K B, emb]), pre[j] = joint layer j's Linear output
-/// (float32 [K B, h], j = 1..joint_layers), post[j] = GELU(pre[j]); drift float32 [K B, d]. Valid
+/// (float32 [K B, h], j = 1..joint_layers), post[j] = GELU(pre[j]), slope[j] = GELU'(pre[j])
+/// (the backward's factor, stored by the same pass); drift float32 [K B, d]. Valid
 /// only while the parameters are those that computed it (the same training iteration).
 struct PisActivations {
   at::Tensor x;  ///< float32 [K B, d], the inputs (a view of the sampled states)
-  std::vector<at::Tensor> pre, post;
+  std::vector<at::Tensor> pre, post, slope;
   at::Tensor drift;
   std::int64_t steps = 0;          ///< K
   std::int64_t rows_per_step = 0;  ///< B
@@ -108,7 +109,7 @@ class PisNetwork : public torch::nn::Module {
   /// step_major_forward(saved.x, tau) without recomputing it: saved.drift with an autograd node
   /// whose backward is the network's (the weights', biases' and time embeddings' gradients from
   /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model; GELU's
-  /// derivative by exact_gelu.h).
+  /// derivative saved by step_drift_saved).
   /// The same drift and gradients as step_major_forward to float32 rounding (tested), if the
   /// parameters have not changed since saved was computed (not checked). The time embeddings
   /// (step_biases(tau), K rows) are recomputed with autograd.

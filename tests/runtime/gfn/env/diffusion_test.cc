@@ -555,28 +555,47 @@ TEST(Diffusion, ReusedSamplingForwardTrainsAsTheRecomputedOne) {
 // exact_gelu.h's loops (the saved sampling forward's GELU) against LibTorch's exact GELU and
 // its derivative, on a grid over [-12, 12] and random values, contiguous slices of odd length
 // (the 8-wide loop's tail) and in place; refusals of strided or mismatched tensors.
+// Within float32 rounding of a reference: |a - ref| <= 1e-6 (1 + |ref|) everywhere.
+void expect_close_to(const at::Tensor& a, const at::Tensor& ref, const std::string& what) {
+  const double excess = (a - ref).abs().sub(ref.abs().add(1.0).mul(1e-6)).max().item<double>();
+  EXPECT_LE(excess, 0.0) << what << ", " << a.numel() << " values";
+}
+
 TEST(Diffusion, ExactGeluLoopsEqualLibTorchsGelu) {
   const at::Tensor grid = at::linspace(-12.0, 12.0, 24001, at::kFloat);
   const at::Tensor random = at::randn({413, 64}) * 3;
-  for (const at::Tensor& x : {grid, random, random.narrow(0, 7, 100), grid.narrow(0, 3, 13)}) {
-    at::Tensor out = at::empty_like(x);
-    exact_gelu_out(x, out);
-    const at::Tensor ref = at::gelu(x);
-    const double tol = (out - ref).abs().sub(ref.abs().add(1.0).mul(1e-6)).max().item<double>();
-    EXPECT_LE(tol, 0.0) << "forward, " << x.numel() << " values";
-    const at::Tensor g = at::randn(x.sizes());
-    const at::Tensor back = exact_gelu_backward(g, x);
-    const at::Tensor ref_back = at::gelu_backward(g, x);
-    const double tol_back =
-        (back - ref_back).abs().sub(ref_back.abs().add(1.0).mul(1e-6)).max().item<double>();
-    EXPECT_LE(tol_back, 0.0) << "backward, " << x.numel() << " values";
+  int loops_run = 0;
+  for (const GeluLoop loop :
+       {GeluLoop::kBest, GeluLoop::kBaseline, GeluLoop::kAvx2, GeluLoop::kAvx512}) {
+    if (!exact_gelu_loop_available(loop)) {
+      EXPECT_THROW(exact_gelu_backward(random, random, loop), std::invalid_argument);
+      continue;
+    }
+    ++loops_run;
+    const std::string name = "loop " + std::to_string(static_cast<int>(loop));
+    for (const at::Tensor& x : {grid, random, random.narrow(0, 7, 100), grid.narrow(0, 3, 13)}) {
+      at::Tensor out = at::empty_like(x);
+      exact_gelu_out(x, out, loop);
+      expect_close_to(out, at::gelu(x), name + " forward");
+      const at::Tensor g = at::randn(x.sizes());
+      const at::Tensor ref_back = at::gelu_backward(g, x);
+      expect_close_to(exact_gelu_backward(g, x, loop), ref_back, name + " backward");
+      at::Tensor out2 = at::full_like(x, 7.0), slope = at::full_like(x, 7.0);
+      exact_gelu_slope_out(x, out2, slope, loop);
+      EXPECT_TRUE(at::equal(out2, out)) << name;
+      expect_close_to(slope, at::gelu_backward(at::ones_like(x), x), name + " slope");
+    }
   }
+  EXPECT_GE(loops_run, 2);  // kBest and the baseline run everywhere
   at::Tensor in_place = random.clone();
   exact_gelu_out(in_place, in_place);
   EXPECT_TRUE(at::allclose(in_place, at::gelu(random), 1e-5, 1e-6));
   at::Tensor out = at::empty({64, 413});
   EXPECT_THROW(exact_gelu_out(random.t(), out), std::invalid_argument);
   EXPECT_THROW(exact_gelu_backward(random, grid), std::invalid_argument);
+  at::Tensor short_slope = at::empty({10});
+  at::Tensor full = at::empty_like(random);
+  EXPECT_THROW(exact_gelu_slope_out(random, full, short_slope), std::invalid_argument);
 }
 
 TEST(Diffusion, EveryContinuousLossTrainsThroughTheLearner) {
