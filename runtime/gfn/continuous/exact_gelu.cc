@@ -107,8 +107,8 @@ GFN_INLINE void gelu_loop(const float* grad, const float* x, float* out, float* 
 }
 
 template <int kLanes>
-GFN_INLINE void gelu_pass(const float* g, const float* x, float* out, float* slope,
-                          std::int64_t n, Pass pass) {
+GFN_INLINE void gelu_pass(const float* g, const float* x, float* out, float* slope, std::int64_t n,
+                          Pass pass) {
   switch (pass) {
     case Pass::kForward:
       return gelu_loop<kLanes, Pass::kForward>(g, x, out, slope, n);
@@ -192,8 +192,7 @@ void exact_gelu_out(const at::Tensor& x, at::Tensor& out, GeluLoop loop) {
       loop);
 }
 
-void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope,
-                          GeluLoop loop) {
+void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope, GeluLoop loop) {
   check(x, x, "exact_gelu_slope_out");
   check(out, x, "exact_gelu_slope_out");
   check(slope, x, "exact_gelu_slope_out");
