@@ -22,9 +22,9 @@ namespace {
 /// written into out.states and out.increments ([(T + 1) n, d + 1], time columns filled
 /// first; the exit rows' increments (0, 1), as pf.sample writes them): per step the network in 4
 /// GEMMs (PisNetwork::step_drift on the step's time embedding, computed once for the T times) and
-/// DiffusionForwardPolicy::draw_moves into the step's increment rows, then x + a into the next
-/// step's rows; the exit step draws what pf.sample would (discarded). The same draws as the general
-/// loop (tested).
+/// DiffusionForwardPolicy::draw_step (the moves into the step's increment rows and x + a into the
+/// next step's rows, one pass); the exit step draws what pf.sample would (discarded). The same
+/// draws as the general loop (tested).
 void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy& pf,
                       PisNetwork& pis, std::int64_t n, double temperature, bool save,
                       at::Generator& generator, ContinuousTrajectories& out) {
@@ -48,9 +48,8 @@ void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy
     const at::Tensor bias = biases.narrow(0, t, 1);
     const at::Tensor drift =
         saved ? pis.step_drift_saved(bias, *saved, t) : pis.step_drift(x, bias);
-    pf.draw_moves(drift, temperature, noise, a, generator);
-    at::Tensor next = out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d);
-    at::add_out(next, x, a);
+    pf.draw_step(drift, temperature, noise, x, a,
+                 out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d), generator);
   }
   pf.draw_moves(at::Tensor(), temperature, noise, at::Tensor(), generator);
   out.pf_activations = std::move(saved);

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,45 @@ void DiffusionForwardPolicy::draw_moves(const at::Tensor& drift, double temperat
   check(drift, temperature, "DiffusionForwardPolicy::draw_moves");
   noise.mul_(step_std(temperature));
   at::add_out(a, noise, drift, 1.0 / n_steps_);
+}
+
+namespace {
+
+bool rows_of(const at::Tensor& t, std::int64_t b, std::int64_t d) {
+  return t.defined() && t.scalar_type() == at::kFloat && t.dim() == 2 && t.size(0) == b &&
+         t.size(1) == d && t.stride(1) == 1 && t.device().is_cpu();
+}
+
+}  // namespace
+
+void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperature,
+                                       at::Tensor& noise, const at::Tensor& x, at::Tensor a,
+                                       at::Tensor next, at::Generator& generator) const {
+  at::NoGradGuard no_grad;
+  check(drift, temperature, "DiffusionForwardPolicy::draw_step");
+  const std::int64_t b = drift.size(0);
+  if (!drift.is_contiguous() || !noise.is_contiguous() || !rows_of(noise, b, d_) ||
+      !rows_of(x, b, d_) || !rows_of(a, b, d_) || !rows_of(next, b, d_)) {
+    throw std::invalid_argument(
+        "DiffusionForwardPolicy::draw_step: need float32 CPU drift and noise [B, d] "
+        "contiguous and x, a, next [B, d] with unit column stride");
+  }
+  noise.normal_(0.0, 1.0, generator);  // draw_moves' draw
+  const float scale = static_cast<float>(step_std(temperature));
+  const float dt = static_cast<float>(1.0 / n_steps_);
+  const float* f = drift.data_ptr<float>();
+  const float* eps = noise.data_ptr<float>();
+  const float* xp = x.data_ptr<float>();
+  float* ap = a.data_ptr<float>();
+  float* np = next.data_ptr<float>();
+  const std::int64_t xs = x.stride(0), as = a.stride(0), ns = next.stride(0);
+  for (std::int64_t r = 0; r < b; ++r) {
+    for (std::int64_t c = 0; c < d_; ++c) {
+      const float move = eps[r * d_ + c] * scale + f[r * d_ + c] * dt;
+      ap[r * as + c] = move;
+      np[r * ns + c] = xp[r * xs + c] + move;
+    }
+  }
 }
 
 at::Tensor DiffusionBackwardPolicy::step_major_log_prob(const at::Tensor& x,

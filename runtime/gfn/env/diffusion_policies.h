@@ -72,6 +72,13 @@ class DiffusionForwardPolicy final : public DiffusionPolicy {
   /// undefined: the draw only (the exit step's, which sample makes and discards).
   void draw_moves(const at::Tensor& drift, double temperature, at::Tensor& noise, at::Tensor a,
                   at::Generator& generator) const;
+  /// draw_moves (the same draw), then next = x + a: the fused sampler's step. drift contiguous;
+  /// x, a and next float32 [B, d] with unit column stride (views of the trajectory's rows):
+  /// one pass over the B d values instead of three tensor operations. No autograd. Throws
+  /// std::invalid_argument for other shapes or layouts.
+  void draw_step(const at::Tensor& drift, double temperature, at::Tensor& noise,
+                 const at::Tensor& x, at::Tensor a, at::Tensor next,
+                 at::Generator& generator) const;
 };
 
 class DiffusionBackwardPolicy final : public DiffusionPolicy {

@@ -274,6 +274,43 @@ TEST(Diffusion, FusedSamplerEqualsTheGeneralLoop) {
   }
 }
 
+// DiffusionForwardPolicy::draw_step (the fused sampler's one-pass step) against draw_moves
+// and x + a: the same noise and generator state, the same moves and next states to float32
+// rounding, on strided views like the sampler's; refusals of other layouts.
+TEST(Diffusion, DrawStepEqualsDrawMovesThenTheMove) {
+  EnvOptions env_options;
+  env_options.name = "diffusion";
+  env_options.get<DiffusionEnvOptions>() = options("many_well", 7, 3.0);
+  const ContinuousParts parts = make_continuous_environment(env_options, ModelShape{true, 16, 2});
+  const auto& pf = dynamic_cast<const DiffusionForwardPolicy&>(*parts.pf);
+  const std::int64_t b = 37, d = 32;
+  const at::Tensor drift = at::randn({b, d});
+  const at::Tensor rows = at::randn({3 * b, d + 1});  // x, a, next: column stride 1, row d + 1
+  const at::Tensor x = rows.narrow(0, 0, b).narrow(1, 0, d);
+  for (const double temperature : {1.0, 1.7}) {
+    at::Generator g1 = at::detail::createCPUGenerator(5);
+    at::Generator g2 = at::detail::createCPUGenerator(5);
+    at::Tensor noise1 = at::empty({b, d}), noise2 = at::empty({b, d});
+    at::Tensor a_ref = at::empty({b, d});
+    pf.draw_moves(drift, temperature, noise1, a_ref, g1);
+    const at::Tensor next_ref = x + a_ref;
+    at::Tensor a = rows.narrow(0, b, b).narrow(1, 0, d);
+    at::Tensor next = rows.narrow(0, 2 * b, b).narrow(1, 0, d);
+    pf.draw_step(drift, temperature, noise2, x, a, next, g2);
+    EXPECT_TRUE(at::allclose(a, a_ref, 1e-5, 1e-6)) << temperature;
+    EXPECT_TRUE(at::allclose(next, next_ref, 1e-5, 1e-6)) << temperature;
+    EXPECT_FALSE(at::allclose(a, at::zeros_like(a)));
+    EXPECT_TRUE(at::equal(at::randn({4}, g1), at::randn({4}, g2))) << temperature;
+  }
+  at::Generator g = at::detail::createCPUGenerator(5);
+  at::Tensor noise = at::empty({b, d});
+  const at::Tensor column_strided = at::empty({d, b}).t();
+  EXPECT_THROW(pf.draw_step(drift, 1.0, noise, x, column_strided, at::empty({b, d}), g),
+               std::invalid_argument);
+  EXPECT_THROW(pf.draw_step(drift, 1.0, noise, x, at::empty({b, d}), at::empty({b + 1, d}), g),
+               std::invalid_argument);
+}
+
 TEST(Diffusion, ZeroDriftPathMeasureIsExactForItsOwnMarginal) {
   const double sigma = 1.7;
   const double var = sigma * sigma;
