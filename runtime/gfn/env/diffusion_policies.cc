@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "runtime/gfn/distributions/isotropic_normal_rows.h"
 #include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/env/diffusion.h"
 
@@ -84,12 +85,8 @@ at::Tensor DiffusionForwardPolicy::move_log_prob(const at::Tensor& a, const at::
                                                  double temperature) const {
   check(drift, temperature, "DiffusionForwardPolicy::move_log_prob");
   const double scale = step_std(temperature);
-  // log_prob's formula: -|a - f dt|^2 / (2 scale^2) - d log(scale sqrt(2 pi)).
-  return at::sub(a, drift, 1.0 / n_steps_)
-      .square()
-      .sum(1)
-      .mul(-0.5 / (scale * scale))
-      .sub(static_cast<double>(d_) * (std::log(scale) + kHalfLog2Pi));
+  // log_prob's formula, -|a - f dt|^2 / (2 scale^2) - d log(scale sqrt(2 pi)), as one node.
+  return distributions::isotropic_normal_rows(a, drift, 1.0 / n_steps_, scale);
 }
 
 void DiffusionForwardPolicy::draw_moves(const at::Tensor& drift, double temperature,

@@ -63,7 +63,8 @@ class DiffusionForwardPolicy final : public DiffusionPolicy {
   /// log_prob's Normal without its checks, for moves known valid (sampled by this policy
   /// from t < T; continuous_log_probs' trusted path): float32 [R], differentiable w.r.t.
   /// drift, of moves a float32 [R, d] (strided allowed) and drift float32 [R, d]. Equal to
-  /// log_prob on such rows (tested); a non-finite a gives a non-finite value, not a check.
+  /// log_prob on such rows (tested); a non-finite a gives a non-finite value, not a check. One
+  /// autograd node (distributions/isotropic_normal_rows.h).
   at::Tensor move_log_prob(const at::Tensor& a, const at::Tensor& drift, double temperature) const;
   /// The fused sampler's draw (continuous/sampler.h), no autograd: eps ~ N(0, I) into `noise`
   /// (float32 [B, d], contiguous, overwritten), then the moves f dt + s eps of drift f float32
