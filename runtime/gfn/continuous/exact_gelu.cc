@@ -65,73 +65,53 @@ GFN_INLINE void phi(V x, V& cdf, V& density) {
   cdf = 0.5f + 0.5f * __builtin_bit_cast(V, erf_bits);
 }
 
-// What one pass computes from x (and grad): GELU(x) into out; with kSlope also GELU'(x) into
-// slope; kBackward: grad * GELU'(x) into out.
-enum class Pass { kForward, kForwardSlope, kBackward };
-
-// One vector of lanes from value i: bytes / 4 of them (the tail: zero-padded).
-template <typename V, typename I, Pass kPass>
-GFN_INLINE void gelu_lanes(const float* grad, const float* x, float* out, float* slope,
-                           std::int64_t i, std::size_t bytes) {
-  V v{}, g{}, cdf, density;
+// One vector of lanes from value i, bytes / 4 of them (the tail: zero-padded): GELU(x) into
+// out and, with kSlope, GELU'(x) into slope.
+template <typename V, typename I, bool kSlope>
+GFN_INLINE void gelu_lanes(const float* x, float* out, float* slope, std::int64_t i,
+                           std::size_t bytes) {
+  V v{}, cdf, density;
   std::memcpy(&v, x + i, bytes);
-  if (kPass == Pass::kBackward) std::memcpy(&g, grad + i, bytes);
   phi<V, I>(v, cdf, density);
-  if (kPass == Pass::kForward || kPass == Pass::kForwardSlope) {
-    const V o = v * cdf;
-    std::memcpy(out + i, &o, bytes);
-  }
-  if (kPass == Pass::kForwardSlope) {
+  const V o = v * cdf;
+  std::memcpy(out + i, &o, bytes);
+  if (kSlope) {
     const V s = cdf + v * density * kInvSqrt2Pi;
     std::memcpy(slope + i, &s, bytes);
   }
-  if (kPass == Pass::kBackward) {
-    const V o = g * (cdf + v * density * kInvSqrt2Pi);
-    std::memcpy(out + i, &o, bytes);
-  }
 }
 
-// n floats, kLanes at a time; the tail through a zero-padded vector.
-template <int kLanes, Pass kPass>
-GFN_INLINE void gelu_loop(const float* grad, const float* x, float* out, float* slope,
-                          std::int64_t n) {
+// n floats, kLanes at a time; slope null: GELU only.
+template <int kLanes, bool kSlope>
+GFN_INLINE void gelu_loop(const float* x, float* out, float* slope, std::int64_t n) {
   using V = typename Lanes<kLanes>::F;
   using I = typename Lanes<kLanes>::I;
   for (std::int64_t i = 0; i < n; i += kLanes) {
     if (n - i >= kLanes) {
-      gelu_lanes<V, I, kPass>(grad, x, out, slope, i, sizeof(V));  // constant size: vector moves
+      gelu_lanes<V, I, kSlope>(x, out, slope, i, sizeof(V));  // constant size: vector moves
     } else {
-      gelu_lanes<V, I, kPass>(grad, x, out, slope, i, (n - i) * sizeof(float));
+      gelu_lanes<V, I, kSlope>(x, out, slope, i, (n - i) * sizeof(float));
     }
   }
 }
 
 template <int kLanes>
-GFN_INLINE void gelu_pass(const float* g, const float* x, float* out, float* slope, std::int64_t n,
-                          Pass pass) {
-  switch (pass) {
-    case Pass::kForward:
-      return gelu_loop<kLanes, Pass::kForward>(g, x, out, slope, n);
-    case Pass::kForwardSlope:
-      return gelu_loop<kLanes, Pass::kForwardSlope>(g, x, out, slope, n);
-    case Pass::kBackward:
-      return gelu_loop<kLanes, Pass::kBackward>(g, x, out, slope, n);
-  }
+GFN_INLINE void gelu_pass(const float* x, float* out, float* slope, std::int64_t n) {
+  slope ? gelu_loop<kLanes, true>(x, out, slope, n) : gelu_loop<kLanes, false>(x, out, slope, n);
 }
 
-__attribute__((target("avx512f"))) void gelu_avx512(const float* g, const float* x, float* out,
-                                                    float* slope, std::int64_t n, Pass pass) {
-  gelu_pass<16>(g, x, out, slope, n, pass);
+__attribute__((target("avx512f"))) void gelu_avx512(const float* x, float* out, float* slope,
+                                                    std::int64_t n) {
+  gelu_pass<16>(x, out, slope, n);
 }
 
-__attribute__((target("avx2,fma"))) void gelu_avx2(const float* g, const float* x, float* out,
-                                                   float* slope, std::int64_t n, Pass pass) {
-  gelu_pass<8>(g, x, out, slope, n, pass);
+__attribute__((target("avx2,fma"))) void gelu_avx2(const float* x, float* out, float* slope,
+                                                   std::int64_t n) {
+  gelu_pass<8>(x, out, slope, n);
 }
 
-void gelu_baseline(const float* g, const float* x, float* out, float* slope, std::int64_t n,
-                   Pass pass) {
-  gelu_pass<8>(g, x, out, slope, n, pass);
+void gelu_baseline(const float* x, float* out, float* slope, std::int64_t n) {
+  gelu_pass<8>(x, out, slope, n);
 }
 
 // Asked on first use, after __builtin_cpu_init (a namespace-scope initializer may run before
@@ -155,8 +135,7 @@ bool cpu_has(GeluLoop loop) {
   }
 }
 
-void run(const float* g, const float* x, float* out, float* slope, std::int64_t n, Pass pass,
-         GeluLoop loop) {
+void run(const float* x, float* out, float* slope, std::int64_t n, GeluLoop loop) {
   if (loop == GeluLoop::kBest) {
     loop = cpu_has(GeluLoop::kAvx512) ? GeluLoop::kAvx512
            : cpu_has(GeluLoop::kAvx2) ? GeluLoop::kAvx2
@@ -165,11 +144,11 @@ void run(const float* g, const float* x, float* out, float* slope, std::int64_t 
   if (!cpu_has(loop)) throw std::invalid_argument("exact_gelu: this CPU lacks the asked loop");
   switch (loop) {
     case GeluLoop::kAvx512:
-      return gelu_avx512(g, x, out, slope, n, pass);
+      return gelu_avx512(x, out, slope, n);
     case GeluLoop::kAvx2:
-      return gelu_avx2(g, x, out, slope, n, pass);
+      return gelu_avx2(x, out, slope, n);
     default:
-      return gelu_baseline(g, x, out, slope, n, pass);
+      return gelu_baseline(x, out, slope, n);
   }
 }
 
@@ -188,26 +167,14 @@ bool exact_gelu_loop_available(GeluLoop loop) { return cpu_has(loop); }
 void exact_gelu_out(const at::Tensor& x, at::Tensor& out, GeluLoop loop) {
   check(x, x, "exact_gelu_out");
   check(out, x, "exact_gelu_out");
-  run(nullptr, x.data_ptr<float>(), out.data_ptr<float>(), nullptr, x.numel(), Pass::kForward,
-      loop);
+  run(x.data_ptr<float>(), out.data_ptr<float>(), nullptr, x.numel(), loop);
 }
 
 void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope, GeluLoop loop) {
   check(x, x, "exact_gelu_slope_out");
   check(out, x, "exact_gelu_slope_out");
   check(slope, x, "exact_gelu_slope_out");
-  run(nullptr, x.data_ptr<float>(), out.data_ptr<float>(), slope.data_ptr<float>(), x.numel(),
-      Pass::kForwardSlope, loop);
-}
-
-at::Tensor exact_gelu_backward(const at::Tensor& grad, const at::Tensor& x, GeluLoop loop) {
-  check(x, x, "exact_gelu_backward");
-  const at::Tensor g = grad.contiguous();
-  check(g, x, "exact_gelu_backward");
-  at::Tensor out = at::empty_like(x);
-  run(g.data_ptr<float>(), x.data_ptr<float>(), out.data_ptr<float>(), nullptr, x.numel(),
-      Pass::kBackward, loop);
-  return out;
+  run(x.data_ptr<float>(), out.data_ptr<float>(), slope.data_ptr<float>(), x.numel(), loop);
 }
 
 }  // namespace gfn::core

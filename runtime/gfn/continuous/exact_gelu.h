@@ -31,8 +31,5 @@ void exact_gelu_out(const at::Tensor& x, at::Tensor& out, GeluLoop loop = GeluLo
 /// out = GELU(x) and slope = GELU'(x) in one pass (either may alias x, not each other).
 void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope,
                           GeluLoop loop = GeluLoop::kBest);
-/// grad * GELU'(x), a new tensor of x's shape.
-at::Tensor exact_gelu_backward(const at::Tensor& grad, const at::Tensor& x,
-                               GeluLoop loop = GeluLoop::kBest);
 
 }  // namespace gfn::core

@@ -51,7 +51,8 @@ void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy
     pf.draw_step(drift, temperature, noise, x, a,
                  out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d), generator);
   }
-  pf.draw_moves(at::Tensor(), temperature, noise, at::Tensor(), generator);
+  pf.draw_step(at::Tensor(), temperature, noise, at::Tensor(), at::Tensor(), at::Tensor(),
+               generator);
   out.pf_activations = std::move(saved);
 }
 

@@ -89,18 +89,6 @@ at::Tensor DiffusionForwardPolicy::move_log_prob(const at::Tensor& a, const at::
   return distributions::isotropic_normal_rows(a, drift, 1.0 / n_steps_, scale);
 }
 
-void DiffusionForwardPolicy::draw_moves(const at::Tensor& drift, double temperature,
-                                        at::Tensor& noise, at::Tensor a,
-                                        at::Generator& generator) const {
-  at::NoGradGuard no_grad;
-  // sample's at::normal(loc, scale) fills [B, d] with N(0, 1), then scales and shifts it.
-  noise.normal_(0.0, 1.0, generator);
-  if (!drift.defined()) return;
-  check(drift, temperature, "DiffusionForwardPolicy::draw_moves");
-  noise.mul_(step_std(temperature));
-  at::add_out(a, noise, drift, 1.0 / n_steps_);
-}
-
 namespace {
 
 bool rows_of(const at::Tensor& t, std::int64_t b, std::int64_t d) {
@@ -114,6 +102,11 @@ void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperatu
                                        at::Tensor& noise, const at::Tensor& x, at::Tensor a,
                                        at::Tensor next, at::Generator& generator) const {
   at::NoGradGuard no_grad;
+  // sample's at::normal(loc, scale) fills [B, d] with N(0, 1), then scales and shifts it.
+  if (!drift.defined()) {
+    noise.normal_(0.0, 1.0, generator);
+    return;
+  }
   check(drift, temperature, "DiffusionForwardPolicy::draw_step");
   const std::int64_t b = drift.size(0);
   if (!drift.is_contiguous() || !noise.is_contiguous() || !rows_of(noise, b, d_) ||
@@ -122,7 +115,7 @@ void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperatu
         "DiffusionForwardPolicy::draw_step: need float32 CPU drift and noise [B, d] "
         "contiguous and x, a, next [B, d] with unit column stride");
   }
-  noise.normal_(0.0, 1.0, generator);  // draw_moves' draw
+  noise.normal_(0.0, 1.0, generator);
   const float scale = static_cast<float>(step_std(temperature));
   const float dt = static_cast<float>(1.0 / n_steps_);
   const float* f = drift.data_ptr<float>();

@@ -66,17 +66,13 @@ class DiffusionForwardPolicy final : public DiffusionPolicy {
   /// log_prob on such rows (tested); a non-finite a gives a non-finite value, not a check. One
   /// autograd node (distributions/isotropic_normal_rows.h).
   at::Tensor move_log_prob(const at::Tensor& a, const at::Tensor& drift, double temperature) const;
-  /// The fused sampler's draw (continuous/sampler.h), no autograd: eps ~ N(0, I) into `noise`
-  /// (float32 [B, d], contiguous, overwritten), then the moves f dt + s eps of drift f float32
-  /// [B, d] into `a` (float32 [B, d], strided allowed). It draws from the generator exactly
-  /// what sample draws for B rows, so the stream stays the general loop's (tested). drift and a
-  /// undefined: the draw only (the exit step's, which sample makes and discards).
-  void draw_moves(const at::Tensor& drift, double temperature, at::Tensor& noise, at::Tensor a,
-                  at::Generator& generator) const;
-  /// draw_moves (the same draw), then next = x + a: the fused sampler's step. drift contiguous;
-  /// x, a and next float32 [B, d] with unit column stride (views of the trajectory's rows):
-  /// one pass over the B d values instead of three tensor operations. No autograd. Throws
-  /// std::invalid_argument for other shapes or layouts.
+  /// The fused sampler's step (continuous/sampler.h), no autograd: eps ~ N(0, I) into `noise`
+  /// (float32 [B, d], contiguous, overwritten), then the moves f dt + s eps of drift f (float32
+  /// [B, d], contiguous) into `a` and x + a into `next`, one pass over the B d values (x, a and
+  /// next float32 [B, d] with unit column stride: views of the trajectory's rows). It draws
+  /// from the generator exactly what sample draws for B rows, so the stream stays the general
+  /// loop's (tested). drift undefined: the draw only (the exit step's, which sample makes and
+  /// discards; x, a and next unused). Throws std::invalid_argument for other shapes or layouts.
   void draw_step(const at::Tensor& drift, double temperature, at::Tensor& noise,
                  const at::Tensor& x, at::Tensor a, at::Tensor next,
                  at::Generator& generator) const;
