@@ -85,6 +85,13 @@ struct TransportOptions {
   /// backend's Gloo collectives throw TimeoutError naming the members that did not reach
   /// them, transport/gloo/gloo_group.h). 0 leaves mpi collectives unbounded.
   Seconds timeout{300.0};
+  /// Bound (seconds, > 0) of joining the world on the torch backend: connecting to rank 0's
+  /// TCPStore, waiting there for every rank, and building the point-to-point process group.
+  /// Separate from `timeout` because ranks start at different times (a loaded node loads
+  /// LibTorch slowly, a scheduler starts hosts apart), and a short `timeout` meant to catch
+  /// a stalled peer must not fail the start (torchrun's rendezvous has its own timeout too).
+  /// Unused by mpi (mpirun forms the world).
+  Seconds rendezvous_timeout{300.0};
   /// How blocking receives wait (mpi backend); a role may change it with
   /// Transport::set_receive_wait (the buffer manager does, YAML buffer.receive_wait).
   ReceiveWait receive_wait = ReceiveWait::kSpin;

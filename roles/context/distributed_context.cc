@@ -39,6 +39,7 @@ DistributedContext::DistributedContext(const roles::ExperimentConfig& config,
   transport::TransportOptions options;
   options.max_message_bytes = config.transport.max_message_bytes;
   options.timeout = transport::Seconds(config.transport.timeout_s);
+  options.rendezvous_timeout = transport::Seconds(config.transport.rendezvous_timeout_s);
   options.interface = config.transport.interface;
   options.job_token = launch.job_token;
   // The transport checks the launch values it is given against the world it forms;

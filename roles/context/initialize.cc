@@ -32,6 +32,7 @@ std::unique_ptr<DistributedContext> initialize_distributed_compute(
   config.transport.backend = *known;
   config.transport.max_message_bytes = options.max_message_bytes;
   config.transport.timeout_s = options.timeout.count();
+  config.transport.rendezvous_timeout_s = options.rendezvous_timeout.count();
   return std::make_unique<DistributedContext>(config, env);
 }
 

@@ -20,6 +20,10 @@ const config::Fields<TransportConfig>& transport_fields() {
                "Bound of every blocking wait on a peer and of every group collective; the "
                "error names the peer.",
                config::positive(), {"s"})
+          .add("rendezvous_timeout_s", &T::rendezvous_timeout_s,
+               "torch backend: bound of joining the world (connecting to rank 0's TCPStore "
+               "and waiting there for every rank); ranks may start this far apart.",
+               config::positive(), {"s"})
           .add("interface", &T::interface,
                "Network interface the torch backend's Gloo connections bind to, e.g. eth0 "
                "(\"\": the master address's, else the host's default); mpi: Open MPI's "

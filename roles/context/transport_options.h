@@ -18,8 +18,9 @@ namespace gfn::roles {
 struct TransportConfig {
   transport::Backend backend = transport::Backend::kMpi;
   std::size_t max_message_bytes = std::size_t{256} << 20;  ///< bytes
-  double timeout_s = 300.0;  ///< seconds; every blocking wait on a peer
-  std::string interface;     ///< network interface to bind ("" = default; docs/security.md)
+  double timeout_s = 300.0;             ///< seconds; every blocking wait on a peer
+  double rendezvous_timeout_s = 300.0;  ///< seconds; joining the world (torch backend)
+  std::string interface;  ///< network interface to bind ("" = default; docs/security.md)
 };
 
 /// The `transport:` keys (transport_options.cc).

@@ -72,7 +72,7 @@ std::unique_ptr<Transport> make_gloo_transport_over_mpi(const TransportOptions& 
   }
   const std::string master_addr = one_host ? "127.0.0.1" : std::string(hosts.data());
 
-  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout);
+  const auto timeout = gloo_detail::rendezvous_millis(options);
   c10::intrusive_ptr<c10d::TCPStore> store;
   int port = 0;
   std::string error;
@@ -107,7 +107,8 @@ std::unique_ptr<Transport> make_gloo_transport_over_mpi(const TransportOptions& 
     } catch (const std::exception& e) {
       throw TransportError("torch backend MPI bootstrap: connecting to the TCPStore at " +
                            master_addr + ":" + std::to_string(port) + " failed (rank " +
-                           std::to_string(rank) + "): " + e.what());
+                           std::to_string(rank) + "): " + e.what() +
+                           gloo_detail::rendezvous_hint(options, e.what()));
     }
   }
   return gloo_detail::make_transport_on_store(options, rank, size, std::move(store), master_addr,

@@ -5,6 +5,8 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <fmt/format.h>
+
 #include <climits>
 #include <map>
 #include <set>
@@ -157,6 +159,20 @@ void check_options(const TransportOptions& options) {
     throw TransportError("torch backend: transport timeout must be > 0 seconds, got " +
                          std::to_string(options.timeout.count()));
   }
+  if (!(options.rendezvous_timeout.count() > 0.0)) {
+    throw TransportError("torch backend: transport rendezvous timeout must be > 0 seconds, got " +
+                         std::to_string(options.rendezvous_timeout.count()));
+  }
+}
+
+std::chrono::milliseconds rendezvous_millis(const TransportOptions& options) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(options.rendezvous_timeout);
+}
+
+std::string rendezvous_hint(const TransportOptions& options, const std::string& what) {
+  if (!is_timeout_message(what)) return "";
+  return fmt::format(" (waited {:g} s for the other ranks: transport.rendezvous_timeout_s)",
+                     options.rendezvous_timeout.count());
 }
 
 std::shared_ptr<::gloo::transport::Device> device_for(const std::string& master_addr,
@@ -221,8 +237,13 @@ std::unique_ptr<Transport> make_transport_on_store(const TransportOptions& optio
   } catch (const std::exception& e) {
     throw TransportError("torch backend: building the point-to-point process group (rank " +
                          std::to_string(rank) + " of " + std::to_string(world_size) + ", master " +
-                         master_addr + ") failed: " + e.what());
+                         master_addr + ") failed: " + e.what() +
+                         rendezvous_hint(options, e.what()));
   }
+  // The world has formed: from now on a store operation that waits on a peer (a stalled
+  // rank 0 serves the store) is bounded like every other wait on a peer.
+  session->store->setTimeout(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
   return std::make_unique<GlooTransport>(std::move(session));
 }
 
@@ -247,14 +268,15 @@ std::unique_ptr<Transport> make_gloo_transport(const TransportOptions& options,
     so.isServer = (rv.rank == 0);
     so.numWorkers = static_cast<std::size_t>(rv.world_size);
     so.waitWorkers = true;
-    so.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout);
+    so.timeout = gloo_detail::rendezvous_millis(options);
     store = c10::make_intrusive<c10d::TCPStore>(rv.master_addr, so);
   } catch (const std::exception& e) {
     const bool in_use = std::string(e.what()).find("Address already in use") != std::string::npos;
     throw TransportError(
         "torch backend: TCPStore rendezvous at " + rv.master_addr + ":" +
-        std::to_string(rv.master_port) + " failed (rank " + std::to_string(rv.rank) + "): " +
-        e.what() + (in_use ? " Another job on this port? Give each job its own MASTER_PORT." : ""));
+        std::to_string(rv.master_port) + " failed (rank " + std::to_string(rv.rank) +
+        "): " + e.what() + gloo_detail::rendezvous_hint(options, e.what()) +
+        (in_use ? " Another job on this port? Give each job its own MASTER_PORT." : ""));
   }
   return gloo_detail::make_transport_on_store(options, rv.rank, rv.world_size, std::move(store),
                                               rv.master_addr, nullptr);

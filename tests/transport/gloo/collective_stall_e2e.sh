@@ -3,7 +3,8 @@
 # averaging gradients every iteration over the torch backend (transport.timeout_s 2), started
 # by gfn-launch; once they train, rank 1 gets SIGSTOP. The others' all-reduce times out after
 # 2 x 2 s and they fail naming rank 1; the launcher ends the job (the stopped rank gets SIGKILL
-# after the grace period).
+# after the grace period). The short timeout_s does not bound the start: ranks that start
+# seconds apart under load still join (transport.rendezvous_timeout_s, default 300 s).
 #   collective_stall_e2e.sh GFN_LAUNCH GFN_TRAIN OUT_DIR
 set -uo pipefail
 launch=$1 train=$2 out=$3
@@ -17,6 +18,7 @@ job=$!
 fail() { echo "FAILED: $*"; tail -20 "$out/log"; kill -9 $job 2>/dev/null; exit 1; }
 for _ in $(seq 1200); do  # up to 120 s: 3 torch-backend ranks start slowly under load
   [ "$(wc -l <"$out/run/training.csv" 2>/dev/null || echo 0)" -gt 20 ] && break
+  kill -0 $job 2>/dev/null || fail "the job ended before training"
   sleep 0.1
 done
 [ "$(wc -l <"$out/run/training.csv" 2>/dev/null || echo 0)" -gt 20 ] || fail "not training"
