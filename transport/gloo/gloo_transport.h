@@ -88,9 +88,10 @@ constexpr std::int64_t kMaxDrainBytes = std::int64_t{64} << 30;
 /// collectives). The Gloo device is bound to 127.0.0.1 when master_addr is
 /// "127.0.0.1" or "localhost" (one host), else to this host's default interface.
 /// Collective: every rank must call it. Blocks until all ranks have joined, at most
-/// options.timeout (the store and Gloo connect timeouts).
+/// options.rendezvous_timeout (the store's timeout until the world has formed, then
+/// options.timeout).
 /// Throws TransportError on bad rendezvous values (rank outside 0..world_size-1,
-/// world_size < 1, port outside 1..65535, empty address), non-positive timeout or
+/// world_size < 1, port outside 1..65535, empty address), non-positive timeouts or
 /// zero max_message_bytes, or when the rendezvous fails (the message names the
 /// address and port).
 std::unique_ptr<Transport> make_gloo_transport(const TransportOptions& options,
