@@ -29,6 +29,7 @@ transport:
   backend: torch
   max_message_bytes: 1048576
   timeout_s: 12.5
+  rendezvous_timeout_s: 45
 env:
   name: hypergrid
   ndim: 4
@@ -77,6 +78,7 @@ void expect_full(const ExperimentConfig& c) {
   EXPECT_EQ(c.transport.backend, TransportBackend::kTorch);
   EXPECT_EQ(c.transport.max_message_bytes, 1048576u);
   EXPECT_DOUBLE_EQ(c.transport.timeout_s, 12.5);
+  EXPECT_DOUBLE_EQ(c.transport.rendezvous_timeout_s, 45.0);
   EXPECT_EQ(c.env.get<core::HyperGridOptions>().ndim, 4);
   EXPECT_EQ(c.env.get<core::HyperGridOptions>().height, 16);
   EXPECT_DOUBLE_EQ(c.env.get<core::HyperGridOptions>().R0, 0.001);
@@ -234,6 +236,8 @@ TEST_F(ConfigFileTest, ImpossibleValuesNameKeyFileAndValue) {
        "must be > 0 and finite"},
       {"transport:\n  backend: nccl\n", "transport.backend = nccl", "mpi, torch"},
       {"transport:\n  timeout_s: 0\n", "transport.timeout_s = 0", "must be > 0"},
+      {"transport:\n  rendezvous_timeout_s: -1\n", "transport.rendezvous_timeout_s = -1",
+       "must be > 0"},
       {"env:\n  reward: bogus\n", "env.reward = bogus", "must be one of"},
       {"env:\n  preprocessor: bogus\n", "env.preprocessor = bogus", "khot, onehot, identity"},
       {"train:\n  loss: bogus\n", "train.loss = bogus", "must be one of"},
