@@ -19,6 +19,7 @@ and env.sigma are passed to the script as --target and --sigma, env.n_steps as -
 
 One thread each: OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS 1, and
 torch.set_num_threads(1) before the script starts; ours train.num_threads 1 (the configs).
+Both on the same OpenBLAS kernels (versus-torchgfn.py's openblas_coretype).
 Rounds alternate which side goes first; the speed-up is torchgfn / ours per round, median and
 range over the rounds; the table gives each side's median over the rounds of its mean ms per
 iteration. torchgfn is prepared as tools/versus-torchgfn.py prepares it (its copy of src/gfn
@@ -133,7 +134,6 @@ def run_torchgfn(root: Path, settings: dict, args) -> dict:
     if settings.get("target_dim", "0") != "0":
         cmd += ["--dim", settings["target_dim"]]
     env = versus.one_thread_env(f"{root}:{root.parent / 'standins'}")
-    env["OPENBLAS_NUM_THREADS"] = "1"
     out = subprocess.run(cmd, cwd=root, env=env, check=True, text=True,
                          capture_output=True).stdout
     lines = [l for l in out.splitlines() if l.startswith(RESULT_TAG)]

@@ -3,7 +3,8 @@
 
 Runs torchgfn's cross-library benchmark (benchmark/benchmark_libraries.py of GFNOrg/torchgfn,
 its torchgfn runner only) and `gfn-bench-train --suite` on the same scenarios and batch sizes,
-one thread each (OMP_NUM_THREADS=1, train.num_threads 1), alternating which goes first in each
+one thread each (OMP_NUM_THREADS=1, train.num_threads 1) and the same OpenBLAS kernels
+(OPENBLAS_CORETYPE as our runtime chooses it, see openblas_coretype), alternating which goes first in each
 round so a swing of the machine's speed hits both. Prints per scenario and batch the mean ms per
 iteration of each side (median over the rounds) and the speed-up torchgfn / ours (median of the
 per-round ratios, with its range), and checks that both models have the same parameter count.
@@ -129,8 +130,32 @@ def write_standins(stubs: Path) -> Path:
     return stubs
 
 
+def openblas_coretype() -> str:
+    """The OpenBLAS kernel set our side runs (runtime/process/blas_kernels.cc's rule from the
+    CPU flags; a user-set OPENBLAS_CORETYPE wins), "" when OpenBLAS's own guess is right.
+    OpenBLAS 0.3.21 falls back to its Prescott kernels on CPUs it does not know (this AMD EPYC
+    VM included), 3-4x slower on these GEMMs: torchgfn's python3-torch loads the same
+    libopenblas, so without this it would be measured on slower kernels than ours."""
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return os.environ["OPENBLAS_CORETYPE"]
+    try:
+        flags = next((line.split(":", 1)[1].split() for line in
+                      Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("flags")), [])
+    except OSError:
+        return ""
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= set(flags):
+        return "SkylakeX"
+    if {"avx2", "fma"} <= set(flags):
+        return "Haswell"
+    return ""
+
+
 def one_thread_env(extra_path: str = "") -> dict:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    """One thread (OpenMP, MKL, OpenBLAS) and the same OpenBLAS kernels as our side."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    if openblas_coretype():
+        env["OPENBLAS_CORETYPE"] = openblas_coretype()
     if extra_path:
         env["PYTHONPATH"] = extra_path
     return env

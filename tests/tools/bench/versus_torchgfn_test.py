@@ -4,13 +4,17 @@ The stand-ins must let torchgfn's imports succeed and refuse every use (a scenar
 tensordict, torch_geometric or linear_attention_transformer would fail, not run something
 else); einops' rearrange must equal the reshape it replaces; the copy must give gfn/__init__.py's
 version lookup a fallback and leave the source tree unchanged; a tree without src/gfn is refused.
+torchgfn's process must get one thread and the OpenBLAS kernels our runtime would choose (a
+user-set OPENBLAS_CORETYPE wins): python3-torch loaded under that environment reports them.
 Run with Debian's python3 (python3-torch): /usr/bin/python3 versus_torchgfn_test.py <script>
 """
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 SCRIPT = Path(sys.argv.pop(1))
@@ -65,6 +69,27 @@ class PrepareTorchgfn(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             with self.assertRaisesRegex(ValueError, "not a torchgfn source tree"):
                 versus.prepare_torchgfn(Path(tmp), Path(tmp) / "work")
+
+
+class OneThreadEnvironment(unittest.TestCase):
+    def test_torch_loads_the_kernels_our_runtime_chooses(self):
+        env = versus.one_thread_env()
+        self.assertEqual(env["OPENBLAS_NUM_THREADS"], "1")
+        self.assertEqual(env["OMP_NUM_THREADS"], "1")
+        chosen = versus.openblas_coretype()
+        flags = Path("/proc/cpuinfo").read_text()
+        if os.environ.get("OPENBLAS_CORETYPE") is None and " avx2 " in flags:
+            self.assertIn(chosen, ("SkylakeX", "Haswell"))
+        if not chosen:
+            return
+        self.assertEqual(env["OPENBLAS_CORETYPE"], chosen)
+        out = subprocess.run([sys.executable, "-c", "import torch"],
+                             env=dict(env, OPENBLAS_VERBOSE="2"), capture_output=True, text=True)
+        self.assertIn(f"Core: {chosen}", out.stdout + out.stderr)
+
+    def test_a_user_set_coretype_wins(self):
+        with unittest.mock.patch.dict(os.environ, {"OPENBLAS_CORETYPE": "Haswell"}):
+            self.assertEqual(versus.one_thread_env()["OPENBLAS_CORETYPE"], "Haswell")
 
 
 if __name__ == "__main__":
