@@ -4,8 +4,8 @@
 Runs torchgfn's cross-library benchmark (benchmark/benchmark_libraries.py of GFNOrg/torchgfn,
 its torchgfn runner only) and `gfn-bench-train --suite` on the same scenarios and batch sizes,
 one thread each (OMP_NUM_THREADS=1, train.num_threads 1) and the same OpenBLAS kernels
-(OPENBLAS_CORETYPE as our runtime chooses it, see openblas_coretype), alternating which goes first in each
-round so a swing of the machine's speed hits both. Prints per scenario and batch the mean ms per
+(OPENBLAS_CORETYPE as our runtime chooses it, see openblas_coretype), alternating which goes
+first in each round so a swing of the machine's speed hits both. Prints per scenario and batch the mean ms per
 iteration of each side (median over the rounds) and the speed-up torchgfn / ours (median of the
 per-round ratios, with its range), and checks that both models have the same parameter count.
 
@@ -154,8 +154,9 @@ def openblas_coretype() -> str:
 def one_thread_env(extra_path: str = "") -> dict:
     """One thread (OpenMP, MKL, OpenBLAS) and the same OpenBLAS kernels as our side."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    if openblas_coretype():
-        env["OPENBLAS_CORETYPE"] = openblas_coretype()
+    coretype = openblas_coretype()
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
     if extra_path:
         env["PYTHONPATH"] = extra_path
     return env
