@@ -17,6 +17,8 @@ import unittest
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import numpy as np
+
 SCRIPT = Path(sys.argv.pop(1))
 GFN_TRAIN = sys.argv.pop(1)
 spec = importlib.util.spec_from_file_location("quality_vs_torchgfn", SCRIPT)
@@ -117,8 +119,47 @@ class QualityVersusTorchgfn(unittest.TestCase):
         args = quality.parse_args(["--torchgfn", "x", "--scenario", "line"])
         m = quality.run_torchgfn(args, self.root, self.env, self.work / "w", 7)
         self.assertAlmostEqual(m["logz_error"], 7 - math.log(2), places=5)  # logZ = the seed
-        self.assertGreater(m["w2"], 0.5)   # 3.5 against N(2 or 5, 0.25)
-        self.assertLess(m["w2"], 3.0)
+        # 2,000 states at 3.5 against the reference: W2² = mean (3.5 - y)² over its draws.
+        reference = quality.line_reference(2000)
+        self.assertAlmostEqual(m["w2"], math.sqrt(float(((reference - 3.5) ** 2).mean())),
+                               places=5)
+        # ... and against R / Z itself: E (X - 3.5)² = 0.5² + 1.5² (both modes 1.5 away).
+        self.assertAlmostEqual(m["w2_target"], math.sqrt(2.5), places=3)
+
+    def test_line_scores_both_sides_against_one_reference(self):
+        # A stand-in gfn-train that writes what a line run writes: learned states at 3.5 and,
+        # as its second row, target samples of its own (all at 2: far from the reference).
+        fake = self.work / "fake-gfn-train"
+        fake.write_text("""#!/usr/bin/python3
+import json, sys
+from pathlib import Path
+import numpy as np
+out = Path([a.split("=", 1)[1] for a in sys.argv if a.startswith("output.dir=")][0])
+(out / "samples").mkdir(parents=True)
+pair = np.stack([np.full((2000, 1), 3.5), np.full((2000, 1), 2.0)]).astype(np.float32)
+np.save(out / "samples" / "validation_00005000.npy", pair)
+(out / "summary.json").write_text(json.dumps({"logz_error": 0.125}))
+""")
+        fake.chmod(0o755)
+        args = quality.parse_args(["--torchgfn", "x", "--scenario", "line", "--gfn-train",
+                                   str(fake)])
+        ours = quality.run_ours(args, self.work, 7)
+        theirs = quality.run_torchgfn(args, self.root, self.env, self.work / "w", 7)
+        self.assertEqual(ours["logz_error"], 0.125)
+        # The same learned states on both sides give the same distances: both against
+        # line_reference, not against the run's own target samples (W2 there would be 1.5).
+        for k in ("w2", "mmd", "w2_target"):
+            self.assertAlmostEqual(ours[k], theirs[k], places=6, msg=k)
+        self.assertGreater(abs(ours["w2"] - 1.5), 0.05)
+
+    def test_w2_to_line_target_of_exact_samples_shrinks_with_n(self):
+        rng = np.random.default_rng(0)
+        exact = [rng.normal(rng.choice([2.0, 5.0], size=n), 0.5)[:, None] for n in (200, 20000)]
+        small, large = (quality.w2_to_line_target(x) for x in exact)
+        self.assertLess(large, small)
+        self.assertLess(large, 0.05)
+        # A shift by 0.3 of every state adds about 0.3 (W2 of a translate).
+        self.assertAlmostEqual(quality.w2_to_line_target(exact[1] + 0.3), 0.3, delta=0.04)
 
     def test_ours_reads_summary_and_samples(self):
         args = quality.parse_args(["--torchgfn", "x", "--iterations", "3", "--gfn-train", GFN_TRAIN])
