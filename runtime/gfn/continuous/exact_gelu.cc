@@ -177,4 +177,8 @@ void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slop
   run(x.data_ptr<float>(), out.data_ptr<float>(), slope.data_ptr<float>(), x.numel(), loop);
 }
 
+void exact_gelu_slope(const float* x, float* out, float* slope, std::int64_t n, GeluLoop loop) {
+  if (n > 0) run(x, out, slope, n, loop);
+}
+
 }  // namespace gfn::core

@@ -19,6 +19,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+
 namespace gfn::core {
 
 /// Which loop runs: kBest is the widest the CPU has; the others are for the tests, which run
@@ -31,5 +33,10 @@ void exact_gelu_out(const at::Tensor& x, at::Tensor& out, GeluLoop loop = GeluLo
 /// out = GELU(x) and slope = GELU'(x) in one pass (either may alias x, not each other).
 void exact_gelu_slope_out(const at::Tensor& x, at::Tensor& out, at::Tensor& slope,
                           GeluLoop loop = GeluLoop::kBest);
+/// exact_gelu_slope_out on raw float32 arrays of n values (the fused sampler's step,
+/// PisNetwork::step_drift_saved, without a tensor view per call): out[i] = GELU(x[i]),
+/// slope[i] = GELU'(x[i]); out or slope may alias x, not each other. No checks beyond n >= 0.
+void exact_gelu_slope(const float* x, float* out, float* slope, std::int64_t n,
+                      GeluLoop loop = GeluLoop::kBest);
 
 }  // namespace gfn::core

@@ -4,8 +4,12 @@
 #include <torch/autograd.h>
 #include <torch/nn/modules/activation.h>
 
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "runtime/gfn/continuous/exact_gelu.h"
 
@@ -120,27 +124,91 @@ PisActivations PisNetwork::allocate_activations(const at::Tensor& x, std::int64_
   return a;
 }
 
+namespace {
+
+/// c = op(a) op(b) (beta 0) for row-major float32 arrays, op(m) = m^T where the flag is 'T':
+/// op(a) [m, k], op(b) [k, n], c [m, n], at the given row strides. oneDNN's sgemm (dnnl_sgemm;
+/// on this machine faster than OpenBLAS on the network's skinny shapes, docs/performance.md), no
+/// ATen call. Throws std::runtime_error if oneDNN refuses.
+void sgemm(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+           std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+  if (dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc) != dnnl_success) {
+    throw std::runtime_error("PisNetwork: oneDNN's sgemm refused [" + std::to_string(m) + " x " +
+                             std::to_string(k) + "] x [" + std::to_string(k) + " x " +
+                             std::to_string(n) + "]");
+  }
+}
+
+const float* contiguous_data(const at::Tensor& t) {
+  if (!t.is_contiguous()) throw std::logic_error("PisNetwork: a non-contiguous parameter");
+  return t.data_ptr<float>();
+}
+
+/// c[r] = a[r] W^T + bias for the rows r < rows: a float32 [rows, k] (row stride lda), W the
+/// float32 [n, k] weight of an nn::Linear, bias n floats, c float32 [rows, n] (row stride ldc).
+void affine_rows(const float* a, std::int64_t lda, std::int64_t rows, const at::Tensor& weight,
+                 const float* bias, float* c, std::int64_t ldc) {
+  const std::int64_t n = weight.size(0), k = weight.size(1);
+  sgemm('N', 'T', rows, n, k, a, lda, contiguous_data(weight), k, c, ldc);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = c + r * ldc;
+    for (std::int64_t j = 0; j < n; ++j) row[j] += bias[j];
+  }
+}
+
+/// The backward's elementwise pass of a GELU layer: g [rows, n] *= slope (GELU'(pre), saved),
+/// in place, and the column sums of the result over each group of `group` rows into sums
+/// [rows / group, n] (the bias gradient: group = rows; the step biases': group = B). Sums in
+/// double (ATen's sum is float32 with pairwise blocks; both are within float32 rounding).
+void scale_and_sum(float* g, const float* slope, std::int64_t rows, std::int64_t n,
+                   std::int64_t group, float* sums) {
+  std::vector<double> acc(n);
+  for (std::int64_t r0 = 0; r0 < rows; r0 += group) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    for (std::int64_t r = r0; r < r0 + group; ++r) {
+      float* row = g + r * n;
+      const float* s = slope + r * n;
+      for (std::int64_t j = 0; j < n; ++j) {
+        row[j] *= s[j];
+        acc[j] += row[j];
+      }
+    }
+    for (std::int64_t j = 0; j < n; ++j) sums[(r0 / group) * n + j] = static_cast<float>(acc[j]);
+  }
+}
+
+}  // namespace
+
 at::Tensor PisNetwork::step_drift_saved(const at::Tensor& bias_row, PisActivations& saved,
                                         std::int64_t k) {
-  if (options_.langevin) throw std::logic_error("PisNetwork::step_drift_saved: not with langevin");
-  at::NoGradGuard no_grad;
-  const std::int64_t b = saved.rows_per_step;
-  const auto rows = [k, b](const at::Tensor& t) { return t.narrow(0, k * b, b); };
-  at::Tensor pre = rows(saved.pre[0]);
-  at::addmm_out(pre, bias_row, rows(saved.x), s_model_->weight.t());
-  for (std::size_t j = 0; j < saved.pre.size(); ++j) {
-    at::Tensor post = rows(saved.post[j]);
-    at::Tensor slope = rows(saved.slope[j]);
-    exact_gelu_slope_out(rows(saved.pre[j]), post, slope);
-    if (j + 1 < saved.pre.size()) {
-      at::Tensor next = rows(saved.pre[j + 1]);
-      const torch::nn::Linear& layer = joint_linears_[j];
-      at::addmm_out(next, layer->bias, post, layer->weight.t());
-    }
+  if (!bias_row.is_contiguous() || bias_row.numel() != options_.emb_dim) {
+    throw std::invalid_argument("PisNetwork::step_drift_saved: need a contiguous bias row [1, " +
+                                std::to_string(options_.emb_dim) + "]");
   }
-  at::Tensor drift = rows(saved.drift);
-  at::addmm_out(drift, drift_head_->bias, rows(saved.post.back()), drift_head_->weight.t());
-  return drift;
+  step_drift_saved(bias_row.data_ptr<float>(), saved, k);
+  return saved.drift.narrow(0, k * saved.rows_per_step, saved.rows_per_step);
+}
+
+const float* PisNetwork::step_drift_saved(const float* bias_row, PisActivations& saved,
+                                          std::int64_t k) {
+  if (options_.langevin) throw std::logic_error("PisNetwork::step_drift_saved: not with langevin");
+  if (saved.x.stride(1) != 1) {
+    throw std::invalid_argument("PisNetwork::step_drift_saved: saved.x needs unit column stride");
+  }
+  const std::int64_t b = saved.rows_per_step;
+  const auto rows = [k, b](const at::Tensor& t) { return t.data_ptr<float>() + k * b * t.size(1); };
+  affine_rows(saved.x.data_ptr<float>() + k * b * saved.x.stride(0), saved.x.stride(0), b,
+              s_model_->weight, bias_row, rows(saved.pre[0]), options_.emb_dim);
+  for (std::size_t j = 0; j < saved.pre.size(); ++j) {
+    const std::int64_t width = saved.pre[j].size(1);
+    float* post = rows(saved.post[j]);
+    exact_gelu_slope(rows(saved.pre[j]), post, rows(saved.slope[j]), b * width);
+    const torch::nn::Linear& layer = j + 1 < saved.pre.size() ? joint_linears_[j] : drift_head_;
+    float* out = j + 1 < saved.pre.size() ? rows(saved.pre[j + 1]) : rows(saved.drift);
+    affine_rows(post, width, b, layer->weight, layer->bias.data_ptr<float>(), out,
+                layer->weight.size(0));
+  }
+  return rows(saved.drift);
 }
 
 namespace {
@@ -170,19 +238,40 @@ struct PisSavedForward : torch::autograd::Function<PisSavedForward> {
     const std::int64_t steps = ctx->saved_data["steps"].toInt();
     const std::size_t layers = post.size() - 1;
     torch::autograd::variable_list out(w.size() + 2);  // the last: the pointer's (undefined)
-    at::Tensor grad = grads[0];
-    out[w.size() - 1] = at::mm(grad.t(), post[layers]);
+    const at::Tensor grad = grads[0].contiguous();
+    const std::int64_t rows = grad.size(0), d = grad.size(1);
+    const auto width = [&post](std::size_t j) { return post[j].size(1); };
+    const auto f32 = [](std::int64_t a, std::int64_t b) { return at::empty({a, b}, at::kFloat); };
+    // The drift head: dW = grad^T post[L], db = column sums, d_post = grad W.
+    out[w.size() - 1] = f32(d, width(layers));
+    sgemm('T', 'N', d, width(layers), rows, grad.data_ptr<float>(), d,
+          post[layers].data_ptr<float>(), width(layers), out[w.size() - 1].data_ptr<float>(),
+          width(layers));
     out[w.size()] = grad.sum(0);
-    at::Tensor d_post = at::mm(grad, w[w.size() - 2]);
-    for (std::size_t j = layers; j >= 1; --j) {
-      const at::Tensor d_pre = d_post.mul_(slope[j]);
-      out[2 * j] = at::mm(d_pre.t(), post[j - 1]);
-      out[2 * j + 1] = d_pre.sum(0);
-      d_post = at::mm(d_pre, w[2 * j - 1]);
+    at::Tensor d_post = f32(rows, width(layers));
+    sgemm('N', 'N', rows, width(layers), d, grad.data_ptr<float>(), d,
+          contiguous_data(w[w.size() - 2]), width(layers), d_post.data_ptr<float>(), width(layers));
+    for (std::size_t j = layers; j >= 1; --j) {  // joint layer j: post[j - 1] -> pre[j]
+      const std::int64_t n = width(j), n_in = width(j - 1);
+      out[2 * j + 1] = at::empty({n}, at::kFloat);
+      scale_and_sum(d_post.data_ptr<float>(), slope[j].data_ptr<float>(), rows, n, rows,
+                    out[2 * j + 1].data_ptr<float>());
+      out[2 * j] = f32(n, n_in);
+      sgemm('T', 'N', n, n_in, rows, d_post.data_ptr<float>(), n, post[j - 1].data_ptr<float>(),
+            n_in, out[2 * j].data_ptr<float>(), n_in);
+      at::Tensor d_in = f32(rows, n_in);
+      sgemm('N', 'N', rows, n_in, n, d_post.data_ptr<float>(), n, contiguous_data(w[2 * j - 1]),
+            n_in, d_in.data_ptr<float>(), n_in);
+      d_post = d_in;
     }
-    const at::Tensor d_pre0 = d_post.mul_(slope[0]);
-    out[1] = at::mm(d_pre0.t(), x);
-    out[0] = d_pre0.view({steps, -1, d_pre0.size(1)}).sum(1);
+    // s_model (x -> pre[0]) and the step biases (each step's B rows share one).
+    const std::int64_t emb = width(0);
+    out[0] = f32(steps, emb);
+    scale_and_sum(d_post.data_ptr<float>(), slope[0].data_ptr<float>(), rows, emb, rows / steps,
+                  out[0].data_ptr<float>());
+    out[1] = f32(emb, x.size(1));
+    sgemm('T', 'N', emb, x.size(1), rows, d_post.data_ptr<float>(), emb, x.data_ptr<float>(),
+          x.stride(0), out[1].data_ptr<float>(), x.size(1));
     return out;
   }
 };

@@ -21,7 +21,8 @@ namespace {
 /// The T moves of diffusion's fused sampler with a PISGradNet PF without the Langevin input,
 /// written into out.states and out.increments ([(T + 1) n, d + 1], time columns filled
 /// first; the exit rows' increments (0, 1), as pf.sample writes them): per step the network in 4
-/// GEMMs (PisNetwork::step_drift on the step's time embedding, computed once for the T times) and
+/// GEMMs (PisNetwork::step_drift on the step's time embedding, computed once for the T times;
+/// saving the activations, step_drift_saved on raw rows, with no ATen call per step) and
 /// DiffusionForwardPolicy::draw_step (the moves into the step's increment rows and x + a into the
 /// next step's rows, one pass); the exit step draws what pf.sample would (discarded). The same
 /// draws as the general loop (tested).
@@ -35,21 +36,32 @@ void sample_pis_moves(const DiffusionSampling& env, const DiffusionForwardPolicy
   out.increments.narrow(0, steps * n, n).narrow(1, 0, d).zero_();  // the exit rows: (0, 1)
   out.states.narrow(0, 0, n).narrow(1, 0, d).zero_();
   const at::Tensor biases =
-      pis.step_biases(at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1));
+      pis.step_biases(at::arange(steps, at::kFloat).div(static_cast<double>(steps)).unsqueeze(1))
+          .contiguous();
   at::Tensor noise = at::empty({n, d}, at::kFloat);
   std::shared_ptr<PisActivations> saved;
   if (save) {
     saved = std::make_shared<PisActivations>(
         pis.allocate_activations(out.states.narrow(0, 0, steps * n).narrow(1, 0, d), steps, n));
   }
+  // Raw rows per step (no tensor view per step): states and increments are [(T + 1) n, d + 1].
+  float* states = out.states.data_ptr<float>();
+  float* increments = out.increments.data_ptr<float>();
+  const float* bias_rows = biases.data_ptr<float>();
+  const std::int64_t stride = out.states.stride(0);
   for (std::int64_t t = 0; t < steps; ++t) {
-    const at::Tensor x = out.states.narrow(0, t * n, n).narrow(1, 0, d);
-    const at::Tensor a = out.increments.narrow(0, t * n, n).narrow(1, 0, d);
-    const at::Tensor bias = biases.narrow(0, t, 1);
-    const at::Tensor drift =
-        saved ? pis.step_drift_saved(bias, *saved, t) : pis.step_drift(x, bias);
-    pf.draw_step(drift, temperature, noise, x, a,
-                 out.states.narrow(0, (t + 1) * n, n).narrow(1, 0, d), generator);
+    float* x = states + t * n * stride;
+    float* a = increments + t * n * out.increments.stride(0);
+    if (saved) {
+      const float* drift = pis.step_drift_saved(bias_rows + t * biases.size(1), *saved, t);
+      pf.draw_step(drift, temperature, noise, x, stride, a, out.increments.stride(0),
+                   x + n * stride, stride, generator);
+    } else {
+      const at::Tensor rows = out.states.narrow(0, t * n, n).narrow(1, 0, d);
+      const at::Tensor drift = pis.step_drift(rows, biases.narrow(0, t, 1)).contiguous();
+      pf.draw_step(drift.data_ptr<float>(), temperature, noise, x, stride, a,
+                   out.increments.stride(0), x + n * stride, stride, generator);
+    }
   }
   pf.draw_step(at::Tensor(), temperature, noise, at::Tensor(), at::Tensor(), at::Tensor(),
                generator);

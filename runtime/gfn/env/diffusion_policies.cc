@@ -115,20 +115,32 @@ void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperatu
         "DiffusionForwardPolicy::draw_step: need float32 CPU drift and noise [B, d] "
         "contiguous and x, a, next [B, d] with unit column stride");
   }
+  draw_step(drift.data_ptr<float>(), temperature, noise, x.data_ptr<float>(), x.stride(0),
+            a.data_ptr<float>(), a.stride(0), next.data_ptr<float>(), next.stride(0), generator);
+}
+
+void DiffusionForwardPolicy::draw_step(const float* drift, double temperature, at::Tensor& noise,
+                                       const float* x, std::int64_t x_stride, float* a,
+                                       std::int64_t a_stride, float* next, std::int64_t next_stride,
+                                       at::Generator& generator) const {
+  if (noise.dim() != 2 || noise.size(1) != d_ || !noise.is_contiguous() ||
+      noise.scalar_type() != at::kFloat) {
+    throw std::invalid_argument("DiffusionForwardPolicy::draw_step: need noise float32 [B, d]");
+  }
+  if (!(temperature >= 1.0) || !std::isfinite(temperature)) {
+    throw std::invalid_argument("DiffusionForwardPolicy::draw_step: temperature < 1");
+  }
+  at::NoGradGuard no_grad;
   noise.normal_(0.0, 1.0, generator);
   const float scale = static_cast<float>(step_std(temperature));
   const float dt = static_cast<float>(1.0 / n_steps_);
-  const float* f = drift.data_ptr<float>();
   const float* eps = noise.data_ptr<float>();
-  const float* xp = x.data_ptr<float>();
-  float* ap = a.data_ptr<float>();
-  float* np = next.data_ptr<float>();
-  const std::int64_t xs = x.stride(0), as = a.stride(0), ns = next.stride(0);
+  const std::int64_t b = noise.size(0);
   for (std::int64_t r = 0; r < b; ++r) {
     for (std::int64_t c = 0; c < d_; ++c) {
-      const float move = eps[r * d_ + c] * scale + f[r * d_ + c] * dt;
-      ap[r * as + c] = move;
-      np[r * ns + c] = xp[r * xs + c] + move;
+      const float move = eps[r * d_ + c] * scale + drift[r * d_ + c] * dt;
+      a[r * a_stride + c] = move;
+      next[r * next_stride + c] = x[r * x_stride + c] + move;
     }
   }
 }

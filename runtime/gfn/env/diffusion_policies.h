@@ -76,6 +76,14 @@ class DiffusionForwardPolicy final : public DiffusionPolicy {
   void draw_step(const at::Tensor& drift, double temperature, at::Tensor& noise,
                  const at::Tensor& x, at::Tensor a, at::Tensor next,
                  at::Generator& generator) const;
+  /// The same step on raw rows (the fused sampler's loop, no tensor view per step): drift
+  /// float32 [B, d] contiguous, x, a and next B rows of d floats at the given row strides
+  /// (unit column stride), B = noise.size(0). Throws std::invalid_argument unless noise is a
+  /// contiguous float32 [B, d] and temperature >= 1; the rows are not checked (the tensor
+  /// overload checks them).
+  void draw_step(const float* drift, double temperature, at::Tensor& noise, const float* x,
+                 std::int64_t x_stride, float* a, std::int64_t a_stride, float* next,
+                 std::int64_t next_stride, at::Generator& generator) const;
 };
 
 class DiffusionBackwardPolicy final : public DiffusionPolicy {

@@ -249,16 +249,19 @@ TEST(Diffusion, FusedSamplerEqualsTheGeneralLoop) {
     mo.policy_input_dim = parts.policy_input_dim;
     ContinuousModel model(parts.env->dim(), parts.pf->n_outputs(), parts.pb->n_outputs(), mo);
     const ContinuousGFlowNet gfn{*parts.env, model, *parts.pf, *parts.pb};
-    for (const double temperature : {1.0, 1.3}) {
+    for (const auto& [temperature, save] :
+         {std::pair{1.0, false}, {1.3, false}, {1.0, true}, {1.3, true}}) {
+      if (save && langevin) continue;  // the saved forward has no Langevin input
       ContinuousSamplerOptions fused, general;
       fused.temperature = general.temperature = temperature;
+      fused.save_pf_activations = save;  // PisNetwork::step_drift_saved on raw rows
       general.fused_diffusion = false;
       at::Generator g1 = at::detail::createCPUGenerator(21);
       at::Generator g2 = at::detail::createCPUGenerator(21);
       const ContinuousTrajectories a = sample_continuous_trajectories(gfn, 37, fused, g1);
       const ContinuousTrajectories b = sample_continuous_trajectories(gfn, 37, general, g2);
-      const std::string where =
-          std::string(langevin ? "funnel" : "gmm2") + " T " + std::to_string(temperature);
+      const std::string where = std::string(langevin ? "funnel" : "gmm2") + " T " +
+                                std::to_string(temperature) + (save ? " saving" : "");
       EXPECT_EQ(a.n_trajectories, b.n_trajectories);
       EXPECT_TRUE(at::allclose(a.states, b.states, 1e-4, 1e-5)) << where;
       EXPECT_TRUE(at::allclose(a.increments, b.increments, 1e-4, 1e-5)) << where;
@@ -270,6 +273,7 @@ TEST(Diffusion, FusedSamplerEqualsTheGeneralLoop) {
       EXPECT_TRUE(at::allclose(a.log_rewards, b.log_rewards, 1e-4, 1e-5)) << where;
       EXPECT_EQ(a.states.size(0), 6 * 37);
       EXPECT_TRUE(at::equal(at::randn({4}, g1), at::randn({4}, g2))) << where;
+      EXPECT_EQ(a.pf_activations != nullptr, save) << where;
     }
   }
 }
