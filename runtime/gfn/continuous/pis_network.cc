@@ -144,34 +144,57 @@ const float* contiguous_data(const at::Tensor& t) {
   return t.data_ptr<float>();
 }
 
-/// c[r] = a[r] W^T + bias for the rows r < rows: a float32 [rows, k] (row stride lda), W the
-/// float32 [n, k] weight of an nn::Linear, bias n floats, c float32 [rows, n] (row stride ldc).
-void affine_rows(const float* a, std::int64_t lda, std::int64_t rows, const at::Tensor& weight,
-                 const float* bias, float* c, std::int64_t ldc) {
-  const std::int64_t n = weight.size(0), k = weight.size(1);
-  sgemm('N', 'T', rows, n, k, a, lda, contiguous_data(weight), k, c, ldc);
+// The elementwise loops below are compiled for AVX-512, AVX2 and the baseline, the widest the
+// CPU has chosen at load time (GCC's target_clones); the project's baseline is x86-64 (SSE2).
+#define GFN_WIDEST_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
+
+/// c[r] += bias for the rows r < rows of c (n floats each, row stride ldc).
+GFN_WIDEST_LOOPS void add_bias_rows(float* c, std::int64_t ldc, std::int64_t rows, std::int64_t n,
+                                    const float* bias) {
   for (std::int64_t r = 0; r < rows; ++r) {
     float* row = c + r * ldc;
     for (std::int64_t j = 0; j < n; ++j) row[j] += bias[j];
   }
 }
 
+/// c[r] = a[r] W^T + bias for the rows r < rows: a float32 [rows, k] (row stride lda), W the
+/// float32 [n, k] weight of an nn::Linear, bias n floats, c float32 [rows, n] (row stride ldc).
+void affine_rows(const float* a, std::int64_t lda, std::int64_t rows, const at::Tensor& weight,
+                 const float* bias, float* c, std::int64_t ldc) {
+  const std::int64_t n = weight.size(0), k = weight.size(1);
+  sgemm('N', 'T', rows, n, k, a, lda, contiguous_data(weight), k, c, ldc);
+  add_bias_rows(c, ldc, rows, n, bias);
+}
+
+/// rows [r0, r1) of g (n floats each) *= slope's, in place, their column sums added to part.
+GFN_WIDEST_LOOPS void scale_rows(float* g, const float* slope, std::int64_t r0, std::int64_t r1,
+                                 std::int64_t n, float* part) {
+  for (std::int64_t r = r0; r < r1; ++r) {
+    float* row = g + r * n;
+    const float* s = slope + r * n;
+    for (std::int64_t j = 0; j < n; ++j) {
+      row[j] *= s[j];
+      part[j] += row[j];
+    }
+  }
+}
+
 /// The backward's elementwise pass of a GELU layer: g [rows, n] *= slope (GELU'(pre), saved),
 /// in place, and the column sums of the result over each group of `group` rows into sums
-/// [rows / group, n] (the bias gradient: group = rows; the step biases': group = B). Sums in
-/// double (ATen's sum is float32 with pairwise blocks; both are within float32 rounding).
+/// [rows / group, n] (the bias gradient: group = rows; the step biases': group = B). Float sums
+/// over blocks of 64 rows, added up in double (ATen's sum: float32 in pairwise blocks; both are
+/// within float32 rounding).
 void scale_and_sum(float* g, const float* slope, std::int64_t rows, std::int64_t n,
                    std::int64_t group, float* sums) {
+  constexpr std::int64_t kBlock = 64;
+  std::vector<float> part(n);
   std::vector<double> acc(n);
   for (std::int64_t r0 = 0; r0 < rows; r0 += group) {
     std::fill(acc.begin(), acc.end(), 0.0);
-    for (std::int64_t r = r0; r < r0 + group; ++r) {
-      float* row = g + r * n;
-      const float* s = slope + r * n;
-      for (std::int64_t j = 0; j < n; ++j) {
-        row[j] *= s[j];
-        acc[j] += row[j];
-      }
+    for (std::int64_t b0 = r0; b0 < r0 + group; b0 += kBlock) {
+      std::fill(part.begin(), part.end(), 0.0f);
+      scale_rows(g, slope, b0, std::min(b0 + kBlock, r0 + group), n, part.data());
+      for (std::int64_t j = 0; j < n; ++j) acc[j] += part[j];
     }
     for (std::int64_t j = 0; j < n; ++j) sums[(r0 / group) * n + j] = static_cast<float>(acc[j]);
   }
