@@ -116,8 +116,11 @@ class PisNetwork : public torch::nn::Module {
   const float* step_drift_saved(const float* bias_row, PisActivations& saved, std::int64_t k);
   /// step_major_forward(saved.x, tau) without recomputing it: saved.drift with an autograd node
   /// whose backward is the network's (the weights', biases' and time embeddings' gradients from
-  /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model; GELU's
-  /// derivative saved by step_drift_saved).
+  /// the saved activations, batched over all K B rows: 2 GEMMs per layer, 1 for s_model, by
+  /// oneDNN's sgemm on the buffers; GELU's derivative saved by step_drift_saved, its product and
+  /// the bias gradients' column sums in one pass per layer, summed in double over 64-row float
+  /// blocks). Cost: 2 GEMMs of 2 K B n_in n_out FLOPs per Linear layer of the state path (1
+  /// for s_model) and one pass over each layer's [K B, width] gradient.
   /// The same drift and gradients as step_major_forward to float32 rounding (tested), if the
   /// parameters have not changed since saved was computed (not checked). The time embeddings
   /// (step_biases(tau), K rows) are recomputed with autograd.
