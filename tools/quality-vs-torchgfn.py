@@ -9,10 +9,14 @@ seeds, one thread each, interleaved (ours then theirs for seed 0, theirs then ou
 ...). Both are evaluated once at the end on 2,000 trajectories (the script's eval_n):
   delta_logz     log Z - ELBO (the script's Δ_elbo; gfn-train's summary.json delta_logz)
   delta_logz_iw  log Z - IW ELBO (Δ_iw_elbo; delta_logz_iw)
-  w2, mmd        2-Wasserstein and RBF MMD² between the 2,000 learned terminating states and
-                 2,000 exact samples of the target (tools/plotting/sample_metrics.py, POT; for
-                 torchgfn its own Sampler's states of that evaluation, captured, and its
-                 target's samples; for ours the run's last samples/validation_*.npy)
+  w2, mmd        2-Wasserstein and RBF MMD² between the 2,000 learned terminating states (for
+                 torchgfn its own Sampler's states of that evaluation, captured; for ours the
+                 first row of the run's last samples/validation_*.npy) and one set of 2,000
+                 exact samples of the target, the same for both sides and every seed
+                 (diffusion_reference: torchgfn's target, built as the script builds it,
+                 target.sample(2000, seed=12345), the draws torchgfn's side has always been
+                 scored against; our run's own per-seed target samples are not used)
+                 (tools/plotting/sample_metrics.py, POT)
 torchgfn's target: --target_seed 3 for gmm2, so both sides learn the same mixture (gfn-runtime's
 gmm2 is SimpleGaussianMixture's default seed 3; the script's default is 2). Its EUBO is inf on
 this torchgfn (its PF exits one step early, docs/environments.md), so it is not compared.
@@ -101,6 +105,44 @@ def w2_to_line_target(x, per_atom=64):
     q = line_target_quantiles(len(x) * per_atom).reshape(len(x), per_atom)
     return float(np.sqrt(np.mean((q - x[:, None]) ** 2)))
 
+# The diffusion scenario's exact reference, the same for both sides: torchgfn's target as
+# train_diffusion_sampler.py builds it (DiffusionSampling with target_kwargs {"seed":
+# --target_seed}), DIFFUSION_REFERENCE_SEED draws through its own sample(n, seed=...) (which
+# seeds torch temporarily, so the draws do not depend on the run). The wrapper drew the same set
+# at the end of each torchgfn run, so the recorded torchgfn figures stay comparable; ours was
+# scored against its run's own target samples (the second row of its validation_*.npy, drawn
+# per seed), a different reference on each side.
+DIFFUSION_REFERENCE_SEED = 12345
+REFERENCE = """import sys
+import numpy as np
+from gfn.gym.diffusion_sampling import DiffusionSampling
+out, target = sys.argv[1], sys.argv[2]
+target_seed, n, seed = (int(a) for a in sys.argv[3:6])
+env = DiffusionSampling(target_str=target, target_kwargs={"seed": target_seed},
+                        num_discretization_steps=32)
+np.save(out, env.target.sample(n, seed=seed).detach().numpy().astype(np.float32))
+"""
+
+
+def torchgfn_target_seed(target):
+    """The --target_seed the tool gives the script: 3 for gmm2 (gfn-runtime's gmm2 is
+    SimpleGaussianMixture's default seed 3), else the script's default 2."""
+    return 3 if target == "gmm2" else 2
+
+
+def diffusion_reference(root, env, work, target, n):
+    """The diffusion scenario's exact reference: float32 [n, d], torchgfn's target's
+    sample(n, seed=DIFFUSION_REFERENCE_SEED); drawn once per target and n (cached in work)."""
+    out = work / f"reference_{target}_{n}.npy"
+    if not out.is_file():
+        subprocess.run(["/usr/bin/python3", str(work / "reference.py"), str(out), target,
+                        str(torchgfn_target_seed(target)), str(n),
+                        str(DIFFUSION_REFERENCE_SEED)],
+                       cwd=root, env=env, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return np.load(out)
+
+
 # Runs the script as __main__ after wrapping two of torchgfn's functions to record (not
 # change) the last evaluation: its metrics and the forward sampler's terminating states.
 WRAPPER = """import json, runpy, sys
@@ -126,8 +168,7 @@ def density_metrics(*args, **kwargs):
 ds.DiffusionSampling.density_metrics = staticmethod(density_metrics)
 sys.argv = ["train_diffusion_sampler.py"] + argv
 runpy.run_module("tutorials.examples.train_diffusion_sampler", run_name="__main__")
-exact = seen["env"].target.sample(len(seen["learned"]), seed=12345).detach().numpy()
-np.save(out + ".npy", np.stack([seen["learned"], exact]).astype(np.float32))
+np.save(out + ".npy", seen["learned"].astype(np.float32))
 json.dump(seen["metrics"], open(out + ".json", "w"))
 """
 
@@ -173,17 +214,18 @@ def prepare(source: Path, work: Path):
     vt.write_standins(work / "standins")
     (work / "wrapper.py").write_text(WRAPPER)
     (work / "line_wrapper.py").write_text(LINE_WRAPPER)
+    (work / "reference.py").write_text(REFERENCE)
     return root, vt.one_thread_env(f"{root}:{work / 'standins'}")
 
 
-def distances(pair):
-    return {"w2": wasserstein2(pair[0], pair[1]), "mmd": rbf_mmd2(pair[0], pair[1])}
+def distances(learned, reference):
+    return {"w2": wasserstein2(learned, reference), "mmd": rbf_mmd2(learned, reference)}
 
 
 def line_distances(learned):
     """Line: learned [n, 1] against line_reference(n) (the same for both sides) and against
     R / Z itself."""
-    return dict(distances((learned, line_reference(len(learned)))),
+    return dict(distances(learned, line_reference(len(learned))),
                 w2_target=w2_to_line_target(learned))
 
 
@@ -194,17 +236,21 @@ def run_torchgfn(args, root, env, work, seed):
     else:
         cmd = ["/usr/bin/python3", str(work / "wrapper.py"), str(out), "--seed", str(seed),
                "--n_iterations", str(args.iterations), "--eval_interval", str(args.iterations),
-               "--target", args.target] + (["--target_seed", "3"] if args.target == "gmm2" else [])
+               "--target", args.target, "--target_seed", str(torchgfn_target_seed(args.target))]
     subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     metrics = json.loads(Path(str(out) + ".json").read_text())
     if args.scenario == "line":
         return dict(line_distances(np.load(str(out) + ".npy")[0]), logz_error=metrics["logz_error"])
-    return dict(distances(np.load(str(out) + ".npy")), delta_logz=metrics["Δ_elbo"],
-                delta_logz_iw=metrics["Δ_iw_elbo"])
+    learned = np.load(str(out) + ".npy")
+    return dict(distances(learned, diffusion_reference(root, env, work, args.target,
+                                                       len(learned))),
+                delta_logz=metrics["Δ_elbo"], delta_logz_iw=metrics["Δ_iw_elbo"])
 
 
-def run_ours(args, work, seed):
+def run_ours(args, work, seed, reference=None):
+    """Our side; reference(n) gives the diffusion scenario's exact reference (diffusion_reference
+    through the torchgfn tree; unused for line)."""
     out = work / f"ours_s{seed}"
     line = args.scenario == "line"
     iterations = 5000 if line else args.iterations
@@ -219,8 +265,8 @@ def run_ours(args, work, seed):
     files = sorted(glob.glob(str(out / "samples" / "validation_*.npy")))
     if not files:
         raise RuntimeError(f"{out}: no samples/validation_*.npy")
-    pair = np.load(files[-1])
-    figures = line_distances(pair[0]) if line else distances(pair)
+    learned = np.load(files[-1])[0]
+    figures = line_distances(learned) if line else distances(learned, reference(len(learned)))
     return dict(figures, **{k: summary[k] for k in SUMMARY_KEYS[args.scenario]})
 
 
@@ -272,7 +318,8 @@ def main(argv) -> int:
             return 2
         try:
             for i, seed in enumerate(args.seeds):
-                sides = [("ours", lambda: run_ours(args, work, seed)),
+                sides = [("ours", lambda: run_ours(args, work, seed, lambda n: diffusion_reference(
+                    root, env, work, args.target, n))),
                          ("torchgfn", lambda: run_torchgfn(args, root, env, work, seed))]
                 sides = [s for s in sides if args.side in ("both", s[0])]
                 if i % 2:

@@ -44,10 +44,15 @@ class Sampler:
     "src/gfn/gym/__init__.py": "",
     "src/gfn/gym/diffusion_sampling.py": """import torch
 class _Target:
+    def __init__(self, seed):
+        self.seed = seed
     def sample(self, batch_size, seed=None):
-        return torch.zeros(batch_size, 2)
+        # (0, 0) for target seed 3 and the draw seed 12345 only: a wrong one moves the reference.
+        return torch.full((batch_size, 2), float(self.seed - 3 + (seed or 0) - 12345))
 class DiffusionSampling:
-    target = _Target()
+    def __init__(self, target_str, target_kwargs, num_discretization_steps, device=None):
+        assert target_str == "gmm2", target_str
+        self.target = _Target(**target_kwargs)
     @staticmethod
     def density_metrics(**kwargs):
         return {"Δ_elbo": 1.5, "Δ_iw_elbo": 0.25, "eubo": float("inf")}
@@ -70,9 +75,11 @@ if __name__ == "__main__":
         p.add_argument(a)
     args = p.parse_args()
     assert args.target_seed == "3", args.target_seed
-    Sampler().sample_trajectories(DiffusionSampling(), n=40)   # training batch
-    Sampler().sample_trajectories(DiffusionSampling(), n=60)   # the evaluation's
-    Sampler().sample_trajectories(DiffusionSampling(), n=60, states=1)  # its EUBO walk
+    env = DiffusionSampling(target_str=args.target, target_kwargs={"seed": int(args.target_seed)},
+                            num_discretization_steps=32)
+    Sampler().sample_trajectories(env, n=40)   # training batch
+    Sampler().sample_trajectories(env, n=60)   # the evaluation's
+    Sampler().sample_trajectories(env, n=60, states=1)  # its EUBO walk
     DiffusionSampling.density_metrics(fwd=1)
 """,
     "tutorials/examples/train_line.py": """import math
@@ -152,6 +159,39 @@ np.save(out / "samples" / "validation_00005000.npy", pair)
             self.assertAlmostEqual(ours[k], theirs[k], places=6, msg=k)
         self.assertGreater(abs(ours["w2"] - 1.5), 0.05)
 
+    def test_diffusion_scores_both_sides_against_one_reference(self):
+        # A stand-in gfn-train that writes what a diffusion run writes: the learned states at
+        # (3, 3), 60 of them as torchgfn's stand-in evaluation has, and as its second row target
+        # samples of its own at (1, 1) (the old scoring's reference: W2 2 sqrt 2 there).
+        fake = self.work / "fake-gfn-train"
+        fake.write_text("""#!/usr/bin/python3
+import json, sys
+from pathlib import Path
+import numpy as np
+out = Path([a.split("=", 1)[1] for a in sys.argv if a.startswith("output.dir=")][0])
+(out / "samples").mkdir(parents=True)
+pair = np.stack([np.full((60, 2), 3.0), np.full((60, 2), 1.0)]).astype(np.float32)
+np.save(out / "samples" / "validation_00002000.npy", pair)
+(out / "summary.json").write_text(json.dumps({"delta_logz": 0.5, "delta_logz_iw": 0.125}))
+""")
+        fake.chmod(0o755)
+        args = quality.parse_args(["--torchgfn", "x", "--gfn-train", str(fake)])
+        work = self.work / "w"
+
+        def reference(n):
+            return quality.diffusion_reference(self.root, self.env, work, args.target, n)
+        ours = quality.run_ours(args, work, 7, reference)
+        theirs = quality.run_torchgfn(args, self.root, self.env, work, 7)
+        self.assertEqual((ours["delta_logz"], ours["delta_logz_iw"]), (0.5, 0.125))
+        # The same learned states on both sides give the same distances: both against
+        # torchgfn's target.sample(60, seed=12345) (the stand-in's (0, 0): 3 sqrt 2), not ours
+        # against the run's own target samples.
+        for k in ("w2", "mmd"):
+            self.assertAlmostEqual(ours[k], theirs[k], places=6, msg=k)
+        self.assertAlmostEqual(ours["w2"], 3 * math.sqrt(2), places=5)
+        self.assertEqual(reference(60).shape, (60, 2))
+        self.assertEqual(float(abs(reference(60)).max()), 0.0)
+
     def test_w2_to_line_target_of_exact_samples_shrinks_with_n(self):
         rng = np.random.default_rng(0)
         exact = [rng.normal(rng.choice([2.0, 5.0], size=n), 0.5)[:, None] for n in (200, 20000)]
@@ -163,7 +203,8 @@ np.save(out / "samples" / "validation_00005000.npy", pair)
 
     def test_ours_reads_summary_and_samples(self):
         args = quality.parse_args(["--torchgfn", "x", "--iterations", "3", "--gfn-train", GFN_TRAIN])
-        m = quality.run_ours(args, self.work, 0)
+        m = quality.run_ours(args, self.work, 0, lambda n: quality.diffusion_reference(
+            self.root, self.env, self.work / "w", args.target, n))
         summary = json.loads((self.work / "ours_s0" / "summary.json").read_text())
         self.assertEqual(m["delta_logz"], summary["delta_logz"])
         self.assertTrue(math.isfinite(m["w2"]) and m["w2"] > 0)
