@@ -133,21 +133,29 @@ class QualityVersusTorchgfn(unittest.TestCase):
         # ... and against R / Z itself: E (X - 3.5)² = 0.5² + 1.5² (both modes 1.5 away).
         self.assertAlmostEqual(m["w2_target"], math.sqrt(2.5), places=3)
 
-    def test_line_scores_both_sides_against_one_reference(self):
-        # A stand-in gfn-train that writes what a line run writes: learned states at 3.5 and,
-        # as its second row, target samples of its own (all at 2: far from the reference).
+    def fake_gfn_train(self, learned, own_target, iteration, summary):
+        """A stand-in gfn-train writing what a run writes: samples/validation_<iteration>.npy
+        with the learned states np.full(learned) and, as its second row, target samples of its
+        own np.full(own_target), and summary.json."""
         fake = self.work / "fake-gfn-train"
-        fake.write_text("""#!/usr/bin/python3
+        fake.write_text(f"""#!/usr/bin/python3
 import json, sys
 from pathlib import Path
 import numpy as np
 out = Path([a.split("=", 1)[1] for a in sys.argv if a.startswith("output.dir=")][0])
 (out / "samples").mkdir(parents=True)
-pair = np.stack([np.full((2000, 1), 3.5), np.full((2000, 1), 2.0)]).astype(np.float32)
-np.save(out / "samples" / "validation_00005000.npy", pair)
-(out / "summary.json").write_text(json.dumps({"logz_error": 0.125}))
+pair = np.stack([np.full({learned}), np.full({own_target})]).astype(np.float32)
+np.save(out / "samples" / "validation_{iteration}.npy", pair)
+(out / "summary.json").write_text(json.dumps({summary!r}))
 """)
         fake.chmod(0o755)
+        return fake
+
+    def test_line_scores_both_sides_against_one_reference(self):
+        # A stand-in gfn-train that writes what a line run writes: learned states at 3.5 and,
+        # as its second row, target samples of its own (all at 2: far from the reference).
+        fake = self.fake_gfn_train("(2000, 1), 3.5", "(2000, 1), 2.0", "00005000",
+                                   {"logz_error": 0.125})
         args = quality.parse_args(["--torchgfn", "x", "--scenario", "line", "--gfn-train",
                                    str(fake)])
         ours = quality.run_ours(args, self.work, 7)
@@ -163,18 +171,8 @@ np.save(out / "samples" / "validation_00005000.npy", pair)
         # A stand-in gfn-train that writes what a diffusion run writes: the learned states at
         # (3, 3), 60 of them as torchgfn's stand-in evaluation has, and as its second row target
         # samples of its own at (1, 1) (the old scoring's reference: W2 2 sqrt 2 there).
-        fake = self.work / "fake-gfn-train"
-        fake.write_text("""#!/usr/bin/python3
-import json, sys
-from pathlib import Path
-import numpy as np
-out = Path([a.split("=", 1)[1] for a in sys.argv if a.startswith("output.dir=")][0])
-(out / "samples").mkdir(parents=True)
-pair = np.stack([np.full((60, 2), 3.0), np.full((60, 2), 1.0)]).astype(np.float32)
-np.save(out / "samples" / "validation_00002000.npy", pair)
-(out / "summary.json").write_text(json.dumps({"delta_logz": 0.5, "delta_logz_iw": 0.125}))
-""")
-        fake.chmod(0o755)
+        fake = self.fake_gfn_train("(60, 2), 3.0", "(60, 2), 1.0", "00002000",
+                                   {"delta_logz": 0.5, "delta_logz_iw": 0.125})
         args = quality.parse_args(["--torchgfn", "x", "--gfn-train", str(fake)])
         work = self.work / "w"
 
