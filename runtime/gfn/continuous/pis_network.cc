@@ -202,16 +202,6 @@ void scale_and_sum(float* g, const float* slope, std::int64_t rows, std::int64_t
 
 }  // namespace
 
-at::Tensor PisNetwork::step_drift_saved(const at::Tensor& bias_row, PisActivations& saved,
-                                        std::int64_t k) {
-  if (!bias_row.is_contiguous() || bias_row.numel() != options_.emb_dim) {
-    throw std::invalid_argument("PisNetwork::step_drift_saved: need a contiguous bias row [1, " +
-                                std::to_string(options_.emb_dim) + "]");
-  }
-  step_drift_saved(bias_row.data_ptr<float>(), saved, k);
-  return saved.drift.narrow(0, k * saved.rows_per_step, saved.rows_per_step);
-}
-
 const float* PisNetwork::step_drift_saved(const float* bias_row, PisActivations& saved,
                                           std::int64_t k) {
   if (options_.langevin) throw std::logic_error("PisNetwork::step_drift_saved: not with langevin");

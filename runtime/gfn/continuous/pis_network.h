@@ -103,16 +103,13 @@ class PisNetwork : public torch::nn::Module {
   PisActivations allocate_activations(const at::Tensor& x, std::int64_t steps,
                                       std::int64_t rows_per_step) const;
   /// step_drift of step k, no autograd, computed into saved's rows [k B, (k + 1) B) (x of
-  /// saved.x's rows; GELU by exact_gelu.h's loop, equal to at::gelu to float32 rounding);
-  /// returns the drift rows. Throws std::logic_error with langevin, std::invalid_argument
-  /// unless bias_row is a contiguous [1, emb].
-  at::Tensor step_drift_saved(const at::Tensor& bias_row, PisActivations& saved, std::int64_t k);
-  /// The same on raw arrays (the fused sampler's loop): bias_row points at emb floats (a row of
-  /// step_biases), the result at the drift rows [B, d] of step k in saved.drift (contiguous).
-  /// No ATen call per step: oneDNN's sgemm (dnnl_sgemm, row-major; the summation order is
-  /// oneDNN's, not OpenBLAS's: equal to forward to float32 rounding, tested) on the weights'
-  /// and saved's buffers, GELU by exact_gelu_slope. Needs contiguous weights (nn::Linear's;
-  /// std::logic_error otherwise) and saved.x with unit column stride.
+  /// saved.x's rows), on raw arrays (the fused sampler's loop): bias_row points at emb floats
+  /// (a row of step_biases); returns the drift rows [B, d] of step k in saved.drift
+  /// (contiguous). No ATen call per step: oneDNN's sgemm (dnnl_sgemm, row-major; the
+  /// summation order is oneDNN's, not OpenBLAS's: equal to forward to float32 rounding,
+  /// tested) on the weights' and saved's buffers, GELU by exact_gelu_slope (equal to at::gelu
+  /// to float32 rounding). Throws std::logic_error with langevin or non-contiguous weights
+  /// (nn::Linear's are), std::invalid_argument unless saved.x has unit column stride.
   const float* step_drift_saved(const float* bias_row, PisActivations& saved, std::int64_t k);
   /// step_major_forward(saved.x, tau) without recomputing it: saved.drift with an autograd node
   /// whose backward is the network's (the weights', biases' and time embeddings' gradients from
