@@ -20,6 +20,8 @@ seeds, one thread each, interleaved (ours then theirs for seed 0, theirs then ou
 torchgfn's target: --target_seed 3 for gmm2, so both sides learn the same mixture (gfn-runtime's
 gmm2 is SimpleGaussianMixture's default seed 3; the script's default is 2). Its EUBO is inf on
 this torchgfn (its PF exits one step early, docs/environments.md), so it is not compared.
+--target grid25: torchgfn's "gmm25_prior" (Grid25GaussianMixture, the same 25 components; its
+target_seed changes nothing).
 --scenario line: torchgfn's tutorials/examples/train_line.py (mixture of N(2, 0.5²) and N(5, 0.5²),
 5 steps, 64 x 3 MLPs, 1.28e6 trajectories of batch 256 = 5,000 iterations, exploration scale 2
 falling to 0) against gfn-train on configs/line.yaml (the same settings, docs/environments.md
@@ -124,6 +126,16 @@ np.save(out, env.target.sample(n, seed=seed).detach().numpy().astype(np.float32)
 """
 
 
+# Our target names that torchgfn registers under another (DiffusionSampling.DIFFUSION_TARGETS):
+# grid25 is its Grid25GaussianMixture, "gmm25_prior" (the same 25 components, no seed).
+TORCHGFN_TARGETS = {"grid25": "gmm25_prior"}
+
+
+def torchgfn_target(target):
+    """The --target the tool gives the script: torchgfn's name of our target."""
+    return TORCHGFN_TARGETS.get(target, target)
+
+
 def torchgfn_target_seed(target):
     """The --target_seed the tool gives the script: 3 for gmm2 (gfn-runtime's gmm2 is
     SimpleGaussianMixture's default seed 3), else the script's default 2."""
@@ -135,7 +147,8 @@ def diffusion_reference(root, env, work, target, n):
     sample(n, seed=DIFFUSION_REFERENCE_SEED); drawn once per target and n (cached in work)."""
     out = work / f"reference_{target}_{n}.npy"
     if not out.is_file():
-        subprocess.run(["/usr/bin/python3", str(work / "reference.py"), str(out), target,
+        subprocess.run(["/usr/bin/python3", str(work / "reference.py"), str(out),
+                        torchgfn_target(target),
                         str(torchgfn_target_seed(target)), str(n),
                         str(DIFFUSION_REFERENCE_SEED)],
                        cwd=root, env=env, check=True, stdout=subprocess.DEVNULL,
@@ -236,7 +249,8 @@ def run_torchgfn(args, root, env, work, seed):
     else:
         cmd = ["/usr/bin/python3", str(work / "wrapper.py"), str(out), "--seed", str(seed),
                "--n_iterations", str(args.iterations), "--eval_interval", str(args.iterations),
-               "--target", args.target, "--target_seed", str(torchgfn_target_seed(args.target))]
+               "--target", torchgfn_target(args.target),
+               "--target_seed", str(torchgfn_target_seed(args.target))]
     subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     metrics = json.loads(Path(str(out) + ".json").read_text())
@@ -290,7 +304,8 @@ def parse_args(argv):
     p.add_argument("--scenario", choices=sorted(METRICS), default="diffusion")
     p.add_argument("--config", help="our side's experiment (default: configs/diffusion_gmm2.yaml, "
                    "configs/line.yaml for --scenario line)")
-    p.add_argument("--target", default="gmm2", help="a target both sides have (gmm2, grid25)")
+    p.add_argument("--target", default="gmm2", help="a target both sides have (gmm2, grid25: torchgfn's "
+                   "gmm25_prior)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--iterations", type=int, default=2000,
                    help="diffusion only (the line script's budget is fixed: 5,000)")
