@@ -11,6 +11,7 @@
 
 #include "runtime/gfn/distributions/isotropic_normal_rows.h"
 #include "runtime/gfn/distributions/normal.h"
+#include "runtime/gfn/distributions/normal_fill.h"
 #include "runtime/gfn/env/diffusion.h"
 
 namespace gfn::core {
@@ -104,7 +105,7 @@ void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperatu
   at::NoGradGuard no_grad;
   // sample's at::normal(loc, scale) fills [B, d] with N(0, 1), then scales and shifts it.
   if (!drift.defined()) {
-    noise.normal_(0.0, 1.0, generator);
+    distributions::normal_fill(noise, generator);
     return;
   }
   check(drift, temperature, "DiffusionForwardPolicy::draw_step");
@@ -131,7 +132,7 @@ void DiffusionForwardPolicy::draw_step(const float* drift, double temperature, a
     throw std::invalid_argument("DiffusionForwardPolicy::draw_step: temperature < 1");
   }
   at::NoGradGuard no_grad;
-  noise.normal_(0.0, 1.0, generator);
+  distributions::normal_fill(noise, generator);
   const float scale = static_cast<float>(step_std(temperature));
   const float dt = static_cast<float>(1.0 / n_steps_);
   const float* eps = noise.data_ptr<float>();
