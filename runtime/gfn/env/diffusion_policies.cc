@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "runtime/gfn/distributions/isotropic_normal_rows.h"
 #include "runtime/gfn/distributions/normal.h"
+#include "runtime/gfn/distributions/normal_fill.h"
 #include "runtime/gfn/env/diffusion.h"
 
 namespace gfn::core {
@@ -104,7 +106,7 @@ void DiffusionForwardPolicy::draw_step(const at::Tensor& drift, double temperatu
   at::NoGradGuard no_grad;
   // sample's at::normal(loc, scale) fills [B, d] with N(0, 1), then scales and shifts it.
   if (!drift.defined()) {
-    noise.normal_(0.0, 1.0, generator);
+    distributions::normal_fill(noise, generator);
     return;
   }
   check(drift, temperature, "DiffusionForwardPolicy::draw_step");
@@ -131,7 +133,7 @@ void DiffusionForwardPolicy::draw_step(const float* drift, double temperature, a
     throw std::invalid_argument("DiffusionForwardPolicy::draw_step: temperature < 1");
   }
   at::NoGradGuard no_grad;
-  noise.normal_(0.0, 1.0, generator);
+  distributions::normal_fill(noise, generator);
   const float scale = static_cast<float>(step_std(temperature));
   const float dt = static_cast<float>(1.0 / n_steps_);
   const float* eps = noise.data_ptr<float>();
@@ -145,29 +147,70 @@ void DiffusionForwardPolicy::draw_step(const float* drift, double temperature, a
   }
 }
 
+namespace {
+
+/// sum_j (a[j] - x[j] inv_t)^2 over d values: 16 partial sums (a vector's lanes), then added up.
+__attribute__((target_clones("avx512f", "avx2", "default"))) float bridge_square_sum(const float* x,
+                                                                                     const float* a,
+                                                                                     std::int64_t d,
+                                                                                     float inv_t) {
+  constexpr int kLanes = 16;
+  float part[kLanes] = {};
+  std::int64_t j = 0;
+  for (; j + kLanes <= d; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) {
+      const float e = a[j + k] - x[j + k] * inv_t;
+      part[k] += e * e;
+    }
+  }
+  for (; j < d; ++j) {
+    const float e = a[j] - x[j] * inv_t;
+    part[j % kLanes] += e * e;
+  }
+  float sum = 0.0f;
+  for (const float v : part) sum += v;
+  return sum;
+}
+
+}  // namespace
+
 at::Tensor DiffusionBackwardPolicy::step_major_log_prob(const at::Tensor& x,
                                                         const at::Tensor& a) const {
   const std::int64_t rows = x.size(0);
-  if (x.dim() != 2 || x.size(1) != d_ || a.sizes() != x.sizes() || rows % n_steps_ != 0) {
+  if (x.dim() != 2 || x.size(1) != d_ || a.dim() != 2 || a.sizes() != x.sizes() ||
+      rows % n_steps_ != 0 || x.scalar_type() != at::kFloat || a.scalar_type() != at::kFloat ||
+      !x.device().is_cpu() || !a.device().is_cpu() ||
+      (d_ > 1 && (x.stride(1) != 1 || a.stride(1) != 1))) {
     throw std::invalid_argument(
-        "DiffusionBackwardPolicy::step_major_log_prob: need x and a [T B, " + std::to_string(d_) +
-        "]");
+        "DiffusionBackwardPolicy::step_major_log_prob: need float32 CPU x and a [T B, " +
+        std::to_string(d_) + "] with unit column stride");
   }
-  at::NoGradGuard no_grad;
   const std::int64_t b = rows / n_steps_;
   const double dt = 1.0 / n_steps_;
-  // Per step t = 1..T: the mean x / t, the variance v = sigma^2 dt (t - 1) / t (t = 1: 1,
-  // unused) and log's constant d / 2 log(2 pi v).
-  const at::Tensor t = at::arange(1, n_steps_ + 1, at::kFloat).view({n_steps_, 1});
-  const at::Tensor var =
-      at::where(t.gt(1), (t - 1.0).div(t).mul(sigma_ * sigma_ * dt), at::ones_like(t));
-  const at::Tensor diff = at::addcmul(a.view({n_steps_, b, d_}), x.view({n_steps_, b, d_}),
-                                      t.reciprocal().neg_().unsqueeze(2));
-  at::Tensor lp = diff.square_().sum(2);  // [T, B]
-  lp.div_(var).mul_(-0.5).sub_(
-      var.log().add_(2.0 * kHalfLog2Pi).mul_(0.5 * static_cast<double>(d_)));
-  lp.select(0, 0).zero_();  // t = 1: the forced step back to s0
-  return lp.view({rows});
+  // Per step t = 1..T, row by row: -|a - x / t|^2 / (2 v) - d / 2 log(2 pi v), the variance
+  // v = sigma^2 dt (t - 1) / t; 0 at t = 1 (the forced step back to s0).
+  at::Tensor lp = at::empty({rows}, at::kFloat);
+  float* out = lp.data_ptr<float>();
+  const float* xs = x.data_ptr<float>();
+  const float* as = a.data_ptr<float>();
+  for (std::int64_t step = 0; step < n_steps_; ++step) {
+    float* o = out + step * b;
+    if (step == 0) {
+      std::fill(o, o + b, 0.0f);
+      continue;
+    }
+    const double t = static_cast<double>(step + 1);
+    const double var = sigma_ * sigma_ * dt * (t - 1.0) / t;
+    const float scale = static_cast<float>(-0.5 / var);
+    const float constant =
+        static_cast<float>(0.5 * static_cast<double>(d_) * (std::log(var) + 2.0 * kHalfLog2Pi));
+    const float inv_t = static_cast<float>(1.0 / t);
+    for (std::int64_t r = step * b; r < (step + 1) * b; ++r) {
+      const float sum = bridge_square_sum(xs + r * x.stride(0), as + r * a.stride(0), d_, inv_t);
+      out[r] = sum * scale - constant;
+    }
+  }
+  return lp;
 }
 
 std::pair<at::Tensor, at::Tensor> DiffusionBackwardPolicy::bridge(const at::Tensor& states) const {
