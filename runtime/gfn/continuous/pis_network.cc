@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/gfn/continuous/exact_gelu.h"
+#include "runtime/gfn/fast/loop_clones.h"
 
 namespace gfn::core {
 
@@ -145,9 +146,7 @@ const float* contiguous_data(const at::Tensor& t) {
 }
 
 // The elementwise loops below are compiled for AVX-512, AVX2 and the baseline, the widest the
-// CPU has chosen at load time (GCC's target_clones); the project's baseline is x86-64 (SSE2).
-#define GFN_WIDEST_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
-
+// CPU has chosen at load time (GFN_WIDEST_LOOPS, fast/loop_clones.h).
 /// c[r] += bias for the rows r < rows of c (n floats each, row stride ldc).
 GFN_WIDEST_LOOPS void add_bias_rows(float* c, std::int64_t ldc, std::int64_t rows, std::int64_t n,
                                     const float* bias) {

@@ -11,7 +11,10 @@
 namespace gfn::distributions {
 namespace {
 
-bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool cpu_has_avx2_fma() {
+  __builtin_cpu_init();  // asked at run time; the features may not be read yet (exact_gelu.cc)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 
 /// The loop against ATen's normal_ on generators of their own: sizes around the 16-value blocks
 /// and the 624-word regeneration, three calls in a row each; the values and the next output.

@@ -61,6 +61,7 @@ void box_muller_16(float* data) {
   const __m256 theta = _mm256_mul_ps(two_pi, u2);
   __m256 sin_theta, cos_theta;
   sincos256_ps(theta, &sin_theta, &cos_theta);
+  // ATen's n * std + mean with std 1, mean 0, kept as its FMA: it turns -0 into +0.
   const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
   _mm256_storeu_ps(data, _mm256_fmadd_ps(_mm256_mul_ps(radius, cos_theta), one, zero));
   _mm256_storeu_ps(data + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, sin_theta), one, zero));

@@ -14,6 +14,7 @@
 #include "runtime/gfn/distributions/normal.h"
 #include "runtime/gfn/distributions/normal_fill.h"
 #include "runtime/gfn/env/diffusion.h"
+#include "runtime/gfn/fast/loop_clones.h"
 
 namespace gfn::core {
 namespace {
@@ -150,10 +151,8 @@ void DiffusionForwardPolicy::draw_step(const float* drift, double temperature, a
 namespace {
 
 /// sum_j (a[j] - x[j] inv_t)^2 over d values: 16 partial sums (a vector's lanes), then added up.
-__attribute__((target_clones("avx512f", "avx2", "default"))) float bridge_square_sum(const float* x,
-                                                                                     const float* a,
-                                                                                     std::int64_t d,
-                                                                                     float inv_t) {
+GFN_WIDEST_LOOPS float bridge_square_sum(const float* x, const float* a, std::int64_t d,
+                                         float inv_t) {
   constexpr int kLanes = 16;
   float part[kLanes] = {};
   std::int64_t j = 0;
